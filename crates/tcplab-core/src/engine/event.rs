@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Events: small `Copy` values made of ids. No allocation per event; packets
+//! live in the [`super::Slab`] and events carry their `PacketId`.
+
+use super::PacketId;
+
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    /// Link direction `ld` finished serializing a packet and may start the
+    /// next one from its queue.
+    TxDone { ld: u32 },
+    /// `pkt` reaches the far end of link direction `ld` (after transmission
+    /// and propagation); the error model is applied here.
+    Arrive { ld: u32, pkt: PacketId },
+    /// The application of `flow` acts: a CBR send, an ON/OFF edge, a start.
+    App { flow: u32 },
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn events_stay_small() {
+        assert!(std::mem::size_of::<super::Event>() <= 16);
+    }
+}

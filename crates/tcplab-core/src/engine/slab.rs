@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! A slab with a free list: packets in flight live here and events refer to
+//! them by a 32-bit id. After warm-up, no allocation happens per packet.
+
+/// Index of a packet in the [`Slab`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PacketId(pub u32);
+
+#[derive(Debug)]
+pub struct Slab<T> {
+    items: Vec<T>,
+    free: Vec<u32>,
+    live: usize,
+}
+
+impl<T: Copy> Slab<T> {
+    pub fn new() -> Self {
+        Slab { items: Vec::new(), free: Vec::new(), live: 0 }
+    }
+
+    #[inline]
+    pub fn insert(&mut self, v: T) -> PacketId {
+        self.live += 1;
+        if let Some(i) = self.free.pop() {
+            self.items[i as usize] = v;
+            PacketId(i)
+        } else {
+            self.items.push(v);
+            PacketId((self.items.len() - 1) as u32)
+        }
+    }
+
+    /// Frees the slot and returns its value. Freeing twice is a logic error.
+    #[inline]
+    pub fn remove(&mut self, id: PacketId) -> T {
+        self.live -= 1;
+        self.free.push(id.0);
+        self.items[id.0 as usize]
+    }
+
+    #[inline]
+    pub fn get(&self, id: PacketId) -> &T {
+        &self.items[id.0 as usize]
+    }
+
+    /// Packets currently stored.
+    pub fn live(&self) -> usize {
+        self.live
+    }
+
+    /// The high-water mark of slots ever used.
+    pub fn capacity_used(&self) -> usize {
+        self.items.len()
+    }
+}
+
+impl<T: Copy> Default for Slab<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reuses_freed_slots() {
+        let mut s = Slab::new();
+        let a = s.insert(1u32);
+        let b = s.insert(2u32);
+        assert_eq!(s.remove(a), 1);
+        let c = s.insert(3u32);
+        assert_eq!(c, a);
+        assert_eq!(*s.get(b), 2);
+        assert_eq!(s.live(), 2);
+        assert_eq!(s.capacity_used(), 2);
+    }
+}

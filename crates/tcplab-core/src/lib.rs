@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! tcplab-core: a packet-level discrete-event network simulator for TCP
+//! congestion-control research. Pure Rust, no Python; the `tcplab` Python
+//! package drives it through the thin `tcplab-py` bindings.
+//!
+//! The path of data: a [`Scenario`] (plain serializable data) is checked and
+//! built into a [`World`], which runs to completion and returns [`Results`].
+
+pub mod engine;
+pub mod error;
+pub mod net;
+pub mod results;
+pub mod rng;
+pub mod scenario;
+pub mod time;
+pub mod units;
+pub mod world;
+
+pub use error::{Error, Result};
+pub use results::Results;
+pub use scenario::Scenario;
+pub use world::World;
+
+/// Parses, checks, builds and runs a scenario given as JSON.
+pub fn run_json(text: &str) -> Result<Results> {
+    let scenario = Scenario::from_json(text)?;
+    run(&scenario)
+}
+
+/// Checks, builds and runs a scenario.
+pub fn run(scenario: &Scenario) -> Result<Results> {
+    let mut world = World::build(scenario)?;
+    world.run();
+    Ok(world.results())
+}

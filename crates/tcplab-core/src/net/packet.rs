@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Packets as they cross links: a small `Copy` struct of header fields and
+//! sizes. No payload bytes are carried; sizes are honest.
+
+use crate::time::SimTime;
+
+/// IPv4 header without options (RFC 791).
+pub const IPV4_HEADER: u32 = 20;
+/// UDP header (RFC 768).
+pub const UDP_HEADER: u32 = 8;
+/// TCP header without options (RFC 793).
+pub const TCP_HEADER: u32 = 20;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Proto {
+    Udp,
+    Tcp,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    /// Index of the flow the packet belongs to.
+    pub flow: u32,
+    /// Source and destination node ids.
+    pub src: u32,
+    pub dst: u32,
+    /// Size of the IP datagram in bytes (headers included): what links
+    /// serialize and queues count.
+    pub size: u32,
+    /// Application bytes carried.
+    pub payload: u32,
+    /// Per-flow packet number, from 1, in the direction of travel.
+    pub number: u64,
+    /// When the source handed it to the network.
+    pub sent_at: SimTime,
+    pub proto: Proto,
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Static routing: shortest paths by hop count, computed once before a run.
+//!
+//! A node with one link (most hosts) sends everything over it. For every
+//! node with several links, a breadth-first search from that node labels
+//! each reachable node with the first hop of a shortest path; neighbours are
+//! visited in the order their links appear in the scenario, so ties break
+//! the same way every time. Hosts do not forward: a path may start and end
+//! at a host but never pass through one. Explicit routes then override
+//! single entries. The cost is O(M * (N + E)) for M multi-link nodes, so
+//! thousands of single-homed hosts around a few routers stay cheap, and a
+//! lookup per packet is one array index.
+
+/// Sentinel for "no route".
+pub const NO_ROUTE: u32 = u32::MAX;
+
+/// The routing state of one node.
+#[derive(Clone, Debug, Default)]
+pub struct RouteTable {
+    /// The link direction used for every destination when the node has a
+    /// single link (and `table` is empty).
+    pub default: Option<u32>,
+    /// Per destination node id: the outgoing link direction, or NO_ROUTE.
+    pub table: Vec<u32>,
+}
+
+impl RouteTable {
+    #[inline]
+    pub fn next(&self, dst: u32) -> u32 {
+        if self.table.is_empty() {
+            self.default.unwrap_or(NO_ROUTE)
+        } else {
+            self.table[dst as usize]
+        }
+    }
+}
+
+/// Adjacency of one node: (outgoing link direction, neighbour), in the order
+/// the links were declared.
+pub type Adjacency = Vec<Vec<(u32, u32)>>;
+
+/// Shortest-path tables for all nodes. `is_host[n]` marks nodes that do not
+/// forward.
+pub fn shortest_paths(adj: &Adjacency, is_host: &[bool]) -> Vec<RouteTable> {
+    let n = adj.len();
+    let mut tables = vec![RouteTable::default(); n];
+    let mut queue = std::collections::VecDeque::new();
+    for src in 0..n {
+        match adj[src].len() {
+            0 => {}
+            1 => tables[src].default = Some(adj[src][0].0),
+            _ => {
+                let mut first = vec![NO_ROUTE; n];
+                let mut seen = vec![false; n];
+                seen[src] = true;
+                queue.clear();
+                for &(ld, nb) in &adj[src] {
+                    if !seen[nb as usize] {
+                        seen[nb as usize] = true;
+                        first[nb as usize] = ld;
+                        queue.push_back(nb);
+                    }
+                }
+                while let Some(u) = queue.pop_front() {
+                    if is_host[u as usize] {
+                        continue;
+                    }
+                    let hop = first[u as usize];
+                    for &(_, v) in &adj[u as usize] {
+                        if !seen[v as usize] {
+                            seen[v as usize] = true;
+                            first[v as usize] = hop;
+                            queue.push_back(v);
+                        }
+                    }
+                }
+                tables[src].table = first;
+            }
+        }
+    }
+    tables
+}
+
+/// Sets one explicit route, materializing a full table for a single-link node.
+pub fn set_route(tables: &mut [RouteTable], node: u32, dst: u32, ld: u32) {
+    let n = tables.len();
+    let t = &mut tables[node as usize];
+    if t.table.is_empty() {
+        let d = t.default.unwrap_or(NO_ROUTE);
+        t.table = vec![d; n];
+    }
+    t.table[dst as usize] = ld;
+}
+
+/// Follows the tables from `src` to `dst`. Returns the link directions
+/// crossed, or a description of why the packet cannot get there.
+pub fn path(
+    tables: &[RouteTable],
+    link_to: &[u32],
+    is_host: &[bool],
+    src: u32,
+    dst: u32,
+) -> Result<Vec<u32>, String> {
+    let mut hops = Vec::new();
+    let mut u = src;
+    while u != dst {
+        if hops.len() > tables.len() {
+            return Err("the routes form a loop".into());
+        }
+        if u != src && is_host[u as usize] {
+            return Err(format!("the path would pass through host #{u}, and hosts do not forward"));
+        }
+        let ld = tables[u as usize].next(dst);
+        if ld == NO_ROUTE {
+            return Err("they are not connected".into());
+        }
+        hops.push(ld);
+        u = link_to[ld as usize];
+    }
+    Ok(hops)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// a - r1 - r2 - b, plus a second path r1 - r3 - r4 - r2 (longer).
+    fn chain() -> (Adjacency, Vec<bool>, Vec<u32>) {
+        // nodes: 0 a, 1 b, 2 r1, 3 r2, 4 r3, 5 r4
+        let edges = [(0, 2), (2, 3), (3, 1), (2, 4), (4, 5), (5, 3)];
+        let mut adj = vec![Vec::new(); 6];
+        let mut to = Vec::new();
+        for (i, &(x, y)) in edges.iter().enumerate() {
+            adj[x].push((2 * i as u32, y as u32));
+            adj[y].push((2 * i as u32 + 1, x as u32));
+            to.push(y as u32);
+            to.push(x as u32);
+        }
+        let is_host = vec![true, true, false, false, false, false];
+        (adj, is_host, to)
+    }
+
+    #[test]
+    fn picks_the_shortest_path() {
+        let (adj, h, to) = chain();
+        let t = shortest_paths(&adj, &h);
+        assert_eq!(path(&t, &to, &h, 0, 1).unwrap(), vec![0, 2, 4]);
+        assert_eq!(path(&t, &to, &h, 1, 0).unwrap(), vec![5, 3, 1]);
+    }
+
+    #[test]
+    fn explicit_route_overrides() {
+        let (adj, h, to) = chain();
+        let mut t = shortest_paths(&adj, &h);
+        // r1 -> r3 for b; r3 must be told too, or its shortest path (tie
+        // broken towards r1, its first link) would send b's packets back.
+        set_route(&mut t, 2, 1, 6);
+        set_route(&mut t, 4, 1, 8);
+        assert_eq!(path(&t, &to, &h, 0, 1).unwrap(), vec![0, 6, 8, 10, 4]);
+    }
+
+    #[test]
+    fn loops_and_islands_are_reported() {
+        let (adj, h, to) = chain();
+        let mut t = shortest_paths(&adj, &h);
+        set_route(&mut t, 3, 1, 3); // r2 sends b's packets back to r1
+        assert!(path(&t, &to, &h, 0, 1).unwrap_err().contains("loop"));
+        let adj2 = vec![vec![], vec![]];
+        let t2 = shortest_paths(&adj2, &[true, true]);
+        assert!(path(&t2, &[], &[true, true], 0, 1).unwrap_err().contains("not connected"));
+    }
+}

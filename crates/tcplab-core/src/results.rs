@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! What a run returns: one record per flow, one per link direction, a
+//! summary of the run, and the effective scenario (every default filled in).
+//! Rates are bit/s, times seconds; see the field docs for definitions.
+
+use serde::Serialize;
+
+use crate::scenario::Scenario;
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowResult {
+    pub flow: String,
+    pub kind: String,
+    pub src: String,
+    pub dst: String,
+    pub start_s: f64,
+    /// Packets the source sent (and their payload bytes).
+    pub sent_packets: u64,
+    pub sent_bytes: u64,
+    /// Packets that reached the destination (and their payload bytes).
+    pub delivered_packets: u64,
+    pub delivered_bytes: u64,
+    /// Packets dropped by full queues and by error models.
+    pub lost_queue: u64,
+    pub lost_error: u64,
+    /// Packets still in the network when the run ended:
+    /// sent = delivered + lost_queue + lost_error + in_flight.
+    pub in_flight_packets: u64,
+    /// Delivered payload bits / the flow's active time (from its start to
+    /// its stop or the end of the run, whichever is first).
+    pub goodput_bps: f64,
+    /// One-way delay of delivered packets, source to destination.
+    pub delay_min_s: f64,
+    pub delay_mean_s: f64,
+    pub delay_max_s: f64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LinkResult {
+    pub link: String,
+    /// The direction: from `src` to `dst`.
+    pub src: String,
+    pub dst: String,
+    pub rate_bps: u64,
+    pub delay_s: f64,
+    /// Packets and IP bytes put on the wire.
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    /// Drops by the full egress queue, and by the error model at `dst`.
+    pub drops_queue: u64,
+    pub drops_error: u64,
+    /// Fraction of the run spent serializing.
+    pub utilization: f64,
+    pub queue_max_packets: u64,
+    /// Time-average number of waiting packets.
+    pub queue_mean_packets: f64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RunSummary {
+    pub sim_seconds: f64,
+    pub events: u64,
+    pub wall_seconds: f64,
+    pub events_per_second: f64,
+    /// Most packets alive at once (slab high-water mark).
+    pub peak_packets: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Results {
+    pub flows: Vec<FlowResult>,
+    pub links: Vec<LinkResult>,
+    pub summary: RunSummary,
+    pub scenario: Scenario,
+}

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Human units in scenarios: `"10Mbps"`, `"45ms"`, `"10MiB"`, `"100p"`.
+//!
+//! Every quantity accepts either a string with a unit or a bare number in the
+//! base unit (rates in bit/s, durations in seconds, sizes in bytes, queue
+//! limits in packets). Rates and sizes use SI prefixes (k = 1000) unless
+//! written with a binary prefix (KiB = 1024). Values serialize back as exact
+//! strings (`"45ms"`), so an effective configuration reads like the input.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::time::{Rate, SimDuration};
+
+const RATE_UNITS: &[(&str, f64)] = &[
+    ("bps", 1.0),
+    ("b/s", 1.0),
+    ("bit/s", 1.0),
+    ("kbps", 1e3),
+    ("kb/s", 1e3),
+    ("kbit/s", 1e3),
+    ("Kbps", 1e3),
+    ("Mbps", 1e6),
+    ("Mb/s", 1e6),
+    ("Mbit/s", 1e6),
+    ("Gbps", 1e9),
+    ("Gb/s", 1e9),
+    ("Gbit/s", 1e9),
+];
+const DURATION_UNITS: &[(&str, f64)] = &[
+    ("ns", 1.0),
+    ("us", 1e3),
+    ("µs", 1e3),
+    ("ms", 1e6),
+    ("s", 1e9),
+    ("min", 60e9),
+];
+const SIZE_UNITS: &[(&str, f64)] = &[
+    ("B", 1.0),
+    ("bytes", 1.0),
+    ("KB", 1e3),
+    ("kB", 1e3),
+    ("MB", 1e6),
+    ("GB", 1e9),
+    ("KiB", 1024.0),
+    ("MiB", 1048576.0),
+    ("GiB", 1073741824.0),
+];
+
+/// Splits `"1.5 Mbps"` into (1.5, "Mbps") and scales by the unit table.
+fn parse_scaled(s: &str, units: &[(&str, f64)], what: &str, example: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e'))
+        .unwrap_or(t.len());
+    // "1e6bps": 'e' is part of the number only if followed by a digit.
+    let (num, unit) = t.split_at(split);
+    let unit = unit.trim();
+    let allowed: Vec<&str> = units.iter().map(|u| u.0).collect();
+    let value: f64 = num.parse().map_err(|_| {
+        format!("'{s}' is not a {what}; write a number and a unit ({}), e.g. '{example}'", allowed.join(", "))
+    })?;
+    let scale = if unit.is_empty() {
+        units[0].1
+    } else {
+        units.iter().find(|u| u.0 == unit).map(|u| u.1).ok_or_else(|| {
+            format!("'{s}': unknown unit '{unit}' for a {what}; allowed: {}", allowed.join(", "))
+        })?
+    };
+    if !value.is_finite() {
+        return Err(format!("'{s}' is not a finite {what}"));
+    }
+    Ok(value * scale)
+}
+
+/// Parses a rate (`"10Mbps"`, a bare number is bit/s). Must be > 0.
+pub fn parse_rate(s: &str) -> Result<Rate, String> {
+    let bps = parse_scaled(s, RATE_UNITS, "rate", "10Mbps")?;
+    rate_from_f64(bps)
+}
+
+fn rate_from_f64(bps: f64) -> Result<Rate, String> {
+    let r = bps.round();
+    if r < 1.0 || r > u64::MAX as f64 {
+        return Err(format!("a rate must be at least 1 bit/s, got {bps} bit/s"));
+    }
+    Ok(Rate::from_bps(r as u64))
+}
+
+/// Parses a duration (`"45ms"`; a bare number is seconds). Must be >= 0.
+pub fn parse_duration(s: &str) -> Result<SimDuration, String> {
+    let t = s.trim();
+    // A bare number is seconds.
+    let ns = if t.parse::<f64>().is_ok() {
+        t.parse::<f64>().unwrap() * 1e9
+    } else {
+        parse_scaled(s, &DURATION_UNITS[..], "duration", "45ms")?
+    };
+    duration_from_ns(ns)
+}
+
+fn duration_from_ns(ns: f64) -> Result<SimDuration, String> {
+    if ns < 0.0 {
+        return Err(format!("a duration cannot be negative, got {}s", ns * 1e-9));
+    }
+    SimDuration::from_secs_f64(ns * 1e-9).ok_or_else(|| "duration out of range".to_string())
+}
+
+/// Parses a size in bytes (`"10MiB"`, `"1000B"`; a bare number is bytes).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let b = parse_scaled(s, SIZE_UNITS, "size", "1000B")?;
+    size_from_f64(b)
+}
+
+fn size_from_f64(b: f64) -> Result<u64, String> {
+    if b < 0.0 {
+        return Err(format!("a size cannot be negative, got {b} B"));
+    }
+    if (b - b.round()).abs() > 1e-6 {
+        return Err(format!("a size must be a whole number of bytes, got {b} B"));
+    }
+    Ok(b.round() as u64)
+}
+
+/// A byte count written with or without a unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Bytes(pub u64);
+
+/// The limit of a drop-tail queue: packets or bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueLimit {
+    Packets(u64),
+    Bytes(u64),
+}
+
+impl Default for QueueLimit {
+    /// 100 packets, as ns-2's and ns-3's default drop-tail queue.
+    fn default() -> Self {
+        QueueLimit::Packets(100)
+    }
+}
+
+pub fn parse_queue(s: &str) -> Result<QueueLimit, String> {
+    let t = s.trim();
+    for suffix in ["packets", "pkts", "p"] {
+        if let Some(n) = t.strip_suffix(suffix) {
+            if let Ok(v) = n.trim().parse::<u64>() {
+                return Ok(QueueLimit::Packets(v));
+            }
+        }
+    }
+    if let Ok(v) = t.parse::<u64>() {
+        return Ok(QueueLimit::Packets(v));
+    }
+    parse_size(t).map(QueueLimit::Bytes).map_err(|_| {
+        format!("'{s}' is not a queue limit; write packets ('100p') or bytes ('64KiB', '150000B')")
+    })
+}
+
+// ---- serde: accept a number or a string; write an exact string ----------
+
+/// Accepts a number (in the base unit) or a string with a unit.
+struct NumOrStr<FS, FN> {
+    what: &'static str,
+    from_str: FS,
+    from_num: FN,
+}
+
+impl<'de, T, FS, FN> Visitor<'de> for NumOrStr<FS, FN>
+where
+    FS: Fn(&str) -> Result<T, String>,
+    FN: Fn(f64) -> Result<T, String>,
+{
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a {} (a number or a string with a unit)", self.what)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        (self.from_str)(v).map_err(E::custom)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        (self.from_num)(v).map_err(E::custom)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        self.visit_f64(v as f64)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        self.visit_f64(v as f64)
+    }
+}
+
+impl<'de> Deserialize<'de> for Rate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NumOrStr { what: "rate", from_str: parse_rate, from_num: rate_from_f64 })
+    }
+}
+impl<'de> Deserialize<'de> for SimDuration {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NumOrStr {
+            what: "duration",
+            from_str: parse_duration,
+            from_num: |s: f64| duration_from_ns(s * 1e9),
+        })
+    }
+}
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NumOrStr {
+            what: "size",
+            from_str: |s: &str| parse_size(s).map(Bytes),
+            from_num: |b: f64| size_from_f64(b).map(Bytes),
+        })
+    }
+}
+impl<'de> Deserialize<'de> for QueueLimit {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NumOrStr {
+            what: "queue limit",
+            from_str: parse_queue,
+            from_num: |p: f64| {
+                if p < 0.0 || p.fract() != 0.0 {
+                    Err(format!("a queue limit in packets must be a whole number >= 0, got {p}"))
+                } else {
+                    Ok(QueueLimit::Packets(p as u64))
+                }
+            },
+        })
+    }
+}
+
+impl Serialize for Rate {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+impl Serialize for SimDuration {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+impl Serialize for Bytes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("{}B", self.0))
+    }
+}
+impl Serialize for QueueLimit {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            QueueLimit::Packets(p) => s.collect_str(&format_args!("{p}p")),
+            QueueLimit::Bytes(b) => s.collect_str(&format_args!("{b}B")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates() {
+        assert_eq!(parse_rate("10Mbps").unwrap().bps(), 10_000_000);
+        assert_eq!(parse_rate("1.5 Mb/s").unwrap().bps(), 1_500_000);
+        assert_eq!(parse_rate("400kbps").unwrap().bps(), 400_000);
+        assert_eq!(parse_rate("1e6").unwrap().bps(), 1_000_000);
+        assert!(parse_rate("0Mbps").unwrap_err().contains("at least 1 bit/s"));
+        assert!(parse_rate("-2Mbps").is_err());
+        assert!(parse_rate("10Mbs").unwrap_err().contains("unknown unit 'Mbs'"));
+        assert!(parse_rate("fast").unwrap_err().contains("is not a rate"));
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("45ms").unwrap(), SimDuration::from_millis(45));
+        assert_eq!(parse_duration("10us").unwrap(), SimDuration::from_micros(10));
+        assert_eq!(parse_duration("0.01ms").unwrap(), SimDuration::from_micros(10));
+        assert_eq!(parse_duration("600").unwrap(), SimDuration::from_secs(600));
+        assert_eq!(parse_duration("0.1ms").unwrap(), SimDuration::from_micros(100));
+        assert!(parse_duration("-1s").unwrap_err().contains("negative"));
+        assert!(parse_duration("3 days").is_err());
+    }
+
+    #[test]
+    fn sizes_and_queues() {
+        assert_eq!(parse_size("10MiB").unwrap(), 10 * 1024 * 1024);
+        assert_eq!(parse_size("1000B").unwrap(), 1000);
+        assert_eq!(parse_size("1.5KB").unwrap(), 1500);
+        assert!(parse_size("1.5B").unwrap_err().contains("whole number"));
+        assert_eq!(parse_queue("100p").unwrap(), QueueLimit::Packets(100));
+        assert_eq!(parse_queue("125 packets").unwrap(), QueueLimit::Packets(125));
+        assert_eq!(parse_queue("64KiB").unwrap(), QueueLimit::Bytes(65536));
+        assert!(parse_queue("lots").is_err());
+    }
+
+    #[test]
+    fn serde_round_trip() {
+        let r: Rate = serde_json::from_str("\"2Mbps\"").unwrap();
+        assert_eq!(serde_json::to_string(&r).unwrap(), "\"2Mbps\"");
+        let d: SimDuration = serde_json::from_str("0.045").unwrap();
+        assert_eq!(serde_json::to_string(&d).unwrap(), "\"45ms\"");
+        let q: QueueLimit = serde_json::from_str("50").unwrap();
+        assert_eq!(q, QueueLimit::Packets(50));
+    }
+}

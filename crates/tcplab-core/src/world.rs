@@ -1,0 +1,732 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The world: the network built from a scenario, and the run loop.
+//!
+//! `World::build` checks the whole scenario (names, ranges, routes, sizes)
+//! and refuses it with a path-named error before anything runs. `run`
+//! then processes events in (time, scheduling order) until the duration is
+//! reached or nothing is left.
+
+use std::collections::HashMap;
+
+use crate::engine::{Event, EventQueue, PacketId, Slab};
+use crate::error::{Error, Result};
+use crate::net::error_model::{ErrorModel, GilbertElliott};
+use crate::net::link::{LinkDir, LinkStats};
+use crate::net::packet::{Packet, Proto, IPV4_HEADER, UDP_HEADER};
+use crate::net::queue::DropTail;
+use crate::net::route::{self, RouteTable, NO_ROUTE};
+use crate::results::{FlowResult, LinkResult, Results, RunSummary};
+use crate::rng::Rng;
+use crate::scenario::{FlowKind, LossModel, LossSpec, Scenario, Sojourn};
+use crate::time::{SimDuration, SimTime};
+
+#[derive(Debug)]
+struct Node {
+    name: String,
+    is_host: bool,
+    routes: RouteTable,
+}
+
+/// Always-on per-flow counters.
+#[derive(Debug, Default, Clone)]
+pub struct FlowStats {
+    pub sent_packets: u64,
+    pub sent_bytes: u64,
+    pub delivered_packets: u64,
+    pub delivered_bytes: u64,
+    pub lost_queue: u64,
+    pub lost_error: u64,
+    pub delay_sum_ns: u128,
+    pub delay_min_ns: u64,
+    pub delay_max_ns: u64,
+}
+
+/// A UDP constant-bit-rate source.
+#[derive(Debug)]
+struct Cbr {
+    interval: SimDuration,
+    payload: u32,
+    count: Option<u64>,
+    sent: u64,
+}
+
+#[derive(Debug)]
+enum App {
+    Cbr(Cbr),
+}
+
+#[derive(Debug)]
+struct Flow {
+    name: String,
+    kind: FlowKind,
+    src: u32,
+    dst: u32,
+    start: SimTime,
+    stop: Option<SimTime>,
+    app: App,
+    stats: FlowStats,
+}
+
+pub struct World {
+    now: SimTime,
+    /// The end of the run, if a duration was given.
+    end: Option<SimTime>,
+    queue: EventQueue,
+    packets: Slab<Packet>,
+    nodes: Vec<Node>,
+    /// Link directions: index `2 * link + dir`, dir 0 is a -> b.
+    links: Vec<LinkDir>,
+    link_names: Vec<String>,
+    flows: Vec<Flow>,
+    events: u64,
+    wall_seconds: f64,
+    finished_at: Option<SimTime>,
+    /// The scenario with every default filled in.
+    scenario: Scenario,
+}
+
+fn list_names<'a>(names: impl Iterator<Item = &'a String>) -> String {
+    let v: Vec<&str> = names.map(|s| s.as_str()).collect();
+    if v.len() > 20 {
+        format!("{}, ... ({} in all)", v[..20].join(", "), v.len())
+    } else if v.is_empty() {
+        "(none declared)".to_string()
+    } else {
+        v.join(", ")
+    }
+}
+
+fn check_probability(path: String, v: f64) -> Result<f64> {
+    if !(0.0..=1.0).contains(&v) || v.is_nan() {
+        return Err(Error::invalid_allowed(path, format!("{v} is not a probability"), "0 to 1"));
+    }
+    Ok(v)
+}
+
+impl World {
+    /// Checks `scenario` completely and builds the network, ready to run.
+    pub fn build(scenario: &Scenario) -> Result<World> {
+        let mut sc = scenario.clone();
+        if let Some(d) = sc.duration {
+            if d.is_zero() {
+                return Err(Error::invalid("duration", "must be longer than 0 s"));
+            }
+        }
+
+        // ---- nodes --------------------------------------------------------
+        let mut node_ids: HashMap<String, u32> = HashMap::new();
+        let mut nodes = Vec::new();
+        let mut where_declared: Vec<String> = Vec::new();
+        let declared = sc
+            .hosts
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (format!("hosts[{i}]"), n, true))
+            .chain(sc.routers.iter().enumerate().map(|(i, n)| (format!("routers[{i}]"), n, false)));
+        for (path, name, is_host) in declared {
+            if name.trim().is_empty() {
+                return Err(Error::invalid(path, "a node needs a non-empty name"));
+            }
+            if let Some(&prev) = node_ids.get(name) {
+                return Err(Error::invalid(
+                    path,
+                    format!(
+                        "duplicate node name '{name}' (already {}); names must be unique",
+                        where_declared[prev as usize]
+                    ),
+                ));
+            }
+            node_ids.insert(name.clone(), nodes.len() as u32);
+            where_declared.push(path);
+            nodes.push(Node { name: name.clone(), is_host, routes: RouteTable::default() });
+        }
+        let node_names = || list_names(nodes.iter().map(|n| &n.name));
+        let find_node = |path: String, name: &str| -> Result<u32> {
+            node_ids.get(name).copied().ok_or_else(|| {
+                Error::invalid_allowed(path, format!("unknown node '{name}'"), node_names())
+            })
+        };
+
+        // ---- links --------------------------------------------------------
+        let mut links = Vec::new();
+        let mut link_names = Vec::new();
+        let mut link_ids: HashMap<String, usize> = HashMap::new();
+        let mut adj: route::Adjacency = vec![Vec::new(); nodes.len()];
+        for (i, l) in sc.links.iter_mut().enumerate() {
+            let a = find_node(format!("links[{i}].a"), &l.a)?;
+            let b = find_node(format!("links[{i}].b"), &l.b)?;
+            if a == b {
+                return Err(Error::invalid(
+                    format!("links[{i}].b"),
+                    format!("a link joins two different nodes, both ends are '{}'", l.a),
+                ));
+            }
+            let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.a, l.b));
+            if name.trim().is_empty() {
+                return Err(Error::invalid(format!("links[{i}].name"), "must not be empty"));
+            }
+            if let Some(prev) = link_ids.get(&name) {
+                return Err(Error::invalid(
+                    format!("links[{i}].name"),
+                    format!(
+                        "duplicate link name '{name}' (also links[{prev}]); give parallel links \
+                         distinct names"
+                    ),
+                ));
+            }
+            if !(68..=65535).contains(&l.mtu) {
+                return Err(Error::invalid_allowed(
+                    format!("links[{i}].mtu"),
+                    format!("{} B is not a valid IPv4 MTU", l.mtu),
+                    "68 to 65535 bytes",
+                ));
+            }
+            l.name = Some(name.clone());
+            link_ids.insert(name.clone(), i);
+            link_names.push(name);
+            for (dir, (from, to)) in [(a, b), (b, a)].into_iter().enumerate() {
+                let ld = (2 * i + dir) as u32;
+                adj[from as usize].push((ld, to));
+                links.push(LinkDir {
+                    link: i as u32,
+                    from,
+                    to,
+                    rate: l.rate,
+                    delay: l.delay,
+                    mtu: l.mtu,
+                    queue: DropTail::new(l.queue),
+                    error: None,
+                    busy_until: SimTime::ZERO,
+                    txdone_pending: false,
+                    stats: LinkStats::default(),
+                });
+            }
+        }
+
+        // ---- routes -------------------------------------------------------
+        let is_host: Vec<bool> = nodes.iter().map(|n| n.is_host).collect();
+        let mut tables = route::shortest_paths(&adj, &is_host);
+        for (i, r) in sc.routes.iter().enumerate() {
+            let at = find_node(format!("routes[{i}].node"), &r.node)?;
+            let to = find_node(format!("routes[{i}].to"), &r.to)?;
+            let next = find_node(format!("routes[{i}].next"), &r.next)?;
+            let ld = adj[at as usize].iter().find(|&&(_, nb)| nb == next).map(|&(ld, _)| ld);
+            let Some(ld) = ld else {
+                let nbs: Vec<String> =
+                    adj[at as usize].iter().map(|&(_, nb)| nodes[nb as usize].name.clone()).collect();
+                return Err(Error::invalid_allowed(
+                    format!("routes[{i}].next"),
+                    format!("'{}' is not a neighbour of '{}'", r.next, r.node),
+                    list_names(nbs.iter()),
+                ));
+            };
+            route::set_route(&mut tables, at, to, ld);
+        }
+        let link_to: Vec<u32> = links.iter().map(|l| l.to).collect();
+
+        // ---- flows --------------------------------------------------------
+        let mut flows = Vec::new();
+        let mut flow_ids: HashMap<String, u32> = HashMap::new();
+        for (i, f) in sc.flows.iter_mut().enumerate() {
+            let p = |field: &str| format!("flows[{i}].{field}");
+            let name = f.name.clone().unwrap_or_else(|| format!("{}{i}", f.kind.name()));
+            if flow_ids.contains_key(&name) {
+                return Err(Error::invalid(p("name"), format!("duplicate flow name '{name}'")));
+            }
+            f.name = Some(name.clone());
+            flow_ids.insert(name.clone(), i as u32);
+            let src = find_node(p("src"), &f.src)?;
+            let dst = find_node(p("dst"), &f.dst)?;
+            for (field, n) in [("src", src), ("dst", dst)] {
+                if !nodes[n as usize].is_host {
+                    return Err(Error::invalid(
+                        p(field),
+                        format!("'{}' is a router; flows start and end at hosts", nodes[n as usize].name),
+                    ));
+                }
+            }
+            if src == dst {
+                return Err(Error::invalid(p("dst"), "a flow needs two different hosts"));
+            }
+            let hops = route::path(&tables, &link_to, &is_host, src, dst).map_err(|detail| {
+                Error::Unroutable {
+                    path: format!("flows[{i}]"),
+                    from: f.src.clone(),
+                    to: f.dst.clone(),
+                    detail,
+                }
+            })?;
+            let path_mtu = hops.iter().map(|&ld| links[ld as usize].mtu).min().unwrap_or(65535);
+            if let Some(stop) = f.stop {
+                if stop <= f.start {
+                    return Err(Error::invalid(
+                        p("stop"),
+                        format!("must be after start ({}), got {}", f.start, stop),
+                    ));
+                }
+            }
+            if let Some(d) = sc.duration {
+                if f.start >= d {
+                    return Err(Error::invalid(
+                        p("start"),
+                        format!("{} is not before the end of the run ({d})", f.start),
+                    ));
+                }
+            }
+            let app = match f.kind {
+                FlowKind::Udp => {
+                    let rate = f.rate.ok_or_else(|| {
+                        Error::invalid(p("rate"), "required for a udp flow (e.g. '1.5Mbps')")
+                    })?;
+                    let size = f.size.get_or_insert(crate::units::Bytes(1000)).0;
+                    let max = path_mtu.saturating_sub(IPV4_HEADER + UDP_HEADER) as u64;
+                    if size == 0 || size > max {
+                        return Err(Error::invalid_allowed(
+                            p("size"),
+                            format!(
+                                "{size} B of payload does not fit: the smallest MTU on the path \
+                                 is {path_mtu} B, less 28 B of IPv4 and UDP headers"
+                            ),
+                            format!("1 to {max} B"),
+                        ));
+                    }
+                    if f.count == Some(0) {
+                        return Err(Error::invalid_allowed(p("count"), "must be positive", ">= 1"));
+                    }
+                    if sc.duration.is_none() && f.stop.is_none() && f.count.is_none() {
+                        return Err(Error::invalid(
+                            "duration",
+                            format!(
+                                "required: flows[{i}] ('{name}') has neither a stop time nor a \
+                                 count, so the run would never end"
+                            ),
+                        ));
+                    }
+                    App::Cbr(Cbr {
+                        interval: rate.interval(size),
+                        payload: size as u32,
+                        count: f.count,
+                        sent: 0,
+                    })
+                }
+            };
+            flows.push(Flow {
+                name,
+                kind: f.kind,
+                src,
+                dst,
+                start: SimTime::ZERO + f.start,
+                stop: f.stop.map(|s| SimTime::ZERO + s),
+                app,
+                stats: FlowStats { delay_min_ns: u64::MAX, ..FlowStats::default() },
+            });
+        }
+
+        // ---- error models -------------------------------------------------
+        for (i, l) in sc.links.iter().enumerate() {
+            for (dir, field, spec) in [(0, "loss", &l.loss), (1, "reverse_loss", &l.reverse_loss)] {
+                let Some(spec) = spec else { continue };
+                let ld = &links[2 * i + dir];
+                let stream = format!(
+                    "link:{}:{}>{}:{field}",
+                    link_names[i], nodes[ld.from as usize].name, nodes[ld.to as usize].name
+                );
+                let model = build_error_model(
+                    &format!("links[{i}].{field}"),
+                    spec,
+                    &flow_ids,
+                    sc.seed,
+                    sc.run,
+                    &stream,
+                )?;
+                links[2 * i + dir].error = Some(model);
+            }
+        }
+
+        for (n, t) in nodes.iter_mut().zip(tables) {
+            n.routes = t;
+        }
+        let mut world = World {
+            now: SimTime::ZERO,
+            end: sc.duration.map(|d| SimTime::ZERO + d),
+            queue: EventQueue::new(),
+            packets: Slab::new(),
+            nodes,
+            links,
+            link_names,
+            flows,
+            events: 0,
+            wall_seconds: 0.0,
+            finished_at: None,
+            scenario: sc,
+        };
+        for (i, f) in world.flows.iter().enumerate() {
+            world.queue.push(f.start, Event::App { flow: i as u32 });
+        }
+        Ok(world)
+    }
+
+    /// Runs to the end of the duration, or until no event is left.
+    pub fn run(&mut self) {
+        let started = std::time::Instant::now();
+        let end = self.end.unwrap_or(SimTime::MAX);
+        while let Some((t, ev)) = self.queue.pop() {
+            if t > end {
+                break;
+            }
+            self.now = t;
+            self.events += 1;
+            match ev {
+                Event::TxDone { ld } => self.tx_done(ld),
+                Event::Arrive { ld, pkt } => self.arrive(ld, pkt),
+                Event::App { flow } => self.app(flow),
+            }
+        }
+        self.finished_at = Some(self.end.unwrap_or(self.now));
+        self.wall_seconds = started.elapsed().as_secs_f64();
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    // ---- packet path ------------------------------------------------------
+
+    fn send_from(&mut self, node: u32, pkt: Packet) {
+        let id = self.packets.insert(pkt);
+        self.forward(node, id);
+    }
+
+    #[inline]
+    fn forward(&mut self, node: u32, id: PacketId) {
+        let dst = self.packets.get(id).dst;
+        let ld = self.nodes[node as usize].routes.next(dst);
+        debug_assert_ne!(ld, NO_ROUTE, "validated paths always have a route");
+        if ld == NO_ROUTE {
+            self.packets.remove(id);
+            return;
+        }
+        self.enqueue(ld, id);
+    }
+
+    #[inline]
+    fn enqueue(&mut self, ld: u32, id: PacketId) {
+        let now = self.now;
+        let l = &mut self.links[ld as usize];
+        if !l.txdone_pending && l.busy_until <= now {
+            // Idle with an empty queue: straight onto the wire.
+            self.start_tx(ld, id);
+            return;
+        }
+        let size = self.packets.get(id).size;
+        let old = l.queue.len();
+        if l.queue.push(id, size) {
+            l.note_queue(now, old);
+            if !l.txdone_pending {
+                l.txdone_pending = true;
+                let at = l.busy_until;
+                self.queue.push(at, Event::TxDone { ld });
+            }
+        } else {
+            l.stats.drops_queue += 1;
+            let p = self.packets.remove(id);
+            self.flows[p.flow as usize].stats.lost_queue += 1;
+        }
+    }
+
+    #[inline]
+    fn start_tx(&mut self, ld: u32, id: PacketId) {
+        let now = self.now;
+        let size = self.packets.get(id).size as u64;
+        let l = &mut self.links[ld as usize];
+        let done = now + l.rate.tx_time(size);
+        l.busy_until = done;
+        l.stats.tx_packets += 1;
+        l.stats.tx_bytes += size;
+        let busy_end = match self.end {
+            Some(e) if e < done => e,
+            _ => done,
+        };
+        l.stats.busy_ns += (busy_end.max(now) - now).as_nanos();
+        let arrive = done + l.delay;
+        self.queue.push(arrive, Event::Arrive { ld, pkt: id });
+    }
+
+    fn tx_done(&mut self, ld: u32) {
+        let now = self.now;
+        let l = &mut self.links[ld as usize];
+        l.txdone_pending = false;
+        let old = l.queue.len();
+        if let Some(id) = l.queue.pop() {
+            l.note_queue(now, old);
+            self.start_tx(ld, id);
+            let l = &mut self.links[ld as usize];
+            if !l.queue.is_empty() {
+                l.txdone_pending = true;
+                let at = l.busy_until;
+                self.queue.push(at, Event::TxDone { ld });
+            }
+        }
+    }
+
+    fn arrive(&mut self, ld: u32, id: PacketId) {
+        let now = self.now;
+        let l = &mut self.links[ld as usize];
+        if let Some(em) = &mut l.error {
+            if em.lose(now, self.packets.get(id)) {
+                l.stats.drops_error += 1;
+                let p = self.packets.remove(id);
+                self.flows[p.flow as usize].stats.lost_error += 1;
+                return;
+            }
+        }
+        let node = l.to;
+        if self.packets.get(id).dst == node {
+            let p = self.packets.remove(id);
+            self.deliver(p);
+        } else {
+            self.forward(node, id);
+        }
+    }
+
+    fn deliver(&mut self, p: Packet) {
+        let now = self.now;
+        let s = &mut self.flows[p.flow as usize].stats;
+        s.delivered_packets += 1;
+        s.delivered_bytes += p.payload as u64;
+        let d = (now - p.sent_at).as_nanos();
+        s.delay_sum_ns += d as u128;
+        s.delay_min_ns = s.delay_min_ns.min(d);
+        s.delay_max_ns = s.delay_max_ns.max(d);
+    }
+
+    // ---- applications -----------------------------------------------------
+
+    fn app(&mut self, flow: u32) {
+        let now = self.now;
+        let f = &mut self.flows[flow as usize];
+        if f.stop.is_some_and(|s| now >= s) {
+            return;
+        }
+        let (src, dst) = (f.src, f.dst);
+        match &mut f.app {
+            App::Cbr(c) => {
+                if c.count.is_some_and(|n| c.sent >= n) {
+                    return;
+                }
+                c.sent += 1;
+                let pkt = Packet {
+                    flow,
+                    src,
+                    dst,
+                    size: c.payload + IPV4_HEADER + UDP_HEADER,
+                    payload: c.payload,
+                    number: c.sent,
+                    sent_at: now,
+                    proto: Proto::Udp,
+                };
+                let more = c.count.is_none_or(|n| c.sent < n);
+                let next = now + c.interval;
+                f.stats.sent_packets += 1;
+                f.stats.sent_bytes += c.payload as u64;
+                if more && f.stop.is_none_or(|s| next < s) {
+                    self.queue.push(next, Event::App { flow });
+                }
+                self.send_from(src, pkt);
+            }
+        }
+    }
+
+    // ---- results ----------------------------------------------------------
+
+    /// The counters of the run so far, as plain records.
+    pub fn results(&self) -> Results {
+        let end = self.finished_at.unwrap_or(self.now);
+        let end_ns = end.as_nanos();
+        let flows = self
+            .flows
+            .iter()
+            .map(|f| {
+                let s = &f.stats;
+                let active_end = f.stop.map_or(end, |st| st.min(end));
+                let active = if active_end > f.start { active_end - f.start } else { SimDuration::ZERO };
+                let goodput = if active.is_zero() {
+                    0.0
+                } else {
+                    s.delivered_bytes as f64 * 8.0 / active.as_secs_f64()
+                };
+                let n = s.delivered_packets;
+                let (dmin, dmean, dmax) = if n == 0 {
+                    (f64::NAN, f64::NAN, f64::NAN)
+                } else {
+                    (
+                        s.delay_min_ns as f64 * 1e-9,
+                        s.delay_sum_ns as f64 / n as f64 * 1e-9,
+                        s.delay_max_ns as f64 * 1e-9,
+                    )
+                };
+                FlowResult {
+                    flow: f.name.clone(),
+                    kind: f.kind.name().to_string(),
+                    src: self.nodes[f.src as usize].name.clone(),
+                    dst: self.nodes[f.dst as usize].name.clone(),
+                    start_s: f.start.as_secs_f64(),
+                    sent_packets: s.sent_packets,
+                    sent_bytes: s.sent_bytes,
+                    delivered_packets: s.delivered_packets,
+                    delivered_bytes: s.delivered_bytes,
+                    lost_queue: s.lost_queue,
+                    lost_error: s.lost_error,
+                    in_flight_packets: s.sent_packets - s.delivered_packets - s.lost_queue
+                        - s.lost_error,
+                    goodput_bps: goodput,
+                    delay_min_s: dmin,
+                    delay_mean_s: dmean,
+                    delay_max_s: dmax,
+                }
+            })
+            .collect();
+        let links = self
+            .links
+            .iter()
+            .map(|l| {
+                let s = &l.stats;
+                let area = s.queue_area
+                    + l.queue.len() as u128 * (end.max(s.queue_changed_at) - s.queue_changed_at).as_nanos() as u128;
+                LinkResult {
+                    link: self.link_names[l.link as usize].clone(),
+                    src: self.nodes[l.from as usize].name.clone(),
+                    dst: self.nodes[l.to as usize].name.clone(),
+                    rate_bps: l.rate.bps(),
+                    delay_s: l.delay.as_secs_f64(),
+                    tx_packets: s.tx_packets,
+                    tx_bytes: s.tx_bytes,
+                    drops_queue: s.drops_queue,
+                    drops_error: s.drops_error,
+                    utilization: if end_ns == 0 { 0.0 } else { s.busy_ns as f64 / end_ns as f64 },
+                    queue_max_packets: s.queue_max,
+                    queue_mean_packets: if end_ns == 0 { 0.0 } else { area as f64 / end_ns as f64 },
+                }
+            })
+            .collect();
+        Results {
+            flows,
+            links,
+            summary: RunSummary {
+                sim_seconds: end.as_secs_f64(),
+                events: self.events,
+                wall_seconds: self.wall_seconds,
+                events_per_second: if self.wall_seconds > 0.0 {
+                    self.events as f64 / self.wall_seconds
+                } else {
+                    0.0
+                },
+                peak_packets: self.packets.capacity_used() as u64,
+            },
+            scenario: self.scenario.clone(),
+        }
+    }
+}
+
+fn build_error_model(
+    path: &str,
+    spec: &LossSpec,
+    flow_ids: &HashMap<String, u32>,
+    seed: u64,
+    run: u64,
+    stream: &str,
+) -> Result<ErrorModel> {
+    let model = spec.model;
+    let given: [(&str, bool); 10] = [
+        ("per", spec.per.is_some()),
+        ("ber", spec.ber.is_some()),
+        ("good_loss", spec.good_loss.is_some()),
+        ("bad_loss", spec.bad_loss.is_some()),
+        ("good_time", spec.good_time.is_some()),
+        ("bad_time", spec.bad_time.is_some()),
+        ("sojourn", spec.sojourn.is_some()),
+        ("p_bad", spec.p_bad.is_some()),
+        ("packets", spec.packets.is_some()),
+        ("flow", spec.flow.is_some()),
+    ];
+    for (field, is_set) in given {
+        if is_set && !model.params().contains(&field) {
+            return Err(Error::invalid_allowed(
+                format!("{path}.{field}"),
+                format!("not a parameter of the '{}' model", model.name()),
+                model.params().join(", "),
+            ));
+        }
+    }
+    let need = |field: &str| {
+        Error::invalid(format!("{path}.{field}"), format!("required by the '{}' model", model.name()))
+    };
+    let rng = || Rng::stream(seed, run, stream);
+    Ok(match model {
+        LossModel::Uniform => {
+            let per = check_probability(format!("{path}.per"), spec.per.ok_or_else(|| need("per"))?)?;
+            ErrorModel::Uniform { per, rng: rng() }
+        }
+        LossModel::Ber => {
+            let ber = check_probability(format!("{path}.ber"), spec.ber.ok_or_else(|| need("ber"))?)?;
+            ErrorModel::Ber { ber, rng: rng() }
+        }
+        LossModel::GilbertElliott => {
+            let good = check_probability(format!("{path}.good_loss"), spec.good_loss.unwrap_or(0.0))?;
+            let bad = check_probability(
+                format!("{path}.bad_loss"),
+                spec.bad_loss.ok_or_else(|| need("bad_loss"))?,
+            )?;
+            let p_bad = check_probability(format!("{path}.p_bad"), spec.p_bad.unwrap_or(0.5))?;
+            let mut times = [SimDuration::ZERO; 2];
+            for (k, (field, v)) in
+                [("good_time", spec.good_time), ("bad_time", spec.bad_time)].into_iter().enumerate()
+            {
+                let v = v.ok_or_else(|| need(field))?;
+                if v.is_zero() {
+                    return Err(Error::invalid(format!("{path}.{field}"), "must be longer than 0 s"));
+                }
+                times[k] = v;
+            }
+            let exponential = spec.sojourn == Some(Sojourn::Exponential);
+            ErrorModel::GilbertElliott(GilbertElliott::new(
+                [good, bad],
+                times,
+                exponential,
+                p_bad,
+                Rng::stream(seed, run, &format!("{stream}:state")),
+                rng(),
+            ))
+        }
+        LossModel::List => {
+            let mut drop = spec.packets.clone().ok_or_else(|| need("packets"))?;
+            if drop.contains(&0) {
+                return Err(Error::invalid_allowed(
+                    format!("{path}.packets"),
+                    "packets are counted from 1; 0 is not a packet number",
+                    "whole numbers >= 1",
+                ));
+            }
+            drop.sort_unstable();
+            drop.dedup();
+            let flow = match &spec.flow {
+                None => None,
+                Some(name) => Some(*flow_ids.get(name).ok_or_else(|| {
+                    let mut names: Vec<&String> = flow_ids.keys().collect();
+                    names.sort();
+                    Error::invalid_allowed(
+                        format!("{path}.flow"),
+                        format!("unknown flow '{name}'"),
+                        list_names(names.into_iter()),
+                    )
+                })?),
+            };
+            ErrorModel::List { drop, next: 0, seen: 0, flow }
+        }
+    })
+}

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! `tcplab._core`: the thin PyO3 layer over tcplab-core.
+//!
+//! It converts, maps errors and releases the GIL; nothing else. A scenario
+//! arrives as JSON text (the plain data the Python builders and TOML files
+//! produce), runs to completion with the GIL released, and comes back as
+//! JSON. Core errors become the exception classes of `tcplab.errors`, with
+//! their `path`, `problem` and `allowed` attributes; a Rust panic becomes
+//! `tcplab.errors.InternalError`, never a `PanicException`.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::prelude::*;
+use tcplab_core::Error;
+
+fn raise(py: Python<'_>, err: Error) -> PyErr {
+    let build = || -> PyResult<PyErr> {
+        let errors = py.import("tcplab.errors")?;
+        let message = err.to_string();
+        let exc = match &err {
+            Error::Invalid { path, problem, allowed } => errors
+                .getattr("ScenarioError")?
+                .call1((message, path.clone(), problem.clone(), allowed.clone()))?,
+            Error::Unroutable { path, from, to, detail } => errors
+                .getattr("RoutingError")?
+                .call1((message, path.clone(), from.clone(), to.clone(), detail.clone()))?,
+            Error::Io(_) => errors.getattr("TcplabError")?.call1((message,))?,
+            Error::Internal(_) => errors.getattr("InternalError")?.call1((message,))?,
+        };
+        Ok(PyErr::from_value(exc))
+    };
+    build().unwrap_or_else(|e| e)
+}
+
+fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_string()
+    }
+}
+
+/// Parses, checks, builds and runs a scenario given as JSON text; returns
+/// the results as JSON text.
+#[pyfunction]
+fn run_json(py: Python<'_>, scenario: &str) -> PyResult<String> {
+    let text = scenario.to_owned();
+    let outcome = py.detach(move || {
+        catch_unwind(AssertUnwindSafe(|| {
+            tcplab_core::run_json(&text).map(|r| {
+                serde_json::to_string(&r).map_err(|e| Error::Internal(e.to_string()))
+            })
+        }))
+    });
+    match outcome {
+        Ok(Ok(Ok(json))) => Ok(json),
+        Ok(Ok(Err(e))) | Ok(Err(e)) => Err(raise(py, e)),
+        Err(p) => Err(raise(py, Error::Internal(format!("the core panicked: {}", panic_text(p))))),
+    }
+}
+
+/// Checks a scenario without running it; returns the effective scenario
+/// (every default filled in) as JSON text.
+#[pyfunction]
+fn check_json(py: Python<'_>, scenario: &str) -> PyResult<String> {
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let sc = tcplab_core::Scenario::from_json(scenario)?;
+        let world = tcplab_core::World::build(&sc)?;
+        Ok(world.results().scenario.to_json())
+    }));
+    match outcome {
+        Ok(Ok(json)) => Ok(json),
+        Ok(Err(e)) => Err(raise(py, e)),
+        Err(p) => Err(raise(py, Error::Internal(format!("the core panicked: {}", panic_text(p))))),
+    }
+}
+
+/// Parses a rate ("10Mbps") into bit/s.
+#[pyfunction]
+fn parse_rate(s: &str) -> PyResult<u64> {
+    tcplab_core::units::parse_rate(s)
+        .map(|r| r.bps())
+        .map_err(pyo3::exceptions::PyValueError::new_err)
+}
+
+/// Parses a duration ("45ms") into nanoseconds.
+#[pyfunction]
+fn parse_duration(s: &str) -> PyResult<u64> {
+    tcplab_core::units::parse_duration(s)
+        .map(|d| d.as_nanos())
+        .map_err(pyo3::exceptions::PyValueError::new_err)
+}
+
+/// Parses a size ("10MiB") into bytes.
+#[pyfunction]
+fn parse_size(s: &str) -> PyResult<u64> {
+    tcplab_core::units::parse_size(s).map_err(pyo3::exceptions::PyValueError::new_err)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(check_json, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,47 @@
+"""Exceptions raised by tcplab.
+
+Every mistake in a scenario is refused before anything runs with a
+:class:`ScenarioError` that names the field (``links[1].loss.per``), what is
+wrong and, where it helps, what is allowed. ``ScenarioError`` is also a
+``ValueError``. A bug inside the simulator surfaces as :class:`InternalError`
+(never as a Rust panic), so ``except Exception`` in a sweep catches it.
+"""
+
+from __future__ import annotations
+
+
+class TcplabError(Exception):
+    """Base class of every tcplab error."""
+
+
+class ScenarioError(TcplabError, ValueError):
+    """A scenario field is missing, malformed or out of range.
+
+    Attributes:
+        path: the field, e.g. ``links[1].loss.per`` ("" for the whole scenario).
+        problem: what is wrong with it.
+        allowed: what is allowed, when that can be said briefly.
+    """
+
+    def __init__(
+        self, message: str, path: str = "", problem: str = "", allowed: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.path = path
+        self.problem = problem or message
+        self.allowed = allowed
+
+
+class RoutingError(ScenarioError):
+    """A flow's hosts are not connected, or explicit routes loop."""
+
+    def __init__(
+        self, message: str, path: str = "", src: str = "", dst: str = "", detail: str = ""
+    ) -> None:
+        super().__init__(message, path, detail or message, None)
+        self.src = src
+        self.dst = dst
+
+
+class InternalError(TcplabError):
+    """The simulator broke one of its own invariants: a tcplab bug."""

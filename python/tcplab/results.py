@@ -1,0 +1,98 @@
+"""The results of a run: per-flow and per-link tables, a summary, the effective scenario."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+
+class Results:
+    """What one run produced.
+
+    Attributes:
+        flows: one row per flow (see docs/results.md for every column).
+        links: one row per link direction.
+        summary: simulated seconds, events, wall seconds, events per second.
+        scenario: the scenario as it ran, with every default filled in.
+    """
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self.raw = raw
+        self.flows: pd.DataFrame = pd.DataFrame(raw["flows"])
+        self.links: pd.DataFrame = pd.DataFrame(raw["links"])
+        self.summary: dict[str, Any] = dict(raw["summary"])
+        self.scenario: dict[str, Any] = raw["scenario"]
+
+    def flow(self, name: str) -> pd.Series:
+        """The row of flow ``name``."""
+        rows = self.flows[self.flows["flow"] == name]
+        if rows.empty:
+            raise KeyError(f"no flow named {name!r}; flows: {', '.join(self.flows['flow'])}")
+        return rows.iloc[0]
+
+    def link(self, name: str, src: str | None = None) -> pd.Series:
+        """The row of link ``name`` in the direction leaving ``src`` (default: a -> b)."""
+        rows = self.links[self.links["link"] == name]
+        if rows.empty:
+            raise KeyError(f"no link named {name!r}; links: {', '.join(self.links['link'].unique())}")
+        if src is not None:
+            rows = rows[rows["src"] == src]
+            if rows.empty:
+                raise KeyError(f"link {name!r} has no direction leaving {src!r}")
+        return rows.iloc[0]
+
+    def to_json(self) -> str:
+        """Everything, as JSON text."""
+        return json.dumps(self.raw, allow_nan=True)
+
+    def save(self, out_dir: str | Path) -> list[Path]:
+        """Write flows.csv, links.csv and results.json into ``out_dir``; return the paths."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        paths = [out / "flows.csv", out / "links.csv", out / "results.json"]
+        self.flows.to_csv(paths[0], index=False)
+        self.links.to_csv(paths[1], index=False)
+        paths[2].write_text(self.to_json())
+        return paths
+
+    def table(self) -> str:
+        """A readable summary: the run, the flows, the links."""
+        s = self.summary
+        lines = [
+            f"simulated {s['sim_seconds']:.3f} s in {s['wall_seconds']:.3f} s wall "
+            f"({s['events']:,} events, {s['events_per_second'] / 1e6:.1f} M events/s)",
+            "",
+        ]
+        if not self.flows.empty:
+            f = self.flows
+            ft = pd.DataFrame({
+                "flow": f["flow"],
+                "kind": f["kind"],
+                "path": f["src"] + " -> " + f["dst"],
+                "sent": f["sent_packets"],
+                "delivered": f["delivered_packets"],
+                "lost (queue)": f["lost_queue"],
+                "lost (error)": f["lost_error"],
+                "goodput Mb/s": (f["goodput_bps"] / 1e6).round(4),
+                "mean delay ms": (f["delay_mean_s"] * 1e3).round(3),
+            })
+            lines += ["flows:", ft.to_string(index=False), ""]
+        if not self.links.empty:
+            lk = self.links
+            lt = pd.DataFrame({
+                "link": lk["link"],
+                "direction": lk["src"] + " -> " + lk["dst"],
+                "tx packets": lk["tx_packets"],
+                "drops (queue)": lk["drops_queue"],
+                "drops (error)": lk["drops_error"],
+                "utilization": lk["utilization"].round(4),
+                "max queue": lk["queue_max_packets"],
+            })
+            lines += ["links:", lt.to_string(index=False)]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<Results: {len(self.flows)} flows, {len(self.links)} link directions>"

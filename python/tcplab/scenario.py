@@ -1,0 +1,341 @@
+"""Building scenarios: the :class:`Network` builder, error models, TOML files.
+
+A scenario is plain data (a dict) with one schema, owned by the Rust core:
+the builders here and TOML files produce the same structure. Quantities take
+strings with units (``"10Mbps"``, ``"45ms"``, ``"10MiB"``, ``"100p"``) or bare
+numbers in the base unit (bit/s, seconds, bytes, packets). Checking happens in
+the core, before anything runs, and names the field of any mistake.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from tcplab import _core
+
+if TYPE_CHECKING:
+    from tcplab.results import Results
+
+Quantity = str | int | float
+"""A value with a unit as a string (``"2Mbps"``) or a number in the base unit."""
+
+
+# ---- error models -----------------------------------------------------------
+
+
+class LossModel:
+    """Base class of the error models attachable to a link direction."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The model as scenario data."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Uniform(LossModel):
+    """Each packet is lost with probability ``per``."""
+
+    per: float
+
+    def to_dict(self) -> dict[str, Any]:  # noqa: D102
+        return {"model": "uniform", "per": self.per}
+
+
+@dataclass(frozen=True)
+class BitErrorRate(LossModel):
+    """Bit errors at rate ``ber``: a packet of S bytes is lost with p = 1-(1-ber)^(8S)."""
+
+    ber: float
+
+    def to_dict(self) -> dict[str, Any]:  # noqa: D102
+        return {"model": "ber", "ber": self.ber}
+
+
+@dataclass(frozen=True)
+class GilbertElliott(LossModel):
+    """A two-state (Good/Bad) channel in continuous time.
+
+    Each state lasts ``good_time`` or ``bad_time`` (exactly, or exponentially
+    distributed with that mean when ``sojourn="exponential"``); when a state
+    ends the next one is Bad with probability ``p_bad``. Packets are lost with
+    probability ``good_loss`` in Good and ``bad_loss`` in Bad. The channel
+    starts in Good.
+    """
+
+    bad_loss: float
+    good_time: Quantity
+    bad_time: Quantity
+    good_loss: float = 0.0
+    p_bad: float = 0.5
+    sojourn: Literal["deterministic", "exponential"] = "deterministic"
+
+    def to_dict(self) -> dict[str, Any]:  # noqa: D102
+        return {
+            "model": "gilbert_elliott",
+            "good_loss": self.good_loss,
+            "bad_loss": self.bad_loss,
+            "good_time": self.good_time,
+            "bad_time": self.bad_time,
+            "p_bad": self.p_bad,
+            "sojourn": self.sojourn,
+        }
+
+    def stationary_loss(self) -> float:
+        """Long-run loss rate for packets arriving independently of the state."""
+        g = _core.parse_duration(str(self.good_time))
+        b = _core.parse_duration(str(self.bad_time))
+        tg, tb = (1 - self.p_bad) * g, self.p_bad * b
+        frac_bad = tb / (tg + tb)
+        return (1 - frac_bad) * self.good_loss + frac_bad * self.bad_loss
+
+
+@dataclass(frozen=True)
+class DropList(LossModel):
+    """Drop exactly the listed packets, counting arrivals over the link direction from 1.
+
+    With ``flow``, only that flow's packets are counted (and dropped).
+    """
+
+    packets: list[int]
+    flow: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:  # noqa: D102
+        d: dict[str, Any] = {"model": "list", "packets": list(self.packets)}
+        if self.flow is not None:
+            d["flow"] = self.flow
+        return d
+
+
+# ---- builder ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Node:
+    """A host or router of a :class:`Network`."""
+
+    name: str
+    kind: Literal["host", "router"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Link:
+    """A full-duplex link; ``name`` is how results and errors refer to it."""
+
+    name: str
+    a: str
+    b: str
+
+
+@dataclass(frozen=True)
+class Flow:
+    """A traffic flow; ``name`` is its row label in results."""
+
+    name: str
+    kind: str
+    src: str
+    dst: str
+
+
+NodeRef = Node | str
+
+
+def _name(n: NodeRef) -> str:
+    return n.name if isinstance(n, Node) else str(n)
+
+
+def _loss(m: LossModel | dict[str, Any] | None) -> dict[str, Any] | None:
+    if m is None:
+        return None
+    if isinstance(m, LossModel):
+        return m.to_dict()
+    if isinstance(m, dict):
+        return dict(m)
+    raise TypeError(f"loss must be a tcplab loss model (Uniform, ...) or a dict, not {m!r}")
+
+
+class Network:
+    """Build a topology and its traffic, then run it.
+
+    Example::
+
+        net = tl.Network()
+        a, r, b = net.host("a"), net.router("r"), net.host("b")
+        net.link(a, r, rate="10Mbps", delay="45ms")
+        net.link(r, b, rate="2Mbps", delay="10us", loss=tl.Uniform(0.005))
+        net.udp(a, b, rate="1.5Mbps", size="1000B")
+        res = net.run(duration="60s", seed=1)
+    """
+
+    def __init__(self, name: str | None = None) -> None:
+        self.name = name
+        self._hosts: list[str] = []
+        self._routers: list[str] = []
+        self._links: list[dict[str, Any]] = []
+        self._routes: list[dict[str, Any]] = []
+        self._flows: list[dict[str, Any]] = []
+
+    def host(self, name: str) -> Node:
+        """Add an end host (hosts do not forward)."""
+        self._hosts.append(name)
+        return Node(name, "host")
+
+    def router(self, name: str) -> Node:
+        """Add a router."""
+        self._routers.append(name)
+        return Node(name, "router")
+
+    def link(
+        self,
+        a: NodeRef,
+        b: NodeRef,
+        *,
+        rate: Quantity,
+        delay: Quantity,
+        queue: Quantity = "100p",
+        mtu: int = 1500,
+        loss: LossModel | dict[str, Any] | None = None,
+        reverse_loss: LossModel | dict[str, Any] | None = None,
+        name: str | None = None,
+    ) -> Link:
+        """Join ``a`` and ``b`` with a full-duplex link.
+
+        Args:
+            rate: each direction's rate, e.g. ``"2Mbps"``.
+            delay: one-way propagation delay, e.g. ``"45ms"``.
+            queue: drop-tail limit of each direction's egress queue, in packets
+                (``"100p"``) or bytes (``"64KiB"``).
+            mtu: largest IP datagram in bytes.
+            loss: error model on the a -> b direction (applied at b).
+            reverse_loss: error model on the b -> a direction (applied at a).
+            name: defaults to ``"a-b"``.
+        """
+        an, bn = _name(a), _name(b)
+        d: dict[str, Any] = {"a": an, "b": bn, "rate": rate, "delay": delay, "queue": queue,
+                             "mtu": mtu}
+        if name is not None:
+            d["name"] = name
+        if loss is not None:
+            d["loss"] = _loss(loss)
+        if reverse_loss is not None:
+            d["reverse_loss"] = _loss(reverse_loss)
+        self._links.append(d)
+        return Link(name if name is not None else f"{an}-{bn}", an, bn)
+
+    def route(self, node: NodeRef, to: NodeRef, next: NodeRef) -> None:  # noqa: A002
+        """At ``node``, send packets for host ``to`` to the neighbour ``next``."""
+        self._routes.append({"node": _name(node), "to": _name(to), "next": _name(next)})
+
+    def udp(
+        self,
+        src: NodeRef,
+        dst: NodeRef,
+        *,
+        rate: Quantity,
+        size: Quantity = "1000B",
+        start: Quantity = 0,
+        stop: Quantity | None = None,
+        count: int | None = None,
+        name: str | None = None,
+    ) -> Flow:
+        """Add a UDP constant-bit-rate source at ``src`` sending to a sink at ``dst``.
+
+        Args:
+            rate: the application's rate in payload bits per second.
+            size: payload bytes per datagram (28 B of IPv4/UDP headers are added).
+            start: when the source starts; ``stop``: when it stops (default: the
+                end of the run); ``count``: stop after this many datagrams.
+        """
+        d: dict[str, Any] = {"kind": "udp", "src": _name(src), "dst": _name(dst), "rate": rate,
+                             "size": size, "start": start}
+        if stop is not None:
+            d["stop"] = stop
+        if count is not None:
+            d["count"] = count
+        fname = name if name is not None else f"udp{len(self._flows)}"
+        d["name"] = fname
+        self._flows.append(d)
+        return Flow(fname, "udp", _name(src), _name(dst))
+
+    def scenario(
+        self, *, duration: Quantity | None = None, seed: int = 1, run: int = 0
+    ) -> Scenario:
+        """The scenario this network describes, as plain data."""
+        d: dict[str, Any] = {"seed": seed, "hosts": list(self._hosts),
+                             "routers": list(self._routers), "links": copy.deepcopy(self._links),
+                             "flows": copy.deepcopy(self._flows)}
+        if self.name is not None:
+            d["name"] = self.name
+        if duration is not None:
+            d["duration"] = duration
+        if run:
+            d["run"] = run
+        if self._routes:
+            d["routes"] = copy.deepcopy(self._routes)
+        return Scenario(d)
+
+    def run(self, *, duration: Quantity | None = None, seed: int = 1, run: int = 0) -> Results:
+        """Check and run the scenario; see :meth:`Scenario.run`."""
+        return self.scenario(duration=duration, seed=seed, run=run).run()
+
+
+class Scenario:
+    """A scenario as plain data, from a :class:`Network`, a dict or a TOML file."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        if not isinstance(data, dict):
+            raise TypeError(f"a scenario is a dict of fields, not {type(data).__name__}")
+        self.data = data
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> Scenario:
+        """Read a scenario from a TOML file (or a JSON file, by its suffix)."""
+        p = Path(path)
+        text = p.read_text()
+        if p.suffix == ".json":
+            return cls(json.loads(text))
+        return cls(tomllib.loads(text))
+
+    def to_dict(self) -> dict[str, Any]:
+        """A deep copy of the scenario data."""
+        return copy.deepcopy(self.data)
+
+    def to_json(self) -> str:
+        """The scenario as JSON text (the form the core reads)."""
+        return json.dumps(self.data)
+
+    def replace(self, **fields: Any) -> Scenario:
+        """A copy with top-level fields replaced (``seed=2``, ``duration="10s"``)."""
+        d = self.to_dict()
+        d.update({k: v for k, v in fields.items() if v is not None})
+        return Scenario(d)
+
+    def check(self) -> dict[str, Any]:
+        """Check the scenario without running it; return it with every default filled in."""
+        return json.loads(_core.check_json(self.to_json()))
+
+    def run(self) -> Results:
+        """Check and run the scenario to completion.
+
+        Raises:
+            ScenarioError: a field is wrong (before anything runs).
+            InternalError: a tcplab bug.
+        """
+        from tcplab.results import Results
+
+        return Results(json.loads(_core.run_json(self.to_json())))
+
+    def __repr__(self) -> str:
+        return f"Scenario({self.data!r})"
+
+
+def load(path: str | Path) -> Scenario:
+    """Read a scenario file (TOML, or JSON by suffix)."""
+    return Scenario.from_toml(path)
