@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tomllib
 from collections.abc import Sequence
+
+import tomllib
 
 from tcplab import __version__
 from tcplab.errors import ScenarioError, TcplabError
@@ -27,6 +28,7 @@ def _overrides(sc: Scenario, args: argparse.Namespace) -> Scenario:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """Run a scenario file, print its tables, optionally save the results."""
     sc = _overrides(_load(args.file), args)
     res = sc.run()
     print(res.table())
@@ -37,6 +39,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    """Check a scenario file and print it with every default filled in."""
     sc = _overrides(_load(args.file), args)
     effective = sc.check()
     print(json.dumps(effective, indent=2))
@@ -44,6 +47,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``tcplab`` command."""
     p = argparse.ArgumentParser(
         prog="tcplab", description="Packet-level simulation for TCP congestion-control research."
     )

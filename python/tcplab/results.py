@@ -6,7 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
+
+RawSeries = list[tuple[str, str, bytes, bytes]]
 
 
 class Results:
@@ -17,14 +20,54 @@ class Results:
         links: one row per link direction.
         summary: simulated seconds, events, wall seconds, events per second.
         scenario: the scenario as it ran, with every default filled in.
+        drops: one row per dropped packet, when the run traced ``"drops"``.
     """
 
-    def __init__(self, raw: dict[str, Any]) -> None:
+    def __init__(self, raw: dict[str, Any], series: RawSeries | None = None) -> None:
         self.raw = raw
         self.flows: pd.DataFrame = pd.DataFrame(raw["flows"])
         self.links: pd.DataFrame = pd.DataFrame(raw["links"])
         self.summary: dict[str, Any] = dict(raw["summary"])
         self.scenario: dict[str, Any] = raw["scenario"]
+        drops = pd.DataFrame(
+            raw.get("drops", []),
+            columns=["time_ns", "link", "src", "dst", "flow", "packet", "cause"],
+        )
+        drops.insert(0, "time_s", drops.pop("time_ns") * 1e-9)
+        self.drops: pd.DataFrame = drops
+        self._series: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+        for name, target, t, v in series or []:
+            self._series[(name, target)] = (
+                np.frombuffer(t, dtype="<u8").astype(np.float64) * 1e-9,
+                np.frombuffer(v, dtype="<f8"),
+            )
+
+    def traces(self) -> list[tuple[str, str]]:
+        """The recorded time series, as (name, target) pairs."""
+        return sorted(self._series)
+
+    def trace(
+        self, name: str, *, link: str | None = None, src: str | None = None,
+        target: str | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """A recorded time series: (times in seconds, values) as numpy arrays.
+
+        ``res.trace("queue", link="bottleneck")`` gives the queue of the link's
+        a -> b direction; ``src=`` picks the direction leaving that node.
+        """
+        if target is None and link is not None:
+            rows = self.links[self.links["link"] == link]
+            if src is not None:
+                rows = rows[rows["src"] == src]
+            if rows.empty:
+                raise KeyError(f"no link direction {link!r} leaving {src!r}")
+            r = rows.iloc[0]
+            target = f"{r['link']}:{r['src']}>{r['dst']}"
+        matches = [k for k in self._series if k[0] == name and (target is None or k[1] == target)]
+        if not matches:
+            have = ", ".join(f"{n}[{t}]" for n, t in self.traces()) or "none (pass trace=[...])"
+            raise KeyError(f"no {name!r} series for {target!r}; recorded: {have}")
+        return self._series[matches[0]]
 
     def flow(self, name: str) -> pd.Series:
         """The row of flow ``name``."""
@@ -37,7 +80,8 @@ class Results:
         """The row of link ``name`` in the direction leaving ``src`` (default: a -> b)."""
         rows = self.links[self.links["link"] == name]
         if rows.empty:
-            raise KeyError(f"no link named {name!r}; links: {', '.join(self.links['link'].unique())}")
+            known = ", ".join(self.links["link"].unique())
+            raise KeyError(f"no link named {name!r}; links: {known}")
         if src is not None:
             rows = rows[rows["src"] == src]
             if rows.empty:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import copy
 import json
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+import tomllib
 
 from tcplab import _core
 
@@ -265,9 +266,21 @@ class Network:
         return Flow(fname, "udp", _name(src), _name(dst))
 
     def scenario(
-        self, *, duration: Quantity | None = None, seed: int = 1, run: int = 0
+        self,
+        *,
+        duration: Quantity | None = None,
+        seed: int = 1,
+        run: int = 0,
+        trace: list[str] | None = None,
     ) -> Scenario:
-        """The scenario this network describes, as plain data."""
+        """The scenario this network describes, as plain data.
+
+        Args:
+            duration: simulated time to run (default: until nothing is left).
+            seed: seed of every random stream; ``run``: replication index.
+            trace: what to record beyond counters: ``"queue"`` (queue length of
+                every link direction), ``"drops"`` (every dropped packet).
+        """
         d: dict[str, Any] = {"seed": seed, "hosts": list(self._hosts),
                              "routers": list(self._routers), "links": copy.deepcopy(self._links),
                              "flows": copy.deepcopy(self._flows)}
@@ -279,11 +292,20 @@ class Network:
             d["run"] = run
         if self._routes:
             d["routes"] = copy.deepcopy(self._routes)
+        if trace:
+            d["trace"] = list(trace)
         return Scenario(d)
 
-    def run(self, *, duration: Quantity | None = None, seed: int = 1, run: int = 0) -> Results:
-        """Check and run the scenario; see :meth:`Scenario.run`."""
-        return self.scenario(duration=duration, seed=seed, run=run).run()
+    def run(
+        self,
+        *,
+        duration: Quantity | None = None,
+        seed: int = 1,
+        run: int = 0,
+        trace: list[str] | None = None,
+    ) -> Results:
+        """Check and run the scenario (arguments as :meth:`scenario`)."""
+        return self.scenario(duration=duration, seed=seed, run=run, trace=trace).run()
 
 
 class Scenario:
@@ -330,7 +352,8 @@ class Scenario:
         """
         from tcplab.results import Results
 
-        return Results(json.loads(_core.run_json(self.to_json())))
+        text, series = _core.run_json(self.to_json())
+        return Results(json.loads(text), series)
 
     def __repr__(self) -> str:
         return f"Scenario({self.data!r})"

@@ -30,21 +30,33 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
     pub fn invalid(path: impl Into<String>, problem: impl Into<String>) -> Error {
-        Error::Invalid { path: path.into(), problem: problem.into(), allowed: None }
+        Error::Invalid {
+            path: path.into(),
+            problem: problem.into(),
+            allowed: None,
+        }
     }
     pub fn invalid_allowed(
         path: impl Into<String>,
         problem: impl Into<String>,
         allowed: impl Into<String>,
     ) -> Error {
-        Error::Invalid { path: path.into(), problem: problem.into(), allowed: Some(allowed.into()) }
+        Error::Invalid {
+            path: path.into(),
+            problem: problem.into(),
+            allowed: Some(allowed.into()),
+        }
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Invalid { path, problem, allowed } => {
+            Error::Invalid {
+                path,
+                problem,
+                allowed,
+            } => {
                 if path.is_empty() {
                     write!(f, "{problem}")?;
                 } else {
@@ -55,7 +67,12 @@ impl fmt::Display for Error {
                 }
                 Ok(())
             }
-            Error::Unroutable { path, from, to, detail } => {
+            Error::Unroutable {
+                path,
+                from,
+                to,
+                detail,
+            } => {
                 write!(f, "{path}: no route from '{from}' to '{to}'")?;
                 if !detail.is_empty() {
                     write!(f, " ({detail})")?;

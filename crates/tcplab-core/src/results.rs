@@ -66,10 +66,47 @@ pub struct RunSummary {
     pub peak_packets: u64,
 }
 
+/// Why a packet was dropped.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DropCause {
+    /// The egress queue was full (drop-tail).
+    Queue,
+    /// The link direction's error model.
+    Error,
+}
+
+/// One dropped packet (recorded with `trace = ["drops"]`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DropRecord {
+    pub time_ns: u64,
+    pub link: String,
+    pub src: String,
+    pub dst: String,
+    pub flow: String,
+    /// The packet's number within its flow and direction, from 1.
+    pub packet: u64,
+    pub cause: DropCause,
+}
+
+/// A time series: (time, value) pairs for one quantity of one target (a flow
+/// or a link direction "link:src>dst").
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Series {
+    pub name: String,
+    pub target: String,
+    pub times_ns: Vec<u64>,
+    pub values: Vec<f64>,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Results {
     pub flows: Vec<FlowResult>,
     pub links: Vec<LinkResult>,
     pub summary: RunSummary,
     pub scenario: Scenario,
+    pub drops: Vec<DropRecord>,
+    /// Time series; large, so the bindings pass them as arrays, not JSON.
+    #[serde(skip)]
+    pub series: Vec<Series>,
 }

@@ -52,6 +52,20 @@ pub struct Scenario {
     pub routes: Vec<RouteSpec>,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// Optional recordings: time series and event logs (see [`TraceKind`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trace: Vec<TraceKind>,
+}
+
+/// What a run can record beyond its counters. Nothing is recorded, and
+/// nothing slows down, unless asked for.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceKind {
+    /// Queue length (waiting packets) of every link direction, at each change.
+    Queue,
+    /// Every dropped packet: time, link direction, flow, packet number, cause.
+    Drops,
 }
 
 /// A full-duplex point-to-point link between nodes `a` and `b`.
@@ -105,9 +119,14 @@ impl LossModel {
         match self {
             LossModel::Uniform => &["per"],
             LossModel::Ber => &["ber"],
-            LossModel::GilbertElliott => {
-                &["good_loss", "bad_loss", "good_time", "bad_time", "sojourn", "p_bad"]
-            }
+            LossModel::GilbertElliott => &[
+                "good_loss",
+                "bad_loss",
+                "good_time",
+                "bad_time",
+                "sojourn",
+                "p_bad",
+            ],
             LossModel::List => &["packets", "flow"],
         }
     }
@@ -249,12 +268,20 @@ mod tests {
                           {"a":"a","b":"b","rate":"10Mbs","delay":"1ms"}]}"#,
         )
         .unwrap_err();
-        assert!(e.to_string().starts_with("links[1].rate: '10Mbs': unknown unit"), "{e}");
-        let e = Scenario::from_json(r#"{"links":[{"a":"a","b":"b","rte":1,"delay":0}]}"#)
-            .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("links[1].rate: '10Mbs': unknown unit"),
+            "{e}"
+        );
+        let e =
+            Scenario::from_json(r#"{"links":[{"a":"a","b":"b","rte":1,"delay":0}]}"#).unwrap_err();
         assert!(e.to_string().contains("unknown field 'rte'"), "{e}");
-        let e = Scenario::from_json(r#"{"flows":[{"kind":"tcpp","src":"a","dst":"b"}]}"#)
-            .unwrap_err();
-        assert!(e.to_string().starts_with("flows[0].kind: unknown variant 'tcpp'"), "{e}");
+        let e =
+            Scenario::from_json(r#"{"flows":[{"kind":"tcpp","src":"a","dst":"b"}]}"#).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("flows[0].kind: unknown variant 'tcpp'"),
+            "{e}"
+        );
     }
 }

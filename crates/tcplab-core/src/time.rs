@@ -118,7 +118,10 @@ impl Sub<SimTime> for SimTime {
     type Output = SimDuration;
     /// Saturates at zero; asking for a negative span is a logic error.
     fn sub(self, earlier: SimTime) -> SimDuration {
-        debug_assert!(earlier <= self, "time went backwards: {earlier:?} > {self:?}");
+        debug_assert!(
+            earlier <= self,
+            "time went backwards: {earlier:?} > {self:?}"
+        );
         SimDuration(self.0.saturating_sub(earlier.0))
     }
 }
@@ -155,7 +158,7 @@ impl fmt::Display for SimDuration {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ns = self.0;
         for (unit, scale) in [("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000)] {
-            if ns % scale == 0 && ns != 0 {
+            if ns.is_multiple_of(scale) && ns != 0 {
                 return write!(f, "{}{unit}", ns / scale);
             }
         }
@@ -167,8 +170,12 @@ impl fmt::Display for Rate {
     /// The largest unit that shows the value exactly: `2Mbps`, `1500kbps`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        for (unit, scale) in [("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("kbps", 1_000)] {
-            if b % scale == 0 && b != 0 {
+        for (unit, scale) in [
+            ("Gbps", 1_000_000_000),
+            ("Mbps", 1_000_000),
+            ("kbps", 1_000),
+        ] {
+            if b.is_multiple_of(scale) && b != 0 {
                 return write!(f, "{}{unit}", b / scale);
             }
         }
@@ -183,7 +190,10 @@ mod tests {
     #[test]
     fn tx_time_is_exact_or_rounded_up() {
         // 1500 B at 10 Mb/s = 12000 bits / 1e7 = 1.2 ms exactly.
-        assert_eq!(Rate::from_bps(10_000_000).tx_time(1500), SimDuration::from_micros(1200));
+        assert_eq!(
+            Rate::from_bps(10_000_000).tx_time(1500),
+            SimDuration::from_micros(1200)
+        );
         // 1 B at 3 bit/s = 8/3 s = 2.666..., rounded up to ...667 ns.
         assert_eq!(Rate::from_bps(3).tx_time(1).as_nanos(), 2_666_666_667);
     }
@@ -192,7 +202,10 @@ mod tests {
     fn instants_and_durations() {
         let t = SimTime::ZERO + SimDuration::from_millis(45);
         assert_eq!(t - SimTime::ZERO, SimDuration::from_millis(45));
-        assert_eq!(SimDuration::from_secs_f64(0.0001), Some(SimDuration::from_micros(100)));
+        assert_eq!(
+            SimDuration::from_secs_f64(0.0001),
+            Some(SimDuration::from_micros(100))
+        );
         assert_eq!(SimDuration::from_secs_f64(-1.0), None);
     }
 

@@ -60,14 +60,24 @@ fn parse_scaled(s: &str, units: &[(&str, f64)], what: &str, example: &str) -> Re
     let unit = unit.trim();
     let allowed: Vec<&str> = units.iter().map(|u| u.0).collect();
     let value: f64 = num.parse().map_err(|_| {
-        format!("'{s}' is not a {what}; write a number and a unit ({}), e.g. '{example}'", allowed.join(", "))
+        format!(
+            "'{s}' is not a {what}; write a number and a unit ({}), e.g. '{example}'",
+            allowed.join(", ")
+        )
     })?;
     let scale = if unit.is_empty() {
         units[0].1
     } else {
-        units.iter().find(|u| u.0 == unit).map(|u| u.1).ok_or_else(|| {
-            format!("'{s}': unknown unit '{unit}' for a {what}; allowed: {}", allowed.join(", "))
-        })?
+        units
+            .iter()
+            .find(|u| u.0 == unit)
+            .map(|u| u.1)
+            .ok_or_else(|| {
+                format!(
+                    "'{s}': unknown unit '{unit}' for a {what}; allowed: {}",
+                    allowed.join(", ")
+                )
+            })?
     };
     if !value.is_finite() {
         return Err(format!("'{s}' is not a finite {what}"));
@@ -96,7 +106,7 @@ pub fn parse_duration(s: &str) -> Result<SimDuration, String> {
     let ns = if t.parse::<f64>().is_ok() {
         t.parse::<f64>().unwrap() * 1e9
     } else {
-        parse_scaled(s, &DURATION_UNITS[..], "duration", "45ms")?
+        parse_scaled(s, DURATION_UNITS, "duration", "45ms")?
     };
     duration_from_ns(ns)
 }
@@ -193,7 +203,11 @@ where
 
 impl<'de> Deserialize<'de> for Rate {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(NumOrStr { what: "rate", from_str: parse_rate, from_num: rate_from_f64 })
+        d.deserialize_any(NumOrStr {
+            what: "rate",
+            from_str: parse_rate,
+            from_num: rate_from_f64,
+        })
     }
 }
 impl<'de> Deserialize<'de> for SimDuration {
@@ -221,7 +235,9 @@ impl<'de> Deserialize<'de> for QueueLimit {
             from_str: parse_queue,
             from_num: |p: f64| {
                 if p < 0.0 || p.fract() != 0.0 {
-                    Err(format!("a queue limit in packets must be a whole number >= 0, got {p}"))
+                    Err(format!(
+                        "a queue limit in packets must be a whole number >= 0, got {p}"
+                    ))
                 } else {
                     Ok(QueueLimit::Packets(p as u64))
                 }
@@ -264,19 +280,35 @@ mod tests {
         assert_eq!(parse_rate("1.5 Mb/s").unwrap().bps(), 1_500_000);
         assert_eq!(parse_rate("400kbps").unwrap().bps(), 400_000);
         assert_eq!(parse_rate("1e6").unwrap().bps(), 1_000_000);
-        assert!(parse_rate("0Mbps").unwrap_err().contains("at least 1 bit/s"));
+        assert!(parse_rate("0Mbps")
+            .unwrap_err()
+            .contains("at least 1 bit/s"));
         assert!(parse_rate("-2Mbps").is_err());
-        assert!(parse_rate("10Mbs").unwrap_err().contains("unknown unit 'Mbs'"));
+        assert!(parse_rate("10Mbs")
+            .unwrap_err()
+            .contains("unknown unit 'Mbs'"));
         assert!(parse_rate("fast").unwrap_err().contains("is not a rate"));
     }
 
     #[test]
     fn durations() {
-        assert_eq!(parse_duration("45ms").unwrap(), SimDuration::from_millis(45));
-        assert_eq!(parse_duration("10us").unwrap(), SimDuration::from_micros(10));
-        assert_eq!(parse_duration("0.01ms").unwrap(), SimDuration::from_micros(10));
+        assert_eq!(
+            parse_duration("45ms").unwrap(),
+            SimDuration::from_millis(45)
+        );
+        assert_eq!(
+            parse_duration("10us").unwrap(),
+            SimDuration::from_micros(10)
+        );
+        assert_eq!(
+            parse_duration("0.01ms").unwrap(),
+            SimDuration::from_micros(10)
+        );
         assert_eq!(parse_duration("600").unwrap(), SimDuration::from_secs(600));
-        assert_eq!(parse_duration("0.1ms").unwrap(), SimDuration::from_micros(100));
+        assert_eq!(
+            parse_duration("0.1ms").unwrap(),
+            SimDuration::from_micros(100)
+        );
         assert!(parse_duration("-1s").unwrap_err().contains("negative"));
         assert!(parse_duration("3 days").is_err());
     }
@@ -288,7 +320,10 @@ mod tests {
         assert_eq!(parse_size("1.5KB").unwrap(), 1500);
         assert!(parse_size("1.5B").unwrap_err().contains("whole number"));
         assert_eq!(parse_queue("100p").unwrap(), QueueLimit::Packets(100));
-        assert_eq!(parse_queue("125 packets").unwrap(), QueueLimit::Packets(125));
+        assert_eq!(
+            parse_queue("125 packets").unwrap(),
+            QueueLimit::Packets(125)
+        );
         assert_eq!(parse_queue("64KiB").unwrap(), QueueLimit::Bytes(65536));
         assert!(parse_queue("lots").is_err());
     }

@@ -15,9 +15,9 @@ use crate::net::link::{LinkDir, LinkStats};
 use crate::net::packet::{Packet, Proto, IPV4_HEADER, UDP_HEADER};
 use crate::net::queue::DropTail;
 use crate::net::route::{self, RouteTable, NO_ROUTE};
-use crate::results::{FlowResult, LinkResult, Results, RunSummary};
+use crate::results::{DropCause, DropRecord, FlowResult, LinkResult, Results, RunSummary, Series};
 use crate::rng::Rng;
-use crate::scenario::{FlowKind, LossModel, LossSpec, Scenario, Sojourn};
+use crate::scenario::{FlowKind, LossModel, LossSpec, Scenario, Sojourn, TraceKind};
 use crate::time::{SimDuration, SimTime};
 
 #[derive(Debug)]
@@ -67,6 +67,10 @@ struct Flow {
     stats: FlowStats,
 }
 
+/// A dropped packet as logged during the run: (time, link direction, flow,
+/// packet number, cause).
+type DropEntry = (SimTime, u32, u32, u64, DropCause);
+
 pub struct World {
     now: SimTime,
     /// The end of the run, if a duration was given.
@@ -83,6 +87,10 @@ pub struct World {
     finished_at: Option<SimTime>,
     /// The scenario with every default filled in.
     scenario: Scenario,
+    /// Per link direction, when `trace` asks for "queue": (times, lengths).
+    queue_trace: Option<Vec<(Vec<u64>, Vec<f64>)>>,
+    /// When `trace` asks for "drops": (time, link direction, flow, number, cause).
+    drop_log: Option<Vec<DropEntry>>,
 }
 
 fn list_names<'a>(names: impl Iterator<Item = &'a String>) -> String {
@@ -98,7 +106,11 @@ fn list_names<'a>(names: impl Iterator<Item = &'a String>) -> String {
 
 fn check_probability(path: String, v: f64) -> Result<f64> {
     if !(0.0..=1.0).contains(&v) || v.is_nan() {
-        return Err(Error::invalid_allowed(path, format!("{v} is not a probability"), "0 to 1"));
+        return Err(Error::invalid_allowed(
+            path,
+            format!("{v} is not a probability"),
+            "0 to 1",
+        ));
     }
     Ok(v)
 }
@@ -122,7 +134,12 @@ impl World {
             .iter()
             .enumerate()
             .map(|(i, n)| (format!("hosts[{i}]"), n, true))
-            .chain(sc.routers.iter().enumerate().map(|(i, n)| (format!("routers[{i}]"), n, false)));
+            .chain(
+                sc.routers
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| (format!("routers[{i}]"), n, false)),
+            );
         for (path, name, is_host) in declared {
             if name.trim().is_empty() {
                 return Err(Error::invalid(path, "a node needs a non-empty name"));
@@ -138,7 +155,11 @@ impl World {
             }
             node_ids.insert(name.clone(), nodes.len() as u32);
             where_declared.push(path);
-            nodes.push(Node { name: name.clone(), is_host, routes: RouteTable::default() });
+            nodes.push(Node {
+                name: name.clone(),
+                is_host,
+                routes: RouteTable::default(),
+            });
         }
         let node_names = || list_names(nodes.iter().map(|n| &n.name));
         let find_node = |path: String, name: &str| -> Result<u32> {
@@ -163,7 +184,10 @@ impl World {
             }
             let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.a, l.b));
             if name.trim().is_empty() {
-                return Err(Error::invalid(format!("links[{i}].name"), "must not be empty"));
+                return Err(Error::invalid(
+                    format!("links[{i}].name"),
+                    "must not be empty",
+                ));
             }
             if let Some(prev) = link_ids.get(&name) {
                 return Err(Error::invalid(
@@ -210,10 +234,15 @@ impl World {
             let at = find_node(format!("routes[{i}].node"), &r.node)?;
             let to = find_node(format!("routes[{i}].to"), &r.to)?;
             let next = find_node(format!("routes[{i}].next"), &r.next)?;
-            let ld = adj[at as usize].iter().find(|&&(_, nb)| nb == next).map(|&(ld, _)| ld);
+            let ld = adj[at as usize]
+                .iter()
+                .find(|&&(_, nb)| nb == next)
+                .map(|&(ld, _)| ld);
             let Some(ld) = ld else {
-                let nbs: Vec<String> =
-                    adj[at as usize].iter().map(|&(_, nb)| nodes[nb as usize].name.clone()).collect();
+                let nbs: Vec<String> = adj[at as usize]
+                    .iter()
+                    .map(|&(_, nb)| nodes[nb as usize].name.clone())
+                    .collect();
                 return Err(Error::invalid_allowed(
                     format!("routes[{i}].next"),
                     format!("'{}' is not a neighbour of '{}'", r.next, r.node),
@@ -229,9 +258,15 @@ impl World {
         let mut flow_ids: HashMap<String, u32> = HashMap::new();
         for (i, f) in sc.flows.iter_mut().enumerate() {
             let p = |field: &str| format!("flows[{i}].{field}");
-            let name = f.name.clone().unwrap_or_else(|| format!("{}{i}", f.kind.name()));
+            let name = f
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("{}{i}", f.kind.name()));
             if flow_ids.contains_key(&name) {
-                return Err(Error::invalid(p("name"), format!("duplicate flow name '{name}'")));
+                return Err(Error::invalid(
+                    p("name"),
+                    format!("duplicate flow name '{name}'"),
+                ));
             }
             f.name = Some(name.clone());
             flow_ids.insert(name.clone(), i as u32);
@@ -241,22 +276,38 @@ impl World {
                 if !nodes[n as usize].is_host {
                     return Err(Error::invalid(
                         p(field),
-                        format!("'{}' is a router; flows start and end at hosts", nodes[n as usize].name),
+                        format!(
+                            "'{}' is a router; flows start and end at hosts",
+                            nodes[n as usize].name
+                        ),
                     ));
                 }
             }
             if src == dst {
                 return Err(Error::invalid(p("dst"), "a flow needs two different hosts"));
             }
-            let hops = route::path(&tables, &link_to, &is_host, src, dst).map_err(|detail| {
-                Error::Unroutable {
-                    path: format!("flows[{i}]"),
-                    from: f.src.clone(),
-                    to: f.dst.clone(),
-                    detail,
-                }
-            })?;
-            let path_mtu = hops.iter().map(|&ld| links[ld as usize].mtu).min().unwrap_or(65535);
+            let hops =
+                route::path(&tables, &link_to, &is_host, src, dst).map_err(|mut detail| {
+                    if detail.contains("not connected")
+                        && route::connected_through_hosts(&adj, src, dst)
+                    {
+                        detail =
+                            "they are connected only through a host, and hosts do not forward; \
+                              declare the middle node as a router"
+                                .into();
+                    }
+                    Error::Unroutable {
+                        path: format!("flows[{i}]"),
+                        from: f.src.clone(),
+                        to: f.dst.clone(),
+                        detail,
+                    }
+                })?;
+            let path_mtu = hops
+                .iter()
+                .map(|&ld| links[ld as usize].mtu)
+                .min()
+                .unwrap_or(65535);
             if let Some(stop) = f.stop {
                 if stop <= f.start {
                     return Err(Error::invalid(
@@ -291,7 +342,11 @@ impl World {
                         ));
                     }
                     if f.count == Some(0) {
-                        return Err(Error::invalid_allowed(p("count"), "must be positive", ">= 1"));
+                        return Err(Error::invalid_allowed(
+                            p("count"),
+                            "must be positive",
+                            ">= 1",
+                        ));
                     }
                     if sc.duration.is_none() && f.stop.is_none() && f.count.is_none() {
                         return Err(Error::invalid(
@@ -318,7 +373,10 @@ impl World {
                 start: SimTime::ZERO + f.start,
                 stop: f.stop.map(|s| SimTime::ZERO + s),
                 app,
-                stats: FlowStats { delay_min_ns: u64::MAX, ..FlowStats::default() },
+                stats: FlowStats {
+                    delay_min_ns: u64::MAX,
+                    ..FlowStats::default()
+                },
             });
         }
 
@@ -358,8 +416,18 @@ impl World {
             events: 0,
             wall_seconds: 0.0,
             finished_at: None,
+            queue_trace: None,
+            drop_log: None,
             scenario: sc,
         };
+        if world.scenario.trace.contains(&TraceKind::Queue) {
+            // Every queue starts empty at t = 0.
+            let start = (vec![0], vec![0.0]);
+            world.queue_trace = Some(vec![start; world.links.len()]);
+        }
+        if world.scenario.trace.contains(&TraceKind::Drops) {
+            world.drop_log = Some(Vec::new());
+        }
         for (i, f) in world.flows.iter().enumerate() {
             world.queue.push(f.start, Event::App { flow: i as u32 });
         }
@@ -427,15 +495,34 @@ impl World {
         let old = l.queue.len();
         if l.queue.push(id, size) {
             l.note_queue(now, old);
+            let len = l.queue.len();
             if !l.txdone_pending {
                 l.txdone_pending = true;
                 let at = l.busy_until;
                 self.queue.push(at, Event::TxDone { ld });
             }
+            self.record_queue(ld, len);
         } else {
             l.stats.drops_queue += 1;
             let p = self.packets.remove(id);
             self.flows[p.flow as usize].stats.lost_queue += 1;
+            self.record_drop(ld, &p, DropCause::Queue);
+        }
+    }
+
+    #[inline]
+    fn record_queue(&mut self, ld: u32, len: usize) {
+        if let Some(tr) = &mut self.queue_trace {
+            let (t, v) = &mut tr[ld as usize];
+            t.push(self.now.as_nanos());
+            v.push(len as f64);
+        }
+    }
+
+    #[inline]
+    fn record_drop(&mut self, ld: u32, p: &Packet, cause: DropCause) {
+        if let Some(log) = &mut self.drop_log {
+            log.push((self.now, ld, p.flow, p.number, cause));
         }
     }
 
@@ -464,6 +551,8 @@ impl World {
         let old = l.queue.len();
         if let Some(id) = l.queue.pop() {
             l.note_queue(now, old);
+            let len = l.queue.len();
+            self.record_queue(ld, len);
             self.start_tx(ld, id);
             let l = &mut self.links[ld as usize];
             if !l.queue.is_empty() {
@@ -482,6 +571,7 @@ impl World {
                 l.stats.drops_error += 1;
                 let p = self.packets.remove(id);
                 self.flows[p.flow as usize].stats.lost_error += 1;
+                self.record_drop(ld, &p, DropCause::Error);
                 return;
             }
         }
@@ -554,7 +644,11 @@ impl World {
             .map(|f| {
                 let s = &f.stats;
                 let active_end = f.stop.map_or(end, |st| st.min(end));
-                let active = if active_end > f.start { active_end - f.start } else { SimDuration::ZERO };
+                let active = if active_end > f.start {
+                    active_end - f.start
+                } else {
+                    SimDuration::ZERO
+                };
                 let goodput = if active.is_zero() {
                     0.0
                 } else {
@@ -582,7 +676,9 @@ impl World {
                     delivered_bytes: s.delivered_bytes,
                     lost_queue: s.lost_queue,
                     lost_error: s.lost_error,
-                    in_flight_packets: s.sent_packets - s.delivered_packets - s.lost_queue
+                    in_flight_packets: s.sent_packets
+                        - s.delivered_packets
+                        - s.lost_queue
                         - s.lost_error,
                     goodput_bps: goodput,
                     delay_min_s: dmin,
@@ -597,7 +693,8 @@ impl World {
             .map(|l| {
                 let s = &l.stats;
                 let area = s.queue_area
-                    + l.queue.len() as u128 * (end.max(s.queue_changed_at) - s.queue_changed_at).as_nanos() as u128;
+                    + l.queue.len() as u128
+                        * (end.max(s.queue_changed_at) - s.queue_changed_at).as_nanos() as u128;
                 LinkResult {
                     link: self.link_names[l.link as usize].clone(),
                     src: self.nodes[l.from as usize].name.clone(),
@@ -608,15 +705,60 @@ impl World {
                     tx_bytes: s.tx_bytes,
                     drops_queue: s.drops_queue,
                     drops_error: s.drops_error,
-                    utilization: if end_ns == 0 { 0.0 } else { s.busy_ns as f64 / end_ns as f64 },
+                    utilization: if end_ns == 0 {
+                        0.0
+                    } else {
+                        s.busy_ns as f64 / end_ns as f64
+                    },
                     queue_max_packets: s.queue_max,
-                    queue_mean_packets: if end_ns == 0 { 0.0 } else { area as f64 / end_ns as f64 },
+                    queue_mean_packets: if end_ns == 0 {
+                        0.0
+                    } else {
+                        area as f64 / end_ns as f64
+                    },
                 }
             })
             .collect();
+        let dir_name = |ld: usize| {
+            let l = &self.links[ld];
+            (
+                self.link_names[l.link as usize].clone(),
+                self.nodes[l.from as usize].name.clone(),
+                self.nodes[l.to as usize].name.clone(),
+            )
+        };
+        let drops = self
+            .drop_log
+            .iter()
+            .flatten()
+            .map(|&(t, ld, flow, packet, cause)| {
+                let (link, src, dst) = dir_name(ld as usize);
+                DropRecord {
+                    time_ns: t.as_nanos(),
+                    link,
+                    src,
+                    dst,
+                    flow: self.flows[flow as usize].name.clone(),
+                    packet,
+                    cause,
+                }
+            })
+            .collect();
+        let mut series = Vec::new();
+        for (ld, (t, v)) in self.queue_trace.iter().flatten().enumerate() {
+            let (link, src, dst) = dir_name(ld);
+            series.push(Series {
+                name: "queue".into(),
+                target: format!("{link}:{src}>{dst}"),
+                times_ns: t.clone(),
+                values: v.clone(),
+            });
+        }
         Results {
             flows,
             links,
+            drops,
+            series,
             summary: RunSummary {
                 sim_seconds: end.as_secs_f64(),
                 events: self.events,
@@ -664,32 +806,42 @@ fn build_error_model(
         }
     }
     let need = |field: &str| {
-        Error::invalid(format!("{path}.{field}"), format!("required by the '{}' model", model.name()))
+        Error::invalid(
+            format!("{path}.{field}"),
+            format!("required by the '{}' model", model.name()),
+        )
     };
     let rng = || Rng::stream(seed, run, stream);
     Ok(match model {
         LossModel::Uniform => {
-            let per = check_probability(format!("{path}.per"), spec.per.ok_or_else(|| need("per"))?)?;
+            let per =
+                check_probability(format!("{path}.per"), spec.per.ok_or_else(|| need("per"))?)?;
             ErrorModel::Uniform { per, rng: rng() }
         }
         LossModel::Ber => {
-            let ber = check_probability(format!("{path}.ber"), spec.ber.ok_or_else(|| need("ber"))?)?;
+            let ber =
+                check_probability(format!("{path}.ber"), spec.ber.ok_or_else(|| need("ber"))?)?;
             ErrorModel::Ber { ber, rng: rng() }
         }
         LossModel::GilbertElliott => {
-            let good = check_probability(format!("{path}.good_loss"), spec.good_loss.unwrap_or(0.0))?;
+            let good =
+                check_probability(format!("{path}.good_loss"), spec.good_loss.unwrap_or(0.0))?;
             let bad = check_probability(
                 format!("{path}.bad_loss"),
                 spec.bad_loss.ok_or_else(|| need("bad_loss"))?,
             )?;
             let p_bad = check_probability(format!("{path}.p_bad"), spec.p_bad.unwrap_or(0.5))?;
             let mut times = [SimDuration::ZERO; 2];
-            for (k, (field, v)) in
-                [("good_time", spec.good_time), ("bad_time", spec.bad_time)].into_iter().enumerate()
+            for (k, (field, v)) in [("good_time", spec.good_time), ("bad_time", spec.bad_time)]
+                .into_iter()
+                .enumerate()
             {
                 let v = v.ok_or_else(|| need(field))?;
                 if v.is_zero() {
-                    return Err(Error::invalid(format!("{path}.{field}"), "must be longer than 0 s"));
+                    return Err(Error::invalid(
+                        format!("{path}.{field}"),
+                        "must be longer than 0 s",
+                    ));
                 }
                 times[k] = v;
             }
@@ -726,7 +878,12 @@ fn build_error_model(
                     )
                 })?),
             };
-            ErrorModel::List { drop, next: 0, seen: 0, flow }
+            ErrorModel::List {
+                drop,
+                next: 0,
+                seen: 0,
+                flow,
+            }
         }
     })
 }

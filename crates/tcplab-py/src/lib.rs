@@ -11,6 +11,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 use tcplab_core::Error;
 
 fn raise(py: Python<'_>, err: Error) -> PyErr {
@@ -18,12 +19,28 @@ fn raise(py: Python<'_>, err: Error) -> PyErr {
         let errors = py.import("tcplab.errors")?;
         let message = err.to_string();
         let exc = match &err {
-            Error::Invalid { path, problem, allowed } => errors
-                .getattr("ScenarioError")?
-                .call1((message, path.clone(), problem.clone(), allowed.clone()))?,
-            Error::Unroutable { path, from, to, detail } => errors
-                .getattr("RoutingError")?
-                .call1((message, path.clone(), from.clone(), to.clone(), detail.clone()))?,
+            Error::Invalid {
+                path,
+                problem,
+                allowed,
+            } => errors.getattr("ScenarioError")?.call1((
+                message,
+                path.clone(),
+                problem.clone(),
+                allowed.clone(),
+            ))?,
+            Error::Unroutable {
+                path,
+                from,
+                to,
+                detail,
+            } => errors.getattr("RoutingError")?.call1((
+                message,
+                path.clone(),
+                from.clone(),
+                to.clone(),
+                detail.clone(),
+            ))?,
             Error::Io(_) => errors.getattr("TcplabError")?.call1((message,))?,
             Error::Internal(_) => errors.getattr("InternalError")?.call1((message,))?,
         };
@@ -42,39 +59,68 @@ fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
-/// Parses, checks, builds and runs a scenario given as JSON text; returns
-/// the results as JSON text.
-#[pyfunction]
-fn run_json(py: Python<'_>, scenario: &str) -> PyResult<String> {
-    let text = scenario.to_owned();
-    let outcome = py.detach(move || {
-        catch_unwind(AssertUnwindSafe(|| {
-            tcplab_core::run_json(&text).map(|r| {
-                serde_json::to_string(&r).map_err(|e| Error::Internal(e.to_string()))
-            })
-        }))
-    });
-    match outcome {
-        Ok(Ok(Ok(json))) => Ok(json),
-        Ok(Ok(Err(e))) | Ok(Err(e)) => Err(raise(py, e)),
-        Err(p) => Err(raise(py, Error::Internal(format!("the core panicked: {}", panic_text(p))))),
+/// Runs `f` with the GIL released; a core error or a panic becomes the
+/// matching `tcplab.errors` exception.
+fn guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, Error> + Send) -> PyResult<T> {
+    match py.detach(move || catch_unwind(AssertUnwindSafe(f))) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(raise(py, e)),
+        Err(p) => Err(raise(
+            py,
+            Error::Internal(format!("the core panicked: {}", panic_text(p))),
+        )),
     }
+}
+
+/// A time series as it crosses to Python: name, target, and the times (u64
+/// ns) and values (f64) as little-endian bytes for `numpy.frombuffer`.
+type PySeries = (String, String, Py<PyBytes>, Py<PyBytes>);
+
+/// Parses, checks, builds and runs a scenario given as JSON text. Returns the
+/// results as JSON text and the time series as raw arrays.
+#[pyfunction]
+fn run_json(py: Python<'_>, scenario: &str) -> PyResult<(String, Vec<PySeries>)> {
+    let text = scenario.to_owned();
+    let (json, series) = guarded(py, move || {
+        let r = tcplab_core::run_json(&text)?;
+        let json = serde_json::to_string(&r).map_err(|e| Error::Internal(e.to_string()))?;
+        Ok((json, r.series))
+    })?;
+    let series = series
+        .into_iter()
+        .map(|s| {
+            let t: Vec<u8> = s.times_ns.iter().flat_map(|x| x.to_le_bytes()).collect();
+            let v: Vec<u8> = s.values.iter().flat_map(|x| x.to_le_bytes()).collect();
+            (
+                s.name,
+                s.target,
+                PyBytes::new(py, &t).unbind(),
+                PyBytes::new(py, &v).unbind(),
+            )
+        })
+        .collect();
+    Ok((json, series))
 }
 
 /// Checks a scenario without running it; returns the effective scenario
 /// (every default filled in) as JSON text.
 #[pyfunction]
 fn check_json(py: Python<'_>, scenario: &str) -> PyResult<String> {
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let sc = tcplab_core::Scenario::from_json(scenario)?;
+    let text = scenario.to_owned();
+    guarded(py, move || {
+        let sc = tcplab_core::Scenario::from_json(&text)?;
         let world = tcplab_core::World::build(&sc)?;
         Ok(world.results().scenario.to_json())
-    }));
-    match outcome {
-        Ok(Ok(json)) => Ok(json),
-        Ok(Err(e)) => Err(raise(py, e)),
-        Err(p) => Err(raise(py, Error::Internal(format!("the core panicked: {}", panic_text(p))))),
-    }
+    })
+}
+
+/// Panics inside the guarded runner: lets the tests prove that a Rust panic
+/// reaches Python as `tcplab.errors.InternalError`.
+#[pyfunction]
+fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
+    guarded(py, || -> Result<(), Error> {
+        panic!("deliberate panic for the test suite")
+    })
 }
 
 /// Parses a rate ("10Mbps") into bit/s.
@@ -103,6 +149,7 @@ fn parse_size(s: &str) -> PyResult<u64> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(check_json, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;

@@ -15,7 +15,11 @@ pub struct Slab<T> {
 
 impl<T: Copy> Slab<T> {
     pub fn new() -> Self {
-        Slab { items: Vec::new(), free: Vec::new(), live: 0 }
+        Slab {
+            items: Vec::new(),
+            free: Vec::new(),
+            live: 0,
+        }
     }
 
     #[inline]

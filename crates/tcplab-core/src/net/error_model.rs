@@ -128,7 +128,12 @@ impl ErrorModel {
                 *ber > 0.0 && rng.bernoulli(p)
             }
             ErrorModel::GilbertElliott(ge) => ge.lose(now),
-            ErrorModel::List { drop, next, seen, flow } => {
+            ErrorModel::List {
+                drop,
+                next,
+                seen,
+                flow,
+            } => {
                 if flow.is_some_and(|f| f != pkt.flow) {
                     return false;
                 }
@@ -164,14 +169,26 @@ mod tests {
 
     #[test]
     fn list_drops_exactly_the_listed_arrivals() {
-        let mut m = ErrorModel::List { drop: vec![2, 4, 5], next: 0, seen: 0, flow: None };
-        let lost: Vec<bool> = (0..6).map(|_| m.lose(SimTime::ZERO, &pkt(0, 100))).collect();
+        let mut m = ErrorModel::List {
+            drop: vec![2, 4, 5],
+            next: 0,
+            seen: 0,
+            flow: None,
+        };
+        let lost: Vec<bool> = (0..6)
+            .map(|_| m.lose(SimTime::ZERO, &pkt(0, 100)))
+            .collect();
         assert_eq!(lost, [false, true, false, true, true, false]);
     }
 
     #[test]
     fn list_with_flow_filter_counts_only_that_flow() {
-        let mut m = ErrorModel::List { drop: vec![2], next: 0, seen: 0, flow: Some(1) };
+        let mut m = ErrorModel::List {
+            drop: vec![2],
+            next: 0,
+            seen: 0,
+            flow: Some(1),
+        };
         let seq = [(0, false), (1, false), (0, false), (1, true), (1, false)];
         for (f, expect) in seq {
             assert_eq!(m.lose(SimTime::ZERO, &pkt(f, 100)), expect);
@@ -181,9 +198,14 @@ mod tests {
     #[test]
     fn ber_probability_grows_with_size() {
         // BER 1e-5: 1000-B packets lost with p = 1 - (1-1e-5)^8000 = 0.0769.
-        let mut m = ErrorModel::Ber { ber: 1e-5, rng: Rng::stream(1, 0, "b") };
+        let mut m = ErrorModel::Ber {
+            ber: 1e-5,
+            rng: Rng::stream(1, 0, "b"),
+        };
         let n = 100_000;
-        let lost = (0..n).filter(|_| m.lose(SimTime::ZERO, &pkt(0, 1000))).count();
+        let lost = (0..n)
+            .filter(|_| m.lose(SimTime::ZERO, &pkt(0, 1000)))
+            .count();
         let p = 1.0 - (1.0f64 - 1e-5).powi(8000);
         let sd = (p * (1.0 - p) / n as f64).sqrt();
         assert!((lost as f64 / n as f64 - p).abs() < 4.0 * sd, "{lost}");

@@ -17,7 +17,11 @@ pub struct DropTail {
 
 impl DropTail {
     pub fn new(limit: QueueLimit) -> Self {
-        DropTail { limit, q: VecDeque::new(), bytes: 0 }
+        DropTail {
+            limit,
+            q: VecDeque::new(),
+            bytes: 0,
+        }
     }
 
     /// Enqueues unless the limit would be exceeded; false means dropped.

@@ -108,7 +108,9 @@ pub fn path(
             return Err("the routes form a loop".into());
         }
         if u != src && is_host[u as usize] {
-            return Err(format!("the path would pass through host #{u}, and hosts do not forward"));
+            return Err(format!(
+                "the path would pass through host #{u}, and hosts do not forward"
+            ));
         }
         let ld = tables[u as usize].next(dst);
         if ld == NO_ROUTE {
@@ -118,6 +120,26 @@ pub fn path(
         u = link_to[ld as usize];
     }
     Ok(hops)
+}
+
+/// Whether `dst` can be reached from `src` at all when hosts are allowed to
+/// forward; used to explain why a path is refused.
+pub fn connected_through_hosts(adj: &Adjacency, src: u32, dst: u32) -> bool {
+    let mut seen = vec![false; adj.len()];
+    let mut stack = vec![src];
+    seen[src as usize] = true;
+    while let Some(u) = stack.pop() {
+        if u == dst {
+            return true;
+        }
+        for &(_, v) in &adj[u as usize] {
+            if !seen[v as usize] {
+                seen[v as usize] = true;
+                stack.push(v);
+            }
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -167,6 +189,8 @@ mod tests {
         assert!(path(&t, &to, &h, 0, 1).unwrap_err().contains("loop"));
         let adj2 = vec![vec![], vec![]];
         let t2 = shortest_paths(&adj2, &[true, true]);
-        assert!(path(&t2, &[], &[true, true], 0, 1).unwrap_err().contains("not connected"));
+        assert!(path(&t2, &[], &[true, true], 0, 1)
+            .unwrap_err()
+            .contains("not connected"));
     }
 }

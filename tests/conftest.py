@@ -1,0 +1,23 @@
+import math
+
+import pytest
+import tcplab as tl
+
+
+def binomial_bound(n: int, p: float, z: float = 2.576) -> float:
+    """Half-width of the ~99% (z=2.576) normal-approximation interval of a Binomial(n, p) count."""
+    return z * math.sqrt(n * p * (1 - p)) + 1
+
+
+@pytest.fixture
+def westwood_path():
+    """source -(10 Mb/s, 45 ms)- router -(2 Mb/s, 10 us)- sink, the Westwood papers' path."""
+
+    def make(loss=None, queue="100p"):
+        net = tl.Network()
+        a, r, b = net.host("a"), net.router("r"), net.host("b")
+        net.link(a, r, rate="10Mbps", delay="45ms")
+        net.link(r, b, rate="2Mbps", delay="10us", queue=queue, loss=loss, name="bottleneck")
+        return net, a, r, b
+
+    return make

@@ -1,0 +1,50 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tcplab.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "udp_over_lossy_link.toml"
+
+
+def test_run_example_prints_table_and_writes_results(tmp_path, capsys):
+    assert main(["run", str(EXAMPLE), "--seed", "2", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "udp0" in out and "bottleneck" in out and "goodput Mb/s" in out
+    assert (tmp_path / "flows.csv").read_text().startswith("flow,kind,src,dst")
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["scenario"]["seed"] == 2
+    # 1.5 Mb/s through PER 0.5%: goodput ~1.49 Mb/s.
+    assert 1.47e6 < data["flows"][0]["goodput_bps"] < 1.5e6
+
+
+def test_duration_override(capsys):
+    assert main(["run", str(EXAMPLE), "--duration", "2s"]) == 0
+    assert "simulated 2.000 s" in capsys.readouterr().out
+
+
+def test_bad_scenario_exits_2_with_named_field(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(EXAMPLE.read_text().replace('rate = "2Mbps"', 'rate = "2Mbs"'))
+    assert main(["run", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "links[1].rate" in err and "unknown unit 'Mbs'" in err
+
+
+def test_missing_file_and_bad_toml(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "tcplab.cli", "run", str(tmp_path / "x.toml")],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "no such scenario file" in r.stderr
+    bad = tmp_path / "bad.toml"
+    bad.write_text("hosts = [")
+    r = subprocess.run([sys.executable, "-m", "tcplab.cli", "run", str(bad)],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "not valid TOML" in r.stderr
+
+
+def test_check_prints_effective_scenario(capsys):
+    assert main(["check", str(EXAMPLE)]) == 0
+    eff = json.loads(capsys.readouterr().out)
+    assert eff["links"][0]["name"] == "a-r"

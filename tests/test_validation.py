@@ -1,0 +1,162 @@
+"""Every mistake is refused before the run, with a message naming the field."""
+
+import pytest
+import tcplab as tl
+
+
+def base() -> dict:
+    return {
+        "duration": "1s",
+        "hosts": ["a", "b"],
+        "routers": ["r"],
+        "links": [
+            {"a": "a", "b": "r", "rate": "10Mbps", "delay": "1ms"},
+            {"a": "r", "b": "b", "rate": "2Mbps", "delay": "1ms"},
+        ],
+        "flows": [{"kind": "udp", "src": "a", "dst": "b", "rate": "1Mbps"}],
+    }
+
+
+def refuse(mutate, match: str, path: str | None = None, exc=tl.ScenarioError):
+    d = base()
+    mutate(d)
+    with pytest.raises(exc, match=match) as info:
+        tl.Scenario(d).run()
+    if path is not None:
+        assert info.value.path == path
+    return info.value
+
+
+def test_base_is_valid():
+    assert tl.Scenario(base()).run().flow("udp0")["delivered_packets"] > 0
+
+
+def test_negative_rate():
+    refuse(lambda d: d["links"][1].update(rate="-2Mbps"), r"links\[1\]\.rate: .*at least 1 bit/s",
+           "links[1].rate")
+
+
+def test_zero_rate():
+    refuse(lambda d: d["links"][0].update(rate=0), r"links\[0\]\.rate: a rate must be at least")
+
+
+def test_rate_with_unknown_unit_lists_units():
+    e = refuse(lambda d: d["links"][0].update(rate="10Mbs"), r"unknown unit 'Mbs'.*Mbps")
+    assert isinstance(e, ValueError)
+
+
+def test_per_outside_unit_interval():
+    e = refuse(lambda d: d["links"][1].update(loss={"model": "uniform", "per": 1.5}),
+               r"links\[1\]\.loss\.per: 1\.5 is not a probability \(allowed: 0 to 1\)",
+               "links[1].loss.per")
+    assert e.allowed == "0 to 1"
+    refuse(lambda d: d["links"][1].update(reverse_loss={"model": "uniform", "per": -0.1}),
+           r"links\[1\]\.reverse_loss\.per: -0\.1 is not a probability")
+
+
+def test_unknown_field_is_named():
+    refuse(lambda d: d["links"][0].update(rte="1Mbps"),
+           r"links\[0\].*unknown field 'rte', expected one of 'name', 'a', 'b', 'rate'")
+    refuse(lambda d: d.update(sede=3), r"unknown field 'sede'")
+
+
+def test_unknown_model_name_lists_models():
+    refuse(lambda d: d["links"][1].update(loss={"model": "gilbert", "per": 0.1}),
+           r"links\[1\]\.loss\.model: unknown variant 'gilbert', expected one of 'uniform', "
+           r"'ber', 'gilbert_elliott', 'list'")
+
+
+def test_parameter_of_another_model():
+    refuse(lambda d: d["links"][1].update(loss={"model": "uniform", "ber": 0.1}),
+           r"links\[1\]\.loss\.ber: not a parameter of the 'uniform' model \(allowed: per\)")
+    refuse(lambda d: d["links"][1].update(loss={"model": "gilbert_elliott", "bad_loss": 0.1}),
+           r"links\[1\]\.loss\.good_time: required by the 'gilbert_elliott' model")
+
+
+def test_unknown_flow_kind():
+    refuse(lambda d: d["flows"][0].update(kind="quic"),
+           r"flows\[0\]\.kind: unknown variant 'quic'")
+
+
+def test_unroutable_host():
+    def island(d):
+        d["hosts"].append("c")
+        d["flows"][0]["dst"] = "c"
+    e = refuse(island, r"flows\[0\]: no route from 'a' to 'c' \(they are not connected\)",
+               exc=tl.RoutingError)
+    assert (e.src, e.dst) == ("a", "c")
+
+
+def test_route_through_a_host_is_refused():
+    def via_host(d):
+        d["hosts"].append("c")
+        d["links"].append({"a": "b", "b": "c", "rate": "1Mbps", "delay": 0})
+        d["flows"][0]["dst"] = "c"
+    refuse(via_host, r"no route from 'a' to 'c'.*hosts do not forward", exc=tl.RoutingError)
+
+
+def test_duplicate_names():
+    refuse(lambda d: d["routers"].append("a"),
+           r"routers\[1\]: duplicate node name 'a' \(already hosts\[0\]\)")
+    refuse(lambda d: d["links"].append({"a": "a", "b": "r", "rate": 1e6, "delay": 0}),
+           r"links\[2\]\.name: duplicate link name 'a-r'")
+    refuse(lambda d: d["flows"].append({"kind": "udp", "src": "a", "dst": "b", "rate": 1e6,
+                                        "name": "udp0"}),
+           r"flows\[1\]\.name: duplicate flow name 'udp0'")
+
+
+def test_unknown_node():
+    refuse(lambda d: d["links"][0].update(b="x"),
+           r"links\[0\]\.b: unknown node 'x' \(allowed: a, b, r\)")
+
+
+def test_flow_between_router_and_host():
+    refuse(lambda d: d["flows"][0].update(src="r"), r"flows\[0\]\.src: 'r' is a router")
+
+
+def test_datagram_larger_than_path_mtu():
+    refuse(lambda d: (d["links"][1].update(mtu=576), d["flows"][0].update(size="1000B")),
+           r"flows\[0\]\.size: 1000 B of payload does not fit.*576 B.*\(allowed: 1 to 548 B\)")
+
+
+def test_missing_duration_for_endless_source():
+    refuse(lambda d: d.pop("duration"), r"duration: required: flows\[0\] \('udp0'\)")
+
+
+def test_bad_duration_and_times():
+    refuse(lambda d: d.update(duration="0s"), r"duration: must be longer than 0 s")
+    refuse(lambda d: d["flows"][0].update(start="2s", stop="1s"),
+           r"flows\[0\]\.stop: must be after start")
+    refuse(lambda d: d["links"][0].update(delay="-1ms"), r"links\[0\]\.delay: .*negative")
+
+
+def test_bad_trace_name():
+    refuse(lambda d: d.update(trace=["cwnd_typo"]), r"trace\[0\]: unknown variant 'cwnd_typo'")
+
+
+def test_drop_list_counts_from_one():
+    refuse(lambda d: d["links"][1].update(loss={"model": "list", "packets": [0, 3]}),
+           r"counted from 1")
+    refuse(lambda d: d["links"][1].update(loss={"model": "list", "packets": [3], "flow": "nope"}),
+           r"links\[1\]\.loss\.flow: unknown flow 'nope' \(allowed: udp0\)")
+
+
+def test_explicit_route_to_non_neighbour():
+    refuse(lambda d: d.update(routes=[{"node": "a", "to": "b", "next": "b"}]),
+           r"routes\[0\]\.next: 'b' is not a neighbour of 'a' \(allowed: r\)")
+
+
+def test_errors_come_before_anything_runs():
+    # check() builds without running and returns the effective scenario.
+    eff = tl.Scenario(base()).check()
+    assert eff["links"][0]["name"] == "a-r"
+    assert eff["links"][0]["queue"] == "100p"
+    assert eff["flows"][0]["size"] == "1000B"
+
+
+def test_panics_become_internal_error():
+    from tcplab import _core
+
+    with pytest.raises(tl.InternalError, match="deliberate panic"):
+        _core._panic_for_tests()
+    assert issubclass(tl.InternalError, Exception)
