@@ -5,6 +5,7 @@ from tcplab.errors import InternalError, RoutingError, ScenarioError, TcplabErro
 from tcplab.results import Results
 from tcplab.scenario import (
     BitErrorRate,
+    Bulk,
     DropList,
     Flow,
     GilbertElliott,
@@ -12,7 +13,9 @@ from tcplab.scenario import (
     LossModel,
     Network,
     Node,
+    OnOff,
     Scenario,
+    Transfer,
     Uniform,
     load,
 )
@@ -20,6 +23,7 @@ from tcplab.scenario import (
 __all__ = [
     "__version__",
     "BitErrorRate",
+    "Bulk",
     "DropList",
     "Flow",
     "GilbertElliott",
@@ -28,11 +32,13 @@ __all__ = [
     "LossModel",
     "Network",
     "Node",
+    "OnOff",
     "Results",
     "RoutingError",
     "Scenario",
     "ScenarioError",
     "TcplabError",
+    "Transfer",
     "Uniform",
     "load",
 ]

@@ -11,6 +11,21 @@ import pandas as pd
 
 RawSeries = list[tuple[str, str, bytes, bytes]]
 
+# Columns that are floats; JSON carries their NaN as null.
+_FLOAT_COLUMNS = (
+    "goodput_bps", "delay_min_s", "delay_mean_s", "delay_max_s", "throughput_bps",
+    "unique_sent_bps", "retransmission_ratio", "completion_time_s", "start_s",
+    "utilization", "queue_mean_packets", "delay_s",
+)
+
+
+def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    df = pd.DataFrame(rows)
+    for c in _FLOAT_COLUMNS:
+        if c in df.columns:
+            df[c] = df[c].astype(float)
+    return df
+
 
 class Results:
     """What one run produced.
@@ -25,8 +40,8 @@ class Results:
 
     def __init__(self, raw: dict[str, Any], series: RawSeries | None = None) -> None:
         self.raw = raw
-        self.flows: pd.DataFrame = pd.DataFrame(raw["flows"])
-        self.links: pd.DataFrame = pd.DataFrame(raw["links"])
+        self.flows: pd.DataFrame = _frame(raw["flows"])
+        self.links: pd.DataFrame = _frame(raw["links"])
         self.summary: dict[str, Any] = dict(raw["summary"])
         self.scenario: dict[str, Any] = raw["scenario"]
         drops = pd.DataFrame(
@@ -35,6 +50,12 @@ class Results:
         )
         drops.insert(0, "time_s", drops.pop("time_ns") * 1e-9)
         self.drops: pd.DataFrame = drops
+        events = pd.DataFrame(
+            raw.get("events", []),
+            columns=["time_ns", "flow", "event", "seq", "cwnd", "ssthresh"],
+        )
+        events.insert(0, "time_s", events.pop("time_ns") * 1e-9)
+        self.events: pd.DataFrame = events
         self._series: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
         for name, target, t, v in series or []:
             self._series[(name, target)] = (
@@ -47,14 +68,17 @@ class Results:
         return sorted(self._series)
 
     def trace(
-        self, name: str, *, link: str | None = None, src: str | None = None,
-        target: str | None = None,
+        self, name: str, *, flow: int | str | None = None, link: str | None = None,
+        src: str | None = None, target: str | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """A recorded time series: (times in seconds, values) as numpy arrays.
 
-        ``res.trace("queue", link="bottleneck")`` gives the queue of the link's
-        a -> b direction; ``src=`` picks the direction leaving that node.
+        ``res.trace("cwnd", flow=0)`` (a flow's index or name) gives a TCP
+        series; ``res.trace("queue", link="bottleneck")`` the queue of the
+        link's a -> b direction (``src=`` picks the direction leaving that node).
         """
+        if target is None and flow is not None:
+            target = self.flows["flow"].iloc[flow] if isinstance(flow, int) else flow
         if target is None and link is not None:
             rows = self.links[self.links["link"] == link]
             if src is not None:

@@ -99,17 +99,84 @@ class GilbertElliott(LossModel):
 class DropList(LossModel):
     """Drop exactly the listed packets, counting arrivals over the link direction from 1.
 
-    With ``flow``, only that flow's packets are counted (and dropped).
+    With ``flow``, only that flow's packets are counted (and dropped); with
+    ``data_only``, only packets carrying payload (TCP data segments, not SYNs
+    or pure ACKs), so ``DropList([5, 7, 9], flow="tcp0", data_only=True)``
+    drops the 5th, 7th and 9th data segments of tcp0, retransmissions counted.
     """
 
     packets: list[int]
     flow: str | None = None
+    data_only: bool = False
 
     def to_dict(self) -> dict[str, Any]:  # noqa: D102
         d: dict[str, Any] = {"model": "list", "packets": list(self.packets)}
         if self.flow is not None:
             d["flow"] = self.flow
+        if self.data_only:
+            d["data_only"] = True
         return d
+
+
+# ---- TCP applications ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bulk:
+    """A persistent source: always has data to send (an "FTP" source).
+
+    ``start``: when the connection opens; ``stop``: when the application stops
+    writing (data already sent is still delivered).
+    """
+
+    start: Quantity = 0
+    stop: Quantity | None = None
+
+    def to_dict(self) -> dict[str, Any]:  # noqa: D102
+        return {"kind": "bulk"}
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """A finite transfer of ``size`` bytes (e.g. ``"10MiB"``), then close.
+
+    The flow reports its completion time: from ``start`` to the last byte
+    delivered to the receiving application.
+    """
+
+    size: Quantity
+    start: Quantity = 0
+
+    @property
+    def stop(self) -> None:  # noqa: D102
+        return None
+
+    def to_dict(self) -> dict[str, Any]:  # noqa: D102
+        return {"kind": "transfer", "size": self.size}
+
+
+@dataclass(frozen=True)
+class OnOff:
+    """A source with data to send only inside its ON windows.
+
+    ``schedule`` lists absolute (on, off) time pairs, e.g.
+    ``[("250s", "500s"), ("750s", "1000s")]``. The connection opens at
+    ``start`` (default 0); new data is sent only while ON (retransmissions of
+    data sent earlier may follow an OFF edge).
+    """
+
+    schedule: list[tuple[Quantity, Quantity]]
+    start: Quantity = 0
+
+    @property
+    def stop(self) -> None:  # noqa: D102
+        return None
+
+    def to_dict(self) -> dict[str, Any]:  # noqa: D102
+        return {"kind": "onoff", "schedule": [[on, off] for on, off in self.schedule]}
+
+
+TcpApp = Bulk | Transfer | OnOff
 
 
 # ---- builder ----------------------------------------------------------------
@@ -265,6 +332,71 @@ class Network:
         self._flows.append(d)
         return Flow(fname, "udp", _name(src), _name(dst))
 
+    def tcp(
+        self,
+        src: NodeRef,
+        dst: NodeRef,
+        *,
+        cc: str = "newreno",
+        app: TcpApp | None = None,
+        name: str | None = None,
+        recovery: str | None = None,
+        mss: Quantity | None = None,
+        delayed_ack: int | bool | None = None,
+        delayed_ack_timeout: Quantity | None = None,
+        sack: bool | None = None,
+        timestamps: bool | None = None,
+        window_scaling: bool | None = None,
+        rcv_buf: Quantity | None = None,
+        initial_cwnd: int | None = None,
+        initial_ssthresh: Quantity | None = None,
+        abc: bool | None = None,
+        min_rto: Quantity | None = None,
+        max_rto: Quantity | None = None,
+        initial_rto: Quantity | None = None,
+        clock_granularity: Quantity | None = None,
+        restart_after_idle: bool | None = None,
+        dupthresh: int | None = None,
+    ) -> Flow:
+        """Add a TCP connection: data from ``src`` (the sender) to ``dst`` (the receiver).
+
+        Args:
+            cc: the variant: ``"tahoe"``, ``"reno"``, ``"newreno"`` or ``"sack"``
+                (NewReno growth with RFC 6675 SACK recovery).
+            app: :class:`Bulk` (default), :class:`Transfer` or :class:`OnOff`.
+            recovery: override the variant's loss recovery (``"tahoe"``,
+                ``"reno"``, ``"newreno"``, ``"sack"``).
+            mss: payload bytes per segment (default: the smallest MTU on the
+                path less 40 B of headers and the options in use).
+            delayed_ack: ACK every N full segments (default 2); ``False`` or 1
+                ACKs every segment.
+
+        Every other argument, and every default with its source, is listed in
+        docs/tcp.md; ``None`` keeps the default.
+        """
+        app = app if app is not None else Bulk()
+        fname = name if name is not None else f"tcp{len(self._flows)}"
+        d: dict[str, Any] = {"kind": "tcp", "name": fname, "src": _name(src), "dst": _name(dst),
+                             "cc": cc, "app": app.to_dict(), "start": app.start}
+        if app.stop is not None:
+            d["stop"] = app.stop
+        if delayed_ack is True:
+            delayed_ack = 2
+        elif delayed_ack is False:
+            delayed_ack = 1
+        options = {
+            "recovery": recovery, "mss": mss, "delayed_ack": delayed_ack,
+            "delayed_ack_timeout": delayed_ack_timeout, "sack": sack, "timestamps": timestamps,
+            "window_scaling": window_scaling, "rcv_buf": rcv_buf, "initial_cwnd": initial_cwnd,
+            "initial_ssthresh": initial_ssthresh, "abc": abc, "min_rto": min_rto,
+            "max_rto": max_rto, "initial_rto": initial_rto,
+            "clock_granularity": clock_granularity, "restart_after_idle": restart_after_idle,
+            "dupthresh": dupthresh,
+        }
+        d.update({k: v for k, v in options.items() if v is not None})
+        self._flows.append(d)
+        return Flow(fname, "tcp", _name(src), _name(dst))
+
     def scenario(
         self,
         *,
@@ -279,7 +411,10 @@ class Network:
             duration: simulated time to run (default: until nothing is left).
             seed: seed of every random stream; ``run``: replication index.
             trace: what to record beyond counters: ``"queue"`` (queue length of
-                every link direction), ``"drops"`` (every dropped packet).
+                every link direction), ``"drops"`` (every dropped packet); for
+                TCP flows ``"cwnd"``, ``"ssthresh"``, ``"srtt"``, ``"rtt"``
+                (every sample), ``"rto"``, ``"state"``, ``"inflight"`` and
+                ``"events"`` (fast retransmits, timeouts, retransmissions...).
         """
         d: dict[str, Any] = {"seed": seed, "hosts": list(self._hosts),
                              "routers": list(self._routers), "links": copy.deepcopy(self._links),

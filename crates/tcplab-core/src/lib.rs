@@ -6,12 +6,14 @@
 //! The path of data: a [`Scenario`] (plain serializable data) is checked and
 //! built into a [`World`], which runs to completion and returns [`Results`].
 
+pub mod cc;
 pub mod engine;
 pub mod error;
 pub mod net;
 pub mod results;
 pub mod rng;
 pub mod scenario;
+pub mod tcp;
 pub mod time;
 pub mod units;
 pub mod world;

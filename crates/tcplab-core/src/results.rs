@@ -33,6 +33,29 @@ pub struct FlowResult {
     pub delay_min_s: f64,
     pub delay_mean_s: f64,
     pub delay_max_s: f64,
+    /// TCP (NaN or 0 for UDP): all payload bytes sent, retransmissions
+    /// included, / active time.
+    pub throughput_bps: f64,
+    /// TCP: (payload bytes sent - retransmitted) / active time.
+    pub unique_sent_bps: f64,
+    pub retransmitted_segments: u64,
+    /// Retransmitted segments / data segments sent.
+    pub retransmission_ratio: f64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    /// From the flow's start to the last byte delivered (transfers); NaN if
+    /// unfinished or not a transfer.
+    pub completion_time_s: f64,
+    /// TCP: application bytes the sender has seen cumulatively acknowledged
+    /// (an independent count: at the end, acked <= delivered).
+    pub acked_bytes: u64,
+    /// ACKs the receiver sent, and how many were lost on the way back.
+    pub ack_packets: u64,
+    pub acks_lost: u64,
+    /// The variant, recovery and MSS the flow ran with ("" / 0 for UDP).
+    pub cc: String,
+    pub recovery: String,
+    pub mss: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -99,6 +122,17 @@ pub struct Series {
     pub values: Vec<f64>,
 }
 
+/// One TCP event (recorded with `trace = ["events"]`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct EventRecord {
+    pub time_ns: u64,
+    pub flow: String,
+    pub event: String,
+    pub seq: u64,
+    pub cwnd: u64,
+    pub ssthresh: u64,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Results {
     pub flows: Vec<FlowResult>,
@@ -106,6 +140,7 @@ pub struct Results {
     pub summary: RunSummary,
     pub scenario: Scenario,
     pub drops: Vec<DropRecord>,
+    pub events: Vec<EventRecord>,
     /// Time series; large, so the bindings pass them as arrays, not JSON.
     #[serde(skip)]
     pub series: Vec<Series>,

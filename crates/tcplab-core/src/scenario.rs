@@ -66,6 +66,50 @@ pub enum TraceKind {
     Queue,
     /// Every dropped packet: time, link direction, flow, packet number, cause.
     Drops,
+    /// TCP: congestion window (bytes), at each change.
+    Cwnd,
+    /// TCP: slow-start threshold (bytes), at each change.
+    Ssthresh,
+    /// TCP: smoothed RTT (seconds), at each change.
+    Srtt,
+    /// TCP: every RTT sample (seconds).
+    Rtt,
+    /// TCP: retransmission timeout (seconds), at each change.
+    Rto,
+    /// TCP: congestion state (0 Open, 1 Disorder, 2 Recovery, 3 Loss).
+    State,
+    /// TCP: bytes in flight, at each change.
+    Inflight,
+    /// TCP: the event log (fast retransmits, timeouts, retransmissions, ...).
+    Events,
+}
+
+impl TraceKind {
+    /// The per-connection series (not link series or logs).
+    pub const TCP_SERIES: [TraceKind; 7] = [
+        TraceKind::Cwnd,
+        TraceKind::Ssthresh,
+        TraceKind::Srtt,
+        TraceKind::Rtt,
+        TraceKind::Rto,
+        TraceKind::State,
+        TraceKind::Inflight,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TraceKind::Queue => "queue",
+            TraceKind::Drops => "drops",
+            TraceKind::Cwnd => "cwnd",
+            TraceKind::Ssthresh => "ssthresh",
+            TraceKind::Srtt => "srtt",
+            TraceKind::Rtt => "rtt",
+            TraceKind::Rto => "rto",
+            TraceKind::State => "state",
+            TraceKind::Inflight => "inflight",
+            TraceKind::Events => "events",
+        }
+    }
 }
 
 /// A full-duplex point-to-point link between nodes `a` and `b`.
@@ -127,7 +171,7 @@ impl LossModel {
                 "sojourn",
                 "p_bad",
             ],
-            LossModel::List => &["packets", "flow"],
+            LossModel::List => &["packets", "flow", "data_only"],
         }
     }
 }
@@ -172,6 +216,10 @@ pub struct LossSpec {
     /// list: count only this flow's packets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow: Option<String>,
+    /// list: count only packets that carry payload (TCP data segments, not
+    /// SYNs or pure ACKs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_only: Option<bool>,
 }
 
 /// At `node`, send packets for host `to` to the neighbour `next`.
@@ -188,14 +236,41 @@ pub struct RouteSpec {
 pub enum FlowKind {
     /// UDP constant bit rate source with a sink.
     Udp,
+    /// A TCP connection from src (sender) to dst (receiver).
+    Tcp,
 }
 
 impl FlowKind {
     pub fn name(self) -> &'static str {
         match self {
             FlowKind::Udp => "udp",
+            FlowKind::Tcp => "tcp",
         }
     }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AppKind {
+    /// Always has data to send (persistent, "FTP").
+    Bulk,
+    /// Sends `size` bytes, then closes; completion time is reported.
+    Transfer,
+    /// Has data to send only inside the ON windows of `schedule`.
+    Onoff,
+}
+
+/// The application driving a TCP flow.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AppSpec {
+    pub kind: AppKind,
+    /// transfer: bytes to send.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Bytes>,
+    /// onoff: [on, off] time pairs (absolute, increasing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<Vec<(SimDuration, SimDuration)>>,
 }
 
 /// A traffic flow from host `src` to host `dst`.
@@ -225,6 +300,120 @@ pub struct FlowSpec {
     /// udp: stop after this many datagrams.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u64>,
+    /// tcp: the variant ("tahoe", "reno", "newreno", "sack").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<String>,
+    /// tcp: loss recovery, overriding the variant's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<crate::tcp::Recovery>,
+    /// tcp: maximum segment size (payload bytes); default from the path MTU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mss: Option<Bytes>,
+    /// tcp: ACK every N full segments (default 2); 1 (or 0) ACKs every segment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack: Option<u32>,
+    /// tcp: the delayed-ACK timer (default 200 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack_timeout: Option<SimDuration>,
+    /// tcp: the SACK option (default: on with sack recovery, else off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack: Option<bool>,
+    /// tcp: the timestamps option (default off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamps: Option<bool>,
+    /// tcp: window scaling (default on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_scaling: Option<bool>,
+    /// tcp: receive buffer = advertised window (default 4 MiB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rcv_buf: Option<Bytes>,
+    /// tcp: initial window in segments (default RFC 5681:
+    /// min(4 MSS, max(2 MSS, 4380 B))).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_cwnd: Option<u32>,
+    /// tcp: initial ssthresh (default: unlimited).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_ssthresh: Option<Bytes>,
+    /// tcp: appropriate byte counting, RFC 3465 (default off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abc: Option<bool>,
+    /// tcp: RTO bounds and initial value (defaults 1 s, 60 s, 1 s; RFC 6298).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rto: Option<SimDuration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rto: Option<SimDuration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_rto: Option<SimDuration>,
+    /// tcp: clock granularity G of RFC 6298 (default 1 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_granularity: Option<SimDuration>,
+    /// tcp: restart from the initial window after an idle RTO (default on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_after_idle: Option<bool>,
+    /// tcp: duplicate ACKs that trigger fast retransmit (default 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dupthresh: Option<u32>,
+    /// tcp: the application (default bulk).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<AppSpec>,
+}
+
+impl FlowSpec {
+    /// (field, is set) for every kind-specific field.
+    pub fn kind_fields(&self) -> Vec<(&'static str, bool)> {
+        vec![
+            ("rate", self.rate.is_some()),
+            ("size", self.size.is_some()),
+            ("count", self.count.is_some()),
+            ("cc", self.cc.is_some()),
+            ("recovery", self.recovery.is_some()),
+            ("mss", self.mss.is_some()),
+            ("delayed_ack", self.delayed_ack.is_some()),
+            ("delayed_ack_timeout", self.delayed_ack_timeout.is_some()),
+            ("sack", self.sack.is_some()),
+            ("timestamps", self.timestamps.is_some()),
+            ("window_scaling", self.window_scaling.is_some()),
+            ("rcv_buf", self.rcv_buf.is_some()),
+            ("initial_cwnd", self.initial_cwnd.is_some()),
+            ("initial_ssthresh", self.initial_ssthresh.is_some()),
+            ("abc", self.abc.is_some()),
+            ("min_rto", self.min_rto.is_some()),
+            ("max_rto", self.max_rto.is_some()),
+            ("initial_rto", self.initial_rto.is_some()),
+            ("clock_granularity", self.clock_granularity.is_some()),
+            ("restart_after_idle", self.restart_after_idle.is_some()),
+            ("dupthresh", self.dupthresh.is_some()),
+            ("app", self.app.is_some()),
+        ]
+    }
+}
+
+/// The fields each flow kind takes, beyond kind, name, src, dst, start, stop.
+pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
+    match kind {
+        FlowKind::Udp => &["rate", "size", "count"],
+        FlowKind::Tcp => &[
+            "cc",
+            "recovery",
+            "mss",
+            "delayed_ack",
+            "delayed_ack_timeout",
+            "sack",
+            "timestamps",
+            "window_scaling",
+            "rcv_buf",
+            "initial_cwnd",
+            "initial_ssthresh",
+            "abc",
+            "min_rto",
+            "max_rto",
+            "initial_rto",
+            "clock_granularity",
+            "restart_after_idle",
+            "dupthresh",
+            "app",
+        ],
+    }
 }
 
 impl Scenario {

@@ -8,17 +8,29 @@
 
 use std::collections::HashMap;
 
-use crate::engine::{Event, EventQueue, PacketId, Slab};
+use crate::cc::reno::Reno;
+use crate::cc::CongestionControl;
+use crate::engine::{Event, EventQueue, PacketId, Slab, TimerKind};
 use crate::error::{Error, Result};
 use crate::net::error_model::{ErrorModel, GilbertElliott};
 use crate::net::link::{LinkDir, LinkStats};
+use crate::net::packet::TCP_HEADER;
 use crate::net::packet::{Packet, Proto, IPV4_HEADER, UDP_HEADER};
 use crate::net::queue::DropTail;
 use crate::net::route::{self, RouteTable, NO_ROUTE};
-use crate::results::{DropCause, DropRecord, FlowResult, LinkResult, Results, RunSummary, Series};
+use crate::results::{
+    DropCause, DropRecord, EventRecord, FlowResult, LinkResult, Results, RunSummary, Series,
+};
 use crate::rng::Rng;
-use crate::scenario::{FlowKind, LossModel, LossSpec, Scenario, Sojourn, TraceKind};
+use crate::scenario::{
+    flow_kind_params, AppKind, FlowKind, FlowSpec, LossModel, LossSpec, Scenario, Sojourn,
+    TraceKind,
+};
+use crate::tcp::receiver::Receiver;
+use crate::tcp::sender::{Sender, TcpEvent};
+use crate::tcp::{Recovery, TcpConfig, TcpHeader};
 use crate::time::{SimDuration, SimTime};
+use crate::units::Bytes;
 
 #[derive(Debug)]
 struct Node {
@@ -27,15 +39,32 @@ struct Node {
     routes: RouteTable,
 }
 
+/// Packet counters of one direction of a flow.
+#[derive(Debug, Default, Clone)]
+pub struct DirStats {
+    pub sent: u64,
+    pub arrived: u64,
+    pub lost_queue: u64,
+    pub lost_error: u64,
+}
+
+impl DirStats {
+    pub fn in_flight(&self) -> u64 {
+        self.sent - self.arrived - self.lost_queue - self.lost_error
+    }
+}
+
 /// Always-on per-flow counters.
 #[derive(Debug, Default, Clone)]
 pub struct FlowStats {
-    pub sent_packets: u64,
+    /// src -> dst (UDP datagrams; TCP SYN, data and FIN segments).
+    pub fwd: DirStats,
+    /// dst -> src (TCP ACKs).
+    pub rev: DirStats,
+    /// Payload bytes the source sent (retransmissions included).
     pub sent_bytes: u64,
-    pub delivered_packets: u64,
+    /// Payload bytes delivered to the receiving application (in order, once).
     pub delivered_bytes: u64,
-    pub lost_queue: u64,
-    pub lost_error: u64,
     pub delay_sum_ns: u128,
     pub delay_min_ns: u64,
     pub delay_max_ns: u64,
@@ -50,9 +79,47 @@ struct Cbr {
     sent: u64,
 }
 
+/// One timer of a connection. The queue holds at most one live event per
+/// slot: re-arming to a later deadline only moves `deadline`, and the event
+/// re-arms itself when it fires early; an earlier deadline schedules a new
+/// event and bumps `gen`, which makes the old one stale.
+#[derive(Debug, Default, Clone, Copy)]
+struct TimerSlot {
+    gen: u32,
+    scheduled: Option<SimTime>,
+}
+
+/// A recorded per-connection time series.
+#[derive(Debug)]
+struct TcpSeries {
+    kind: TraceKind,
+    times: Vec<u64>,
+    values: Vec<f64>,
+}
+
+#[derive(Debug)]
+struct TcpFlow {
+    snd: Sender,
+    rcv: Receiver,
+    /// Application edges: (time, has data). Bulk: [(start, on)]; ON/OFF:
+    /// each window; a stop time adds a final off edge.
+    edges: Vec<(SimTime, bool)>,
+    next_edge: usize,
+    opened: bool,
+    /// transfer: bytes to deliver.
+    transfer: Option<u64>,
+    completion: Option<SimTime>,
+    rto_slot: TimerSlot,
+    delack_slot: TimerSlot,
+    series: Vec<TcpSeries>,
+    rtt_samples: u64,
+    cc_name: String,
+}
+
 #[derive(Debug)]
 enum App {
     Cbr(Cbr),
+    Tcp(Box<TcpFlow>),
 }
 
 #[derive(Debug)]
@@ -65,6 +132,9 @@ struct Flow {
     stop: Option<SimTime>,
     app: App,
     stats: FlowStats,
+    /// Packets numbered per direction, from 1.
+    fwd_number: u64,
+    rev_number: u64,
 }
 
 /// A dropped packet as logged during the run: (time, link direction, flow,
@@ -91,6 +161,10 @@ pub struct World {
     queue_trace: Option<Vec<(Vec<u64>, Vec<f64>)>>,
     /// When `trace` asks for "drops": (time, link direction, flow, number, cause).
     drop_log: Option<Vec<DropEntry>>,
+    /// When `trace` asks for "events": (flow, event).
+    event_log: Option<Vec<(u32, TcpEvent)>>,
+    /// Reused buffer for the segments a TCP endpoint emits.
+    scratch: Vec<TcpHeader>,
 }
 
 fn list_names<'a>(names: impl Iterator<Item = &'a String>) -> String {
@@ -286,28 +360,38 @@ impl World {
             if src == dst {
                 return Err(Error::invalid(p("dst"), "a flow needs two different hosts"));
             }
-            let hops =
-                route::path(&tables, &link_to, &is_host, src, dst).map_err(|mut detail| {
-                    if detail.contains("not connected")
-                        && route::connected_through_hosts(&adj, src, dst)
-                    {
-                        detail =
-                            "they are connected only through a host, and hosts do not forward; \
-                              declare the middle node as a router"
-                                .into();
-                    }
-                    Error::Unroutable {
-                        path: format!("flows[{i}]"),
-                        from: f.src.clone(),
-                        to: f.dst.clone(),
-                        detail,
-                    }
-                })?;
+            let route_err = |from: u32, to: u32, detail: String| {
+                let mut detail = detail;
+                if detail.contains("not connected")
+                    && route::connected_through_hosts(&adj, from, to)
+                {
+                    detail = "they are connected only through a host, and hosts do not \
+                              forward; declare the middle node as a router"
+                        .into();
+                }
+                Error::Unroutable {
+                    path: format!("flows[{i}]"),
+                    from: nodes[from as usize].name.clone(),
+                    to: nodes[to as usize].name.clone(),
+                    detail,
+                }
+            };
+            let hops = route::path(&tables, &link_to, &is_host, src, dst)
+                .map_err(|d| route_err(src, dst, d))?;
             let path_mtu = hops
                 .iter()
                 .map(|&ld| links[ld as usize].mtu)
                 .min()
                 .unwrap_or(65535);
+            for (field, is_set) in f.kind_fields() {
+                if is_set && !flow_kind_params(f.kind).contains(&field) {
+                    return Err(Error::invalid_allowed(
+                        p(field),
+                        format!("not a parameter of a {} flow", f.kind.name()),
+                        flow_kind_params(f.kind).join(", "),
+                    ));
+                }
+            }
             if let Some(stop) = f.stop {
                 if stop <= f.start {
                     return Err(Error::invalid(
@@ -324,12 +408,27 @@ impl World {
                     ));
                 }
             }
+            let kind = f.kind;
+            let endless_error = || {
+                Error::invalid(
+                    "duration",
+                    format!(
+                        "required: flows[{i}] ('{name}') never ends by itself (give it a stop \
+                         time{}), so the run would never end",
+                        if kind == FlowKind::Udp {
+                            " or a count"
+                        } else {
+                            " or a transfer size"
+                        }
+                    ),
+                )
+            };
             let app = match f.kind {
                 FlowKind::Udp => {
                     let rate = f.rate.ok_or_else(|| {
                         Error::invalid(p("rate"), "required for a udp flow (e.g. '1.5Mbps')")
                     })?;
-                    let size = f.size.get_or_insert(crate::units::Bytes(1000)).0;
+                    let size = f.size.get_or_insert(Bytes(1000)).0;
                     let max = path_mtu.saturating_sub(IPV4_HEADER + UDP_HEADER) as u64;
                     if size == 0 || size > max {
                         return Err(Error::invalid_allowed(
@@ -349,13 +448,7 @@ impl World {
                         ));
                     }
                     if sc.duration.is_none() && f.stop.is_none() && f.count.is_none() {
-                        return Err(Error::invalid(
-                            "duration",
-                            format!(
-                                "required: flows[{i}] ('{name}') has neither a stop time nor a \
-                                 count, so the run would never end"
-                            ),
-                        ));
+                        return Err(endless_error());
                     }
                     App::Cbr(Cbr {
                         interval: rate.interval(size),
@@ -363,6 +456,18 @@ impl World {
                         count: f.count,
                         sent: 0,
                     })
+                }
+                FlowKind::Tcp => {
+                    route::path(&tables, &link_to, &is_host, dst, src)
+                        .map_err(|d| route_err(dst, src, format!("for the ACKs: {d}")))?;
+                    let tcp = build_tcp(i, f, path_mtu, &sc.trace)?;
+                    let endless = tcp.transfer.is_none()
+                        && f.stop.is_none()
+                        && tcp.edges.last().is_none_or(|e| e.1);
+                    if sc.duration.is_none() && endless {
+                        return Err(endless_error());
+                    }
+                    App::Tcp(Box::new(tcp))
                 }
             };
             flows.push(Flow {
@@ -377,6 +482,8 @@ impl World {
                     delay_min_ns: u64::MAX,
                     ..FlowStats::default()
                 },
+                fwd_number: 0,
+                rev_number: 0,
             });
         }
 
@@ -418,6 +525,8 @@ impl World {
             finished_at: None,
             queue_trace: None,
             drop_log: None,
+            event_log: None,
+            scratch: Vec::new(),
             scenario: sc,
         };
         if world.scenario.trace.contains(&TraceKind::Queue) {
@@ -427,6 +536,9 @@ impl World {
         }
         if world.scenario.trace.contains(&TraceKind::Drops) {
             world.drop_log = Some(Vec::new());
+        }
+        if world.scenario.trace.contains(&TraceKind::Events) {
+            world.event_log = Some(Vec::new());
         }
         for (i, f) in world.flows.iter().enumerate() {
             world.queue.push(f.start, Event::App { flow: i as u32 });
@@ -448,6 +560,7 @@ impl World {
                 Event::TxDone { ld } => self.tx_done(ld),
                 Event::Arrive { ld, pkt } => self.arrive(ld, pkt),
                 Event::App { flow } => self.app(flow),
+                Event::Timer { flow, kind, gen } => self.timer(flow, kind, gen),
             }
         }
         self.finished_at = Some(self.end.unwrap_or(self.now));
@@ -505,7 +618,7 @@ impl World {
         } else {
             l.stats.drops_queue += 1;
             let p = self.packets.remove(id);
-            self.flows[p.flow as usize].stats.lost_queue += 1;
+            self.dir_stats(&p).lost_queue += 1;
             self.record_drop(ld, &p, DropCause::Queue);
         }
     }
@@ -570,7 +683,7 @@ impl World {
             if em.lose(now, self.packets.get(id)) {
                 l.stats.drops_error += 1;
                 let p = self.packets.remove(id);
-                self.flows[p.flow as usize].stats.lost_error += 1;
+                self.dir_stats(&p).lost_error += 1;
                 self.record_drop(ld, &p, DropCause::Error);
                 return;
             }
@@ -584,15 +697,197 @@ impl World {
         }
     }
 
+    /// The counters of the direction `p` travels in.
+    #[inline]
+    fn dir_stats(&mut self, p: &Packet) -> &mut DirStats {
+        let f = &mut self.flows[p.flow as usize];
+        if p.src == f.src {
+            &mut f.stats.fwd
+        } else {
+            &mut f.stats.rev
+        }
+    }
+
     fn deliver(&mut self, p: Packet) {
         let now = self.now;
-        let s = &mut self.flows[p.flow as usize].stats;
-        s.delivered_packets += 1;
-        s.delivered_bytes += p.payload as u64;
-        let d = (now - p.sent_at).as_nanos();
-        s.delay_sum_ns += d as u128;
-        s.delay_min_ns = s.delay_min_ns.min(d);
-        s.delay_max_ns = s.delay_max_ns.max(d);
+        self.dir_stats(&p).arrived += 1;
+        let flow = p.flow;
+        let f = &mut self.flows[flow as usize];
+        let to_receiver = p.src == f.src;
+        match &mut f.app {
+            App::Cbr(_) => {
+                let s = &mut f.stats;
+                s.delivered_bytes += p.payload as u64;
+                let d = (now - p.sent_at).as_nanos();
+                s.delay_sum_ns += d as u128;
+                s.delay_min_ns = s.delay_min_ns.min(d);
+                s.delay_max_ns = s.delay_max_ns.max(d);
+            }
+            App::Tcp(t) => {
+                let mut out = std::mem::take(&mut self.scratch);
+                if to_receiver {
+                    let r = t.rcv.on_segment(now, &p.tcp);
+                    if r.delivered > 0 {
+                        f.stats.delivered_bytes += r.delivered;
+                        if t.transfer.is_some_and(|n| t.rcv.delivered >= n)
+                            && t.completion.is_none()
+                        {
+                            t.completion = Some(now);
+                        }
+                    }
+                    out.extend(r.ack);
+                    self.emit_tcp(flow, false, &mut out);
+                } else {
+                    t.snd.on_segment(now, &p.tcp, &mut out);
+                    self.emit_tcp(flow, true, &mut out);
+                }
+                self.scratch = out;
+                self.after_tcp(flow);
+            }
+        }
+    }
+
+    /// Sends the segments an endpoint produced: from the sender (src) when
+    /// `from_sender`, else from the receiver (dst).
+    fn emit_tcp(&mut self, flow: u32, from_sender: bool, out: &mut Vec<TcpHeader>) {
+        let now = self.now;
+        for h in out.drain(..) {
+            let f = &mut self.flows[flow as usize];
+            let (src, dst, number) = if from_sender {
+                f.fwd_number += 1;
+                f.stats.fwd.sent += 1;
+                f.stats.sent_bytes += h.len as u64;
+                (f.src, f.dst, f.fwd_number)
+            } else {
+                f.rev_number += 1;
+                f.stats.rev.sent += 1;
+                (f.dst, f.src, f.rev_number)
+            };
+            let pkt = Packet {
+                flow,
+                src,
+                dst,
+                size: IPV4_HEADER + TCP_HEADER + h.opt_len as u32 + h.len,
+                payload: h.len,
+                number,
+                sent_at: now,
+                proto: Proto::Tcp,
+                tcp: h,
+            };
+            self.send_from(src, pkt);
+        }
+    }
+
+    /// After a TCP endpoint acted: sync its timers, record its series.
+    fn after_tcp(&mut self, flow: u32) {
+        let now = self.now;
+        let App::Tcp(t) = &mut self.flows[flow as usize].app else {
+            return;
+        };
+        let rto = t.snd.rto_deadline;
+        let delack = t.rcv.delack_deadline;
+        for (slot, deadline, kind) in [
+            (&mut t.rto_slot, rto, TimerKind::Rto),
+            (&mut t.delack_slot, delack, TimerKind::DelayedAck),
+        ] {
+            if let Some(d) = deadline {
+                if slot.scheduled.is_none_or(|s| d < s) {
+                    slot.gen = slot.gen.wrapping_add(1);
+                    slot.scheduled = Some(d);
+                    self.queue.push(
+                        d,
+                        Event::Timer {
+                            flow,
+                            kind,
+                            gen: slot.gen,
+                        },
+                    );
+                }
+            }
+        }
+        if !t.series.is_empty() {
+            let snd = &t.snd;
+            let new_sample = snd.rtt.samples != t.rtt_samples;
+            t.rtt_samples = snd.rtt.samples;
+            for s in &mut t.series {
+                let v = match s.kind {
+                    TraceKind::Cwnd => snd.tcb.cwnd as f64,
+                    TraceKind::Ssthresh => snd.tcb.ssthresh.min(1 << 53) as f64,
+                    TraceKind::Srtt => snd.rtt.srtt.map_or(f64::NAN, |d| d.as_secs_f64()),
+                    TraceKind::Rto => snd.rtt.rto().as_secs_f64(),
+                    TraceKind::State => snd.tcb.ca_state.code(),
+                    TraceKind::Inflight => snd.flight_size() as f64,
+                    TraceKind::Rtt => {
+                        if !new_sample {
+                            continue;
+                        }
+                        snd.rtt.latest.map_or(f64::NAN, |d| d.as_secs_f64())
+                    }
+                    _ => continue,
+                };
+                let changed = s.kind == TraceKind::Rtt
+                    || s.values
+                        .last()
+                        .is_none_or(|&last| last.to_bits() != v.to_bits());
+                if changed {
+                    s.times.push(now.as_nanos());
+                    s.values.push(v);
+                }
+            }
+        }
+        if let (Some(log), Some(ev)) = (&mut self.event_log, &mut t.snd.events) {
+            log.extend(ev.drain(..).map(|e| (flow, e)));
+        }
+    }
+
+    fn timer(&mut self, flow: u32, kind: TimerKind, gen: u32) {
+        let now = self.now;
+        let App::Tcp(t) = &mut self.flows[flow as usize].app else {
+            return;
+        };
+        let slot = match kind {
+            TimerKind::Rto => &mut t.rto_slot,
+            TimerKind::DelayedAck => &mut t.delack_slot,
+        };
+        if slot.gen != gen {
+            return; // superseded by an earlier deadline
+        }
+        slot.scheduled = None;
+        let deadline = match kind {
+            TimerKind::Rto => t.snd.rto_deadline,
+            TimerKind::DelayedAck => t.rcv.delack_deadline,
+        };
+        match deadline {
+            None => {}
+            Some(d) if d > now => {
+                // Moved later since this event was scheduled: wait again.
+                slot.gen = slot.gen.wrapping_add(1);
+                slot.scheduled = Some(d);
+                self.queue.push(
+                    d,
+                    Event::Timer {
+                        flow,
+                        kind,
+                        gen: slot.gen,
+                    },
+                );
+            }
+            Some(_) => {
+                let mut out = std::mem::take(&mut self.scratch);
+                match kind {
+                    TimerKind::Rto => {
+                        t.snd.on_rto(now, &mut out);
+                        self.emit_tcp(flow, true, &mut out);
+                    }
+                    TimerKind::DelayedAck => {
+                        out.extend(t.rcv.on_delack_timer(now));
+                        self.emit_tcp(flow, false, &mut out);
+                    }
+                }
+                self.scratch = out;
+                self.after_tcp(flow);
+            }
+        }
     }
 
     // ---- applications -----------------------------------------------------
@@ -600,39 +895,169 @@ impl World {
     fn app(&mut self, flow: u32) {
         let now = self.now;
         let f = &mut self.flows[flow as usize];
-        if f.stop.is_some_and(|s| now >= s) {
-            return;
-        }
         let (src, dst) = (f.src, f.dst);
         match &mut f.app {
             App::Cbr(c) => {
+                if f.stop.is_some_and(|s| now >= s) {
+                    return;
+                }
                 if c.count.is_some_and(|n| c.sent >= n) {
                     return;
                 }
                 c.sent += 1;
+                f.fwd_number += 1;
                 let pkt = Packet {
                     flow,
                     src,
                     dst,
                     size: c.payload + IPV4_HEADER + UDP_HEADER,
                     payload: c.payload,
-                    number: c.sent,
+                    number: f.fwd_number,
                     sent_at: now,
                     proto: Proto::Udp,
+                    tcp: TcpHeader::default(),
                 };
                 let more = c.count.is_none_or(|n| c.sent < n);
                 let next = now + c.interval;
-                f.stats.sent_packets += 1;
+                f.stats.fwd.sent += 1;
                 f.stats.sent_bytes += c.payload as u64;
                 if more && f.stop.is_none_or(|s| next < s) {
                     self.queue.push(next, Event::App { flow });
                 }
                 self.send_from(src, pkt);
             }
+            App::Tcp(t) => {
+                let mut out = std::mem::take(&mut self.scratch);
+                if !t.opened {
+                    t.opened = true;
+                    if let Some(n) = t.transfer {
+                        t.snd.set_app_limit(now, n, &mut out);
+                        t.snd.close(now, &mut out);
+                    }
+                    t.snd.open(now, &mut out);
+                }
+                while t.next_edge < t.edges.len() && t.edges[t.next_edge].0 <= now {
+                    let on = t.edges[t.next_edge].1;
+                    t.next_edge += 1;
+                    if t.transfer.is_some() {
+                        continue; // a transfer's data is fixed; a stop does not cut it
+                    }
+                    if on {
+                        t.snd.set_app_limit(now, u64::MAX, &mut out);
+                    } else {
+                        t.snd.pause_app();
+                    }
+                }
+                if let Some(&(at, _)) = t.edges.get(t.next_edge) {
+                    self.queue.push(at, Event::App { flow });
+                }
+                self.emit_tcp(flow, true, &mut out);
+                self.scratch = out;
+                self.after_tcp(flow);
+            }
         }
     }
 
     // ---- results ----------------------------------------------------------
+
+    fn flow_result(&self, f: &Flow, end: SimTime) -> FlowResult {
+        let s = &f.stats;
+        let (tcp, completion) = match &f.app {
+            App::Tcp(t) => (Some(t), t.completion),
+            App::Cbr(_) => (None, None),
+        };
+        let mut active_end = f.stop.map_or(end, |st| st.min(end));
+        if let Some(c) = completion {
+            active_end = c;
+        }
+        let active = if active_end > f.start {
+            active_end - f.start
+        } else {
+            SimDuration::ZERO
+        };
+        let per_s = |bytes: u64| {
+            if active.is_zero() {
+                0.0
+            } else {
+                bytes as f64 * 8.0 / active.as_secs_f64()
+            }
+        };
+        let n = s.fwd.arrived;
+        let (dmin, dmean, dmax) = if n == 0 || tcp.is_some() {
+            (f64::NAN, f64::NAN, f64::NAN)
+        } else {
+            (
+                s.delay_min_ns as f64 * 1e-9,
+                s.delay_sum_ns as f64 / n as f64 * 1e-9,
+                s.delay_max_ns as f64 * 1e-9,
+            )
+        };
+        let (retx, retx_bytes, timeouts, frs, data_segs) = tcp.map_or((0, 0, 0, 0, 0), |t| {
+            let st = &t.snd.stats;
+            (
+                st.retransmitted_segments,
+                st.retransmitted_bytes,
+                st.timeouts,
+                st.fast_retransmits,
+                st.segments_sent,
+            )
+        });
+        FlowResult {
+            flow: f.name.clone(),
+            kind: f.kind.name().to_string(),
+            src: self.nodes[f.src as usize].name.clone(),
+            dst: self.nodes[f.dst as usize].name.clone(),
+            start_s: f.start.as_secs_f64(),
+            sent_packets: s.fwd.sent,
+            sent_bytes: s.sent_bytes,
+            delivered_packets: s.fwd.arrived,
+            delivered_bytes: s.delivered_bytes,
+            lost_queue: s.fwd.lost_queue,
+            lost_error: s.fwd.lost_error,
+            in_flight_packets: s.fwd.in_flight(),
+            goodput_bps: per_s(s.delivered_bytes),
+            delay_min_s: dmin,
+            delay_mean_s: dmean,
+            delay_max_s: dmax,
+            throughput_bps: if tcp.is_some() {
+                per_s(s.sent_bytes)
+            } else {
+                f64::NAN
+            },
+            unique_sent_bps: if tcp.is_some() {
+                per_s(s.sent_bytes - retx_bytes)
+            } else {
+                f64::NAN
+            },
+            retransmitted_segments: retx,
+            retransmission_ratio: if data_segs == 0 {
+                0.0
+            } else {
+                retx as f64 / data_segs as f64
+            },
+            timeouts,
+            fast_retransmits: frs,
+            completion_time_s: completion.map_or(f64::NAN, |c| (c - f.start).as_secs_f64()),
+            acked_bytes: tcp.map_or(0, |t| t.snd.bytes_acked()),
+            ack_packets: s.rev.sent,
+            acks_lost: s.rev.lost_queue + s.rev.lost_error,
+            cc: tcp.map_or(String::new(), |t| t.cc_name.clone()),
+            recovery: tcp.map_or(String::new(), |_| {
+                self.scenario.flows[self.flow_index(f)]
+                    .recovery
+                    .map_or("", |r| r.name())
+                    .to_string()
+            }),
+            mss: tcp.map_or(0, |t| t.snd.mss()),
+        }
+    }
+
+    fn flow_index(&self, f: &Flow) -> usize {
+        self.flows
+            .iter()
+            .position(|g| std::ptr::eq(g, f))
+            .unwrap_or(0)
+    }
 
     /// The counters of the run so far, as plain records.
     pub fn results(&self) -> Results {
@@ -641,51 +1066,7 @@ impl World {
         let flows = self
             .flows
             .iter()
-            .map(|f| {
-                let s = &f.stats;
-                let active_end = f.stop.map_or(end, |st| st.min(end));
-                let active = if active_end > f.start {
-                    active_end - f.start
-                } else {
-                    SimDuration::ZERO
-                };
-                let goodput = if active.is_zero() {
-                    0.0
-                } else {
-                    s.delivered_bytes as f64 * 8.0 / active.as_secs_f64()
-                };
-                let n = s.delivered_packets;
-                let (dmin, dmean, dmax) = if n == 0 {
-                    (f64::NAN, f64::NAN, f64::NAN)
-                } else {
-                    (
-                        s.delay_min_ns as f64 * 1e-9,
-                        s.delay_sum_ns as f64 / n as f64 * 1e-9,
-                        s.delay_max_ns as f64 * 1e-9,
-                    )
-                };
-                FlowResult {
-                    flow: f.name.clone(),
-                    kind: f.kind.name().to_string(),
-                    src: self.nodes[f.src as usize].name.clone(),
-                    dst: self.nodes[f.dst as usize].name.clone(),
-                    start_s: f.start.as_secs_f64(),
-                    sent_packets: s.sent_packets,
-                    sent_bytes: s.sent_bytes,
-                    delivered_packets: s.delivered_packets,
-                    delivered_bytes: s.delivered_bytes,
-                    lost_queue: s.lost_queue,
-                    lost_error: s.lost_error,
-                    in_flight_packets: s.sent_packets
-                        - s.delivered_packets
-                        - s.lost_queue
-                        - s.lost_error,
-                    goodput_bps: goodput,
-                    delay_min_s: dmin,
-                    delay_mean_s: dmean,
-                    delay_max_s: dmax,
-                }
-            })
+            .map(|f| self.flow_result(f, end))
             .collect();
         let links = self
             .links
@@ -754,10 +1135,36 @@ impl World {
                 values: v.clone(),
             });
         }
+        let events = self
+            .event_log
+            .iter()
+            .flatten()
+            .map(|&(flow, e)| EventRecord {
+                time_ns: e.time.as_nanos(),
+                flow: self.flows[flow as usize].name.clone(),
+                event: e.kind.name().to_string(),
+                seq: e.seq,
+                cwnd: e.cwnd,
+                ssthresh: e.ssthresh.min(1 << 53),
+            })
+            .collect();
+        for f in &self.flows {
+            if let App::Tcp(t) = &f.app {
+                for s in &t.series {
+                    series.push(Series {
+                        name: s.kind.name().to_string(),
+                        target: f.name.clone(),
+                        times_ns: s.times.clone(),
+                        values: s.values.clone(),
+                    });
+                }
+            }
+        }
         Results {
             flows,
             links,
             drops,
+            events,
             series,
             summary: RunSummary {
                 sim_seconds: end.as_secs_f64(),
@@ -784,7 +1191,7 @@ fn build_error_model(
     stream: &str,
 ) -> Result<ErrorModel> {
     let model = spec.model;
-    let given: [(&str, bool); 10] = [
+    let given: [(&str, bool); 11] = [
         ("per", spec.per.is_some()),
         ("ber", spec.ber.is_some()),
         ("good_loss", spec.good_loss.is_some()),
@@ -795,6 +1202,7 @@ fn build_error_model(
         ("p_bad", spec.p_bad.is_some()),
         ("packets", spec.packets.is_some()),
         ("flow", spec.flow.is_some()),
+        ("data_only", spec.data_only.is_some()),
     ];
     for (field, is_set) in given {
         if is_set && !model.params().contains(&field) {
@@ -883,7 +1291,245 @@ fn build_error_model(
                 next: 0,
                 seen: 0,
                 flow,
+                data_only: spec.data_only.unwrap_or(false),
             }
         }
+    })
+}
+
+/// The named TCP variants of this build and their (growth, recovery).
+pub const TCP_VARIANTS: [(&str, Recovery); 4] = [
+    ("tahoe", Recovery::Tahoe),
+    ("reno", Recovery::Reno),
+    ("newreno", Recovery::Newreno),
+    ("sack", Recovery::Sack),
+];
+
+/// Resolves a TCP flow's configuration (filling the defaults into `f`, so the
+/// effective scenario shows them) and builds its endpoints.
+fn build_tcp(i: usize, f: &mut FlowSpec, path_mtu: u32, trace: &[TraceKind]) -> Result<TcpFlow> {
+    let p = |field: &str| format!("flows[{i}].{field}");
+    let variant = f.cc.get_or_insert_with(|| "newreno".to_string()).clone();
+    let Some(&(_, variant_recovery)) = TCP_VARIANTS.iter().find(|v| v.0 == variant) else {
+        let names: Vec<&str> = TCP_VARIANTS.iter().map(|v| v.0).collect();
+        return Err(Error::invalid_allowed(
+            p("cc"),
+            format!("unknown variant '{variant}'"),
+            names.join(", "),
+        ));
+    };
+    let recovery = *f.recovery.get_or_insert(variant_recovery);
+    let sack = *f.sack.get_or_insert(recovery == Recovery::Sack);
+    if recovery == Recovery::Sack && !sack {
+        return Err(Error::invalid(
+            p("sack"),
+            "the sack recovery needs the SACK option on",
+        ));
+    }
+    let timestamps = *f.timestamps.get_or_insert(false);
+    let window_scaling = *f.window_scaling.get_or_insert(true);
+    let base = crate::tcp::base_options(timestamps);
+    let max_mss = path_mtu.saturating_sub(IPV4_HEADER + TCP_HEADER + base) as u64;
+    let mss = f.mss.get_or_insert(Bytes(max_mss)).0;
+    if !(8..=max_mss).contains(&mss) {
+        return Err(Error::invalid_allowed(
+            p("mss"),
+            format!(
+                "{mss} B does not fit: the smallest MTU on the path is {path_mtu} B, less 40 B \
+                 of IPv4 and TCP headers{}",
+                if timestamps {
+                    " and 12 B of timestamps"
+                } else {
+                    ""
+                }
+            ),
+            format!("8 to {max_mss} B"),
+        ));
+    }
+    let rcv_buf = f.rcv_buf.get_or_insert(Bytes(4 << 20)).0;
+    let max_buf = if window_scaling {
+        65_535u64 << 14
+    } else {
+        65_535
+    };
+    if rcv_buf < mss || rcv_buf > max_buf {
+        return Err(Error::invalid_allowed(
+            p("rcv_buf"),
+            format!(
+                "{rcv_buf} B cannot be advertised{}",
+                if window_scaling {
+                    ""
+                } else {
+                    " without window scaling"
+                }
+            ),
+            format!("{mss} (one MSS) to {max_buf} B"),
+        ));
+    }
+    let delayed_ack = (*f.delayed_ack.get_or_insert(2)).max(1);
+    let delayed_ack_timeout = *f
+        .delayed_ack_timeout
+        .get_or_insert(SimDuration::from_millis(200));
+    if delayed_ack_timeout.is_zero() {
+        return Err(Error::invalid(
+            p("delayed_ack_timeout"),
+            "must be longer than 0 s",
+        ));
+    }
+    // RFC 5681 3.1: IW = min(4 SMSS, max(2 SMSS, 4380 B)), in whole segments.
+    let default_iw = (4 * mss).min((2 * mss).max(4380)) / mss;
+    let iw = *f.initial_cwnd.get_or_insert(default_iw as u32);
+    if iw == 0 {
+        return Err(Error::invalid_allowed(
+            p("initial_cwnd"),
+            "must be positive",
+            ">= 1 segment",
+        ));
+    }
+    let initial_ssthresh = f.initial_ssthresh.map_or(u64::MAX, |b| b.0);
+    if initial_ssthresh < mss {
+        return Err(Error::invalid_allowed(
+            p("initial_ssthresh"),
+            format!("{initial_ssthresh} B is less than one segment"),
+            format!(">= {mss} B"),
+        ));
+    }
+    let abc = *f.abc.get_or_insert(false);
+    let min_rto = *f.min_rto.get_or_insert(SimDuration::from_secs(1));
+    let max_rto = *f.max_rto.get_or_insert(SimDuration::from_secs(60));
+    let initial_rto = *f.initial_rto.get_or_insert(SimDuration::from_secs(1));
+    let clock_granularity = *f
+        .clock_granularity
+        .get_or_insert(SimDuration::from_millis(1));
+    if max_rto < min_rto {
+        return Err(Error::invalid(
+            p("max_rto"),
+            format!("{max_rto} is below min_rto ({min_rto})"),
+        ));
+    }
+    if initial_rto.is_zero() {
+        return Err(Error::invalid(p("initial_rto"), "must be longer than 0 s"));
+    }
+    let restart_after_idle = *f.restart_after_idle.get_or_insert(true);
+    let dupthresh = *f.dupthresh.get_or_insert(3);
+    if dupthresh == 0 {
+        return Err(Error::invalid_allowed(
+            p("dupthresh"),
+            "must be positive",
+            ">= 1",
+        ));
+    }
+    let cfg = TcpConfig {
+        mss: mss as u32,
+        recovery,
+        sack,
+        timestamps,
+        window_scaling,
+        rcv_buf,
+        delayed_ack,
+        delayed_ack_timeout,
+        initial_cwnd: iw as u64 * mss,
+        initial_ssthresh,
+        abc,
+        min_rto,
+        max_rto,
+        initial_rto,
+        clock_granularity,
+        restart_after_idle,
+        dupthresh,
+    };
+
+    // The application.
+    let app = f.app.get_or_insert(crate::scenario::AppSpec {
+        kind: AppKind::Bulk,
+        size: None,
+        schedule: None,
+    });
+    let start = SimTime::ZERO + f.start;
+    let mut edges = Vec::new();
+    let mut transfer = None;
+    match app.kind {
+        AppKind::Bulk | AppKind::Transfer => {
+            if app.schedule.is_some() {
+                return Err(Error::invalid(
+                    p("app.schedule"),
+                    "only an onoff application has one",
+                ));
+            }
+            if app.kind == AppKind::Transfer {
+                let size = app.size.ok_or_else(|| {
+                    Error::invalid(p("app.size"), "required for a transfer (e.g. '10MiB')")
+                })?;
+                if size.0 == 0 {
+                    return Err(Error::invalid_allowed(
+                        p("app.size"),
+                        "must be positive",
+                        ">= 1 B",
+                    ));
+                }
+                transfer = Some(size.0);
+            } else if app.size.is_some() {
+                return Err(Error::invalid(p("app.size"), "only a transfer has a size"));
+            }
+            edges.push((start, true));
+        }
+        AppKind::Onoff => {
+            if app.size.is_some() {
+                return Err(Error::invalid(p("app.size"), "only a transfer has a size"));
+            }
+            let sched = app.schedule.clone().ok_or_else(|| {
+                Error::invalid(p("app.schedule"), "required for onoff: [[on, off], ...]")
+            })?;
+            let mut last = SimDuration::ZERO;
+            for (k, &(on, off)) in sched.iter().enumerate() {
+                if off <= on || (k > 0 && on < last) {
+                    return Err(Error::invalid(
+                        format!("flows[{i}].app.schedule[{k}]"),
+                        format!(
+                            "windows must be increasing and not overlap: [{on}, {off}] after \
+                             a window ending at {last}"
+                        ),
+                    ));
+                }
+                last = off;
+                edges.push((SimTime::ZERO + on, true));
+                edges.push((SimTime::ZERO + off, false));
+            }
+        }
+    }
+    if let Some(stop) = f.stop {
+        let stop = SimTime::ZERO + stop;
+        edges.retain(|e| e.0 < stop);
+        edges.push((stop, false));
+    }
+    edges.sort_by_key(|e| e.0);
+
+    let cc: Box<dyn CongestionControl> = Box::new(Reno { abc });
+    let mut snd = Sender::new(cfg.clone(), cc);
+    if trace.contains(&TraceKind::Events) {
+        snd.events = Some(Vec::new());
+    }
+    let series = TraceKind::TCP_SERIES
+        .iter()
+        .filter(|k| trace.contains(k))
+        .map(|&kind| TcpSeries {
+            kind,
+            times: Vec::new(),
+            values: Vec::new(),
+        })
+        .collect();
+    Ok(TcpFlow {
+        snd,
+        rcv: Receiver::new(&cfg),
+        edges,
+        next_edge: 0,
+        opened: false,
+        transfer,
+        completion: None,
+        rto_slot: TimerSlot::default(),
+        delack_slot: TimerSlot::default(),
+        series,
+        rtt_samples: 0,
+        cc_name: variant,
     })
 }

@@ -4,6 +4,17 @@
 
 use super::PacketId;
 
+/// What a transport timer is for. Each (flow, kind) has one slot; see
+/// `world::TimerSlot` for the lazy cancellation by generation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum TimerKind {
+    /// Sender retransmission timeout (RFC 6298).
+    Rto,
+    /// Receiver delayed-ACK timer (RFC 1122 4.2.3.2).
+    DelayedAck,
+}
+
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
     /// Link direction `ld` finished serializing a packet and may start the
@@ -14,6 +25,12 @@ pub enum Event {
     Arrive { ld: u32, pkt: PacketId },
     /// The application of `flow` acts: a CBR send, an ON/OFF edge, a start.
     App { flow: u32 },
+    /// A transport timer of `flow`; ignored on pop if `gen` is stale.
+    Timer {
+        flow: u32,
+        kind: TimerKind,
+        gen: u32,
+    },
 }
 
 #[cfg(test)]

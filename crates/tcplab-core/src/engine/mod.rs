@@ -6,6 +6,6 @@ mod event;
 mod queue;
 mod slab;
 
-pub use event::Event;
+pub use event::{Event, TimerKind};
 pub use queue::EventQueue;
 pub use slab::{PacketId, Slab};

@@ -37,6 +37,8 @@ pub enum ErrorModel {
         seen: u64,
         /// Count only this flow's packets, if set.
         flow: Option<u32>,
+        /// Count only packets carrying payload.
+        data_only: bool,
     },
 }
 
@@ -133,8 +135,9 @@ impl ErrorModel {
                 next,
                 seen,
                 flow,
+                data_only,
             } => {
-                if flow.is_some_and(|f| f != pkt.flow) {
+                if flow.is_some_and(|f| f != pkt.flow) || (*data_only && pkt.payload == 0) {
                     return false;
                 }
                 *seen += 1;
@@ -164,6 +167,7 @@ mod tests {
             number: 0,
             sent_at: SimTime::ZERO,
             proto: Proto::Udp,
+            tcp: Default::default(),
         }
     }
 
@@ -174,6 +178,7 @@ mod tests {
             next: 0,
             seen: 0,
             flow: None,
+            data_only: false,
         };
         let lost: Vec<bool> = (0..6)
             .map(|_| m.lose(SimTime::ZERO, &pkt(0, 100)))
@@ -188,6 +193,7 @@ mod tests {
             next: 0,
             seen: 0,
             flow: Some(1),
+            data_only: false,
         };
         let seq = [(0, false), (1, false), (0, false), (1, true), (1, false)];
         for (f, expect) in seq {

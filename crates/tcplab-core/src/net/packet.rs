@@ -2,6 +2,7 @@
 //! Packets as they cross links: a small `Copy` struct of header fields and
 //! sizes. No payload bytes are carried; sizes are honest.
 
+use crate::tcp::TcpHeader;
 use crate::time::SimTime;
 
 /// IPv4 header without options (RFC 791).
@@ -34,4 +35,6 @@ pub struct Packet {
     /// When the source handed it to the network.
     pub sent_at: SimTime,
     pub proto: Proto,
+    /// The TCP header (default for UDP).
+    pub tcp: TcpHeader,
 }

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Congestion control: a small hook set in the spirit of Linux's
+//! `tcp_congestion_ops` and ns-3's `TcpCongestionOps`, separate from loss
+//! recovery so that any algorithm runs with any recovery.
+//!
+//! Rules of the contract:
+//! - the core owns `ca_state` and calls `on_state` just before changing it;
+//! - `ssthresh` *returns* the new threshold and the core applies it (and
+//!   sets cwnd as the recovery strategy says);
+//! - `increase_window` is called for ACKs of new data in Open, Disorder and
+//!   Loss states (never during fast recovery, whose window the recovery
+//!   strategy manages);
+//! - `on_ack_sample` sees every ACK, duplicates included, for estimators; it
+//!   must not touch cwnd.
+//!
+//! Windows are in bytes. The shared helpers keep the RFC arithmetic in one
+//! place, as Linux keeps it in tcp_cong.c.
+
+pub mod reno;
+
+use std::fmt::Debug;
+
+use crate::time::{SimDuration, SimTime};
+
+/// The congestion-avoidance state, as Linux names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaState {
+    /// Normal operation.
+    Open,
+    /// Duplicate ACKs seen, below the threshold.
+    Disorder,
+    /// Fast recovery after duplicate ACKs (or SACK loss detection).
+    Recovery,
+    /// After a retransmission timeout (and Tahoe's fast retransmit).
+    Loss,
+}
+
+impl CaState {
+    pub fn code(self) -> f64 {
+        match self {
+            CaState::Open => 0.0,
+            CaState::Disorder => 1.0,
+            CaState::Recovery => 2.0,
+            CaState::Loss => 3.0,
+        }
+    }
+}
+
+/// The connection state congestion control reads (and, for cwnd and
+/// ssthresh, writes): ns-3's TcpSocketState, Linux's tcp_sock fields.
+#[derive(Clone, Debug)]
+pub struct Tcb {
+    pub now: SimTime,
+    /// Congestion window, bytes.
+    pub cwnd: u64,
+    /// Slow-start threshold, bytes.
+    pub ssthresh: u64,
+    /// Sender maximum segment size (payload bytes).
+    pub mss: u64,
+    pub ca_state: CaState,
+    /// Bytes sent and not yet cumulatively acknowledged.
+    pub bytes_in_flight: u64,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub srtt: Option<SimDuration>,
+    pub min_rtt: Option<SimDuration>,
+    pub latest_rtt: Option<SimDuration>,
+    /// Additive-increase credit in bytes (for byte-counting growth).
+    pub cwnd_cnt: u64,
+}
+
+impl Tcb {
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+    pub fn cwnd_segments(&self) -> f64 {
+        self.cwnd as f64 / self.mss as f64
+    }
+    /// Sets cwnd, never below one segment.
+    pub fn set_cwnd(&mut self, bytes: u64) {
+        self.cwnd = bytes.max(self.mss);
+    }
+}
+
+/// One ACK as congestion control sees it (Linux's ack_sample).
+#[derive(Clone, Copy, Debug)]
+pub struct Ack {
+    pub now: SimTime,
+    /// Bytes newly acknowledged cumulatively (0 for a duplicate).
+    pub bytes_acked: u64,
+    /// Segments newly acknowledged (bytes_acked / MSS, rounded up).
+    pub segments_acked: u32,
+    pub is_dup: bool,
+    /// A valid RTT sample carried by this ACK (Karn's rule or timestamps).
+    pub rtt: Option<SimDuration>,
+    pub prior_in_flight: u64,
+}
+
+/// Why the window is being reduced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossCause {
+    /// Duplicate ACKs (or SACK) triggered fast retransmit.
+    DupAcks,
+    /// The retransmission timer expired.
+    Timeout,
+}
+
+#[allow(unused_variables)]
+pub trait CongestionControl: Debug + Send {
+    fn name(&self) -> &'static str;
+    /// The connection is established; cwnd and ssthresh hold their initial
+    /// values.
+    fn init(&mut self, tcb: &mut Tcb) {}
+    /// Every ACK, duplicates included: update estimators only.
+    fn on_ack_sample(&mut self, tcb: &Tcb, ack: &Ack) {}
+    /// An ACK of new data outside fast recovery: grow the window.
+    fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack);
+    /// Entering recovery or loss: return the new ssthresh.
+    fn ssthresh(&mut self, tcb: &Tcb, cause: LossCause) -> u64;
+    /// The state is about to change to `to`.
+    fn on_state(&mut self, tcb: &mut Tcb, to: CaState) {}
+    /// A data segment of `bytes` was transmitted.
+    fn on_sent(&mut self, tcb: &Tcb, bytes: u64, is_retx: bool) {}
+}
+
+/// RFC 5681 slow start: cwnd += min(acked, limit), with limit = 1 MSS per
+/// ACK, or L = 2 MSS with appropriate byte counting (RFC 3465). Stops at
+/// ssthresh and returns the acked bytes left over for congestion avoidance.
+pub fn slow_start(tcb: &mut Tcb, acked: u64, abc: bool) -> u64 {
+    let limit = if abc { 2 * tcb.mss } else { tcb.mss };
+    let room = tcb.ssthresh.saturating_sub(tcb.cwnd);
+    let inc = acked.min(limit).min(room);
+    tcb.cwnd += inc;
+    if inc < acked.min(limit) {
+        acked - inc
+    } else {
+        0
+    }
+}
+
+/// RFC 5681 congestion avoidance (equation 3): cwnd += MSS * MSS / cwnd per
+/// ACK, at least one byte.
+pub fn cong_avoid_per_ack(tcb: &mut Tcb) {
+    let inc = (tcb.mss * tcb.mss / tcb.cwnd.max(1)).max(1);
+    tcb.cwnd += inc;
+}
+
+/// Byte-counting congestion avoidance (RFC 3465): one MSS per cwnd of
+/// acknowledged bytes, with the credit kept in `cwnd_cnt`.
+pub fn cong_avoid_bytes(tcb: &mut Tcb, acked: u64) {
+    tcb.cwnd_cnt += acked;
+    if tcb.cwnd_cnt >= tcb.cwnd {
+        tcb.cwnd_cnt -= tcb.cwnd;
+        tcb.cwnd += tcb.mss;
+    }
+}
+
+/// RFC 5681 equation 4: ssthresh = max(FlightSize / 2, 2 * SMSS).
+pub fn reno_ssthresh(tcb: &Tcb) -> u64 {
+    (tcb.bytes_in_flight / 2).max(2 * tcb.mss)
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! A driver that feeds a controller synthetic ACKs with the core's rules
+    //! (ssthresh returned then applied; state changes notified).
+
+    use super::*;
+
+    pub struct CcDriver<C: CongestionControl> {
+        pub cc: C,
+        pub tcb: Tcb,
+    }
+
+    impl<C: CongestionControl> CcDriver<C> {
+        pub fn new(cc: C, mss: u64, cwnd_segments: u64) -> Self {
+            let mut tcb = Tcb {
+                now: SimTime::ZERO,
+                cwnd: cwnd_segments * mss,
+                ssthresh: u64::MAX,
+                mss,
+                ca_state: CaState::Open,
+                bytes_in_flight: 0,
+                snd_una: 1,
+                snd_nxt: 1,
+                srtt: None,
+                min_rtt: None,
+                latest_rtt: None,
+                cwnd_cnt: 0,
+            };
+            let mut cc = cc;
+            cc.init(&mut tcb);
+            CcDriver { cc, tcb }
+        }
+
+        /// One ACK of `segments` full segments.
+        pub fn ack(&mut self, segments: u32, rtt: Option<SimDuration>) {
+            let ack = Ack {
+                now: self.tcb.now,
+                bytes_acked: segments as u64 * self.tcb.mss,
+                segments_acked: segments,
+                is_dup: false,
+                rtt,
+                prior_in_flight: self.tcb.bytes_in_flight,
+            };
+            self.tcb.snd_una += ack.bytes_acked;
+            self.cc.on_ack_sample(&self.tcb, &ack);
+            self.cc.increase_window(&mut self.tcb, &ack);
+        }
+
+        /// A loss of `cause` with `flight` bytes outstanding.
+        pub fn loss(&mut self, cause: LossCause, flight: u64) {
+            self.tcb.bytes_in_flight = flight;
+            let to = if cause == LossCause::Timeout {
+                CaState::Loss
+            } else {
+                CaState::Recovery
+            };
+            self.cc.on_state(&mut self.tcb, to);
+            self.tcb.ssthresh = self.cc.ssthresh(&self.tcb, cause);
+            self.tcb.ca_state = to;
+        }
+    }
+}

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! A real TCP over byte sequence numbers: a sender at the flow's source, a
+//! receiver at its destination.
+//!
+//! - [`sender`]: handshake, transmission, ACK processing, RTO (RFC 6298),
+//!   and the loss-recovery strategies (tahoe, reno RFC 5681, newreno RFC
+//!   6582, sack RFC 6675) around a pluggable congestion controller
+//!   ([`crate::cc`]).
+//! - [`receiver`]: reassembly, cumulative and selective ACKs (RFC 2018),
+//!   delayed ACKs (RFC 1122 / 5681), timestamps echo (RFC 7323).
+//!
+//! Sequence numbers are 64-bit and never wrap inside the simulator (the
+//! initial sequence number is 0; the SYN takes sequence 0 and data starts at
+//! 1); packet traces write them modulo 2^32. The receiving application reads
+//! in-order data at once, so the advertised window is the receive buffer.
+
+pub mod receiver;
+pub mod rtt;
+pub mod scoreboard;
+pub mod sender;
+
+use serde::{Deserialize, Serialize};
+
+use crate::time::SimDuration;
+
+/// SYN flag.
+pub const SYN: u8 = 0x02;
+/// ACK flag.
+pub const ACK: u8 = 0x10;
+/// FIN flag.
+pub const FIN: u8 = 0x01;
+
+/// Largest number of SACK blocks one header can carry (RFC 2018: 4 without
+/// timestamps, 3 with).
+pub const MAX_SACK_BLOCKS: usize = 4;
+
+/// The TCP header fields the simulator models.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpHeader {
+    pub seq: u64,
+    pub ack: u64,
+    pub flags: u8,
+    /// Payload bytes.
+    pub len: u32,
+    /// Window field as on the wire (to be shifted by the peer's scale).
+    pub wnd: u16,
+    /// Bytes of TCP options (a multiple of 4, at most 40).
+    pub opt_len: u8,
+    /// Timestamps option (RFC 7323), in nanoseconds of simulated time.
+    pub ts_val: u64,
+    pub ts_ecr: u64,
+    pub nsack: u8,
+    pub sack: [(u64, u64); MAX_SACK_BLOCKS],
+    /// Not on the wire: this data segment is a retransmission.
+    pub retx: bool,
+}
+
+impl TcpHeader {
+    pub fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+    pub fn sack_blocks(&self) -> &[(u64, u64)] {
+        &self.sack[..self.nsack as usize]
+    }
+}
+
+/// Loss recovery strategy.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Recovery {
+    /// 3 dupACKs: retransmit, ssthresh reduced, cwnd = 1 MSS, go back N.
+    Tahoe,
+    /// RFC 5681 fast retransmit / fast recovery; leaves recovery on the
+    /// first new ACK.
+    Reno,
+    /// RFC 6582: partial ACKs retransmit the next hole; recovery lasts until
+    /// the recovery point is acknowledged.
+    Newreno,
+    /// RFC 6675: SACK scoreboard, pipe, NextSeg.
+    Sack,
+}
+
+impl Recovery {
+    pub fn name(self) -> &'static str {
+        match self {
+            Recovery::Tahoe => "tahoe",
+            Recovery::Reno => "reno",
+            Recovery::Newreno => "newreno",
+            Recovery::Sack => "sack",
+        }
+    }
+}
+
+/// Everything that configures one TCP connection, resolved from the
+/// scenario (see `docs/tcp.md` for defaults and their provenance).
+#[derive(Clone, Debug)]
+pub struct TcpConfig {
+    /// Payload bytes per full segment.
+    pub mss: u32,
+    pub recovery: Recovery,
+    pub sack: bool,
+    pub timestamps: bool,
+    pub window_scaling: bool,
+    /// Receive buffer in bytes; the advertised window.
+    pub rcv_buf: u64,
+    /// ACK every `delayed_ack` full segments (1 = every segment, no delay).
+    pub delayed_ack: u32,
+    pub delayed_ack_timeout: SimDuration,
+    /// Initial window in bytes.
+    pub initial_cwnd: u64,
+    pub initial_ssthresh: u64,
+    /// Appropriate byte counting (RFC 3465, L = 2).
+    pub abc: bool,
+    pub min_rto: SimDuration,
+    pub max_rto: SimDuration,
+    pub initial_rto: SimDuration,
+    pub clock_granularity: SimDuration,
+    /// RFC 5681 4.1: after an idle period longer than the RTO, restart from
+    /// the initial window.
+    pub restart_after_idle: bool,
+    /// Duplicate ACKs that trigger fast retransmit.
+    pub dupthresh: u32,
+}
+
+/// Bytes of options on a SYN: MSS (4), SACK-permitted and timestamps (2 + 10,
+/// or 2 NOPs + SACK-permitted = 4 without timestamps), window scale with a
+/// NOP (4).
+pub fn syn_options(c: &TcpConfig) -> u32 {
+    let mut n = 4;
+    if c.timestamps {
+        n += 12;
+    } else if c.sack {
+        n += 4;
+    }
+    if c.window_scaling {
+        n += 4;
+    }
+    n
+}
+
+/// Bytes of options on every other segment before SACK blocks: timestamps
+/// with two NOPs (12), or none.
+pub fn base_options(timestamps: bool) -> u32 {
+    if timestamps {
+        12
+    } else {
+        0
+    }
+}
+
+/// Bytes of options for `n` SACK blocks (2 NOPs + kind/len + 8 per block).
+pub fn sack_options(n: usize) -> u32 {
+    if n == 0 {
+        0
+    } else {
+        4 + 8 * n as u32
+    }
+}
+
+/// The window scale shift (RFC 7323) that lets `buf` be advertised.
+pub fn window_shift(buf: u64, enabled: bool) -> u8 {
+    if !enabled {
+        return 0;
+    }
+    let mut s = 0u8;
+    while (buf >> s) > 65_535 && s < 14 {
+        s += 1;
+    }
+    s
+}
