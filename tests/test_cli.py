@@ -48,3 +48,10 @@ def test_check_prints_effective_scenario(capsys):
     assert main(["check", str(EXAMPLE)]) == 0
     eff = json.loads(capsys.readouterr().out)
     assert eff["links"][0]["name"] == "a-r"
+
+
+def test_tcp_example_runs_and_reports_tcp_columns(capsys):
+    example = ROOT / "examples" / "westwood_path_newreno.toml"
+    assert main(["run", str(example), "--duration", "30s"]) == 0
+    out = capsys.readouterr().out
+    assert "retx" in out and "timeouts" in out and "newreno" in out and "sack" in out

@@ -147,6 +147,11 @@ class Results:
                 "goodput Mb/s": (f["goodput_bps"] / 1e6).round(4),
                 "mean delay ms": (f["delay_mean_s"] * 1e3).round(3),
             })
+            if (f["kind"] == "tcp").any():
+                ft["retx"] = f["retransmitted_segments"]
+                ft["timeouts"] = f["timeouts"]
+                ft["done s"] = f["completion_time_s"].round(3)
+            ft = ft.dropna(axis="columns", how="all")
             lines += ["flows:", ft.to_string(index=False), ""]
         if not self.links.empty:
             lk = self.links

@@ -1,0 +1,84 @@
+"""TCP benchmark: simulated packets per wall second and peak memory.
+
+Scenarios (NewReno, bulk, 1460-B segments, delayed ACK 2, 60 simulated s):
+
+  single   one flow:  a -(1 Gb/s, 1 ms)- r0 -(100 Mb/s, 10 ms, 100 p)- r1 -(1 Gb/s, 1 ms)- b
+  shared   100 flows: 100 senders -(1 Gb/s, 1 ms)- r0 -(100 Mb/s, 10 ms, 100 p)- r1 - 100
+           receivers, flow i starting at i/100 s
+
+Each scenario runs in a fresh process, so its peak RSS is its own; the
+baseline line is a process that only imports tcplab (Python, numpy, pandas).
+"Packets" are data segments and ACKs put on the wire by the endpoints;
+"packet-hops" count every link a packet crossed.
+
+    python bench/tcp.py [--duration 60] [--flows 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+
+import tcplab as tl
+
+
+def dumbbell(n: int) -> tl.Network:
+    net = tl.Network(f"dumbbell-{n}")
+    r0, r1 = net.router("r0"), net.router("r1")
+    net.link(r0, r1, rate="100Mbps", delay="10ms", queue="100p", name="bottleneck")
+    for i in range(n):
+        s, d = net.host(f"s{i}"), net.host(f"d{i}")
+        net.link(s, r0, rate="1Gbps", delay="1ms")
+        net.link(r1, d, rate="1Gbps", delay="1ms")
+        net.tcp(s, d, cc="newreno", app=tl.Bulk(start=f"{i / n}s"))
+    return net
+
+
+def child(name: str, flows: int, duration: float) -> None:
+    res = dumbbell(flows).run(duration=duration, seed=1)
+    s = res.summary
+    f = res.flows
+    out = {
+        "name": name,
+        "flows": flows,
+        "wall": s["wall_seconds"],
+        "events": s["events"],
+        "packets": int(f["sent_packets"].sum() + f["ack_packets"].sum()),
+        "hops": int(res.links["tx_packets"].sum()),
+        "goodput": float(f["goodput_bps"].sum()),
+        "util": float(res.link("bottleneck")["utilization"]),
+        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+    print(json.dumps(out))
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--duration", type=float, default=60.0)
+    p.add_argument("--flows", type=int, default=100)
+    p.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    a = p.parse_args()
+    if a.child:
+        child(a.child[0], int(a.child[1]), float(a.child[2]))
+        return
+    base = subprocess.run(
+        [sys.executable, "-c", "import resource, tcplab; "
+         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"],
+        capture_output=True, text=True, check=True)
+    print(f"baseline (import tcplab): peak RSS {float(base.stdout):.1f} MB")
+    print(f"{'scenario':<9}{'flows':>6}{'sim s':>7}{'wall s':>9}{'packets':>12}"
+          f"{'pkts/wall s':>14}{'events/s':>12}{'goodput':>12}{'util':>7}{'RSS MB':>8}")
+    for name, n in [("single", 1), ("shared", a.flows)]:
+        r = subprocess.run([sys.executable, __file__, "--child", name, str(n), str(a.duration)],
+                           capture_output=True, text=True, check=True)
+        d = json.loads(r.stdout)
+        print(f"{name:<9}{n:>6}{a.duration:>7g}{d['wall']:>9.3f}{d['packets']:>12,}"
+              f"{d['packets'] / d['wall'] / 1e6:>12.2f} M{d['events'] / d['wall'] / 1e6:>10.2f} M"
+              f"{d['goodput'] / 1e6:>9.2f} Mb/s{d['util']:>7.3f}{d['rss_mb']:>8.1f}")
+
+
+if __name__ == "__main__":
+    main()
