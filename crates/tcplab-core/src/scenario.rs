@@ -327,8 +327,8 @@ pub struct FlowSpec {
     /// tcp: receive buffer = advertised window (default 4 MiB).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rcv_buf: Option<Bytes>,
-    /// tcp: initial window in segments (default RFC 5681:
-    /// min(4 MSS, max(2 MSS, 4380 B))).
+    /// tcp: initial window in segments (default RFC 5681 3.1: 4 segments for
+    /// an MSS up to 1095 B, 3 up to 2190 B, else 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_cwnd: Option<u32>,
     /// tcp: initial ssthresh (default: unlimited).

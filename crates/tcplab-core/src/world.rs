@@ -153,6 +153,8 @@ pub struct World {
     link_names: Vec<String>,
     flows: Vec<Flow>,
     events: u64,
+    /// When the last event that did something happened.
+    last_activity: SimTime,
     wall_seconds: f64,
     finished_at: Option<SimTime>,
     /// The scenario with every default filled in.
@@ -521,6 +523,7 @@ impl World {
             link_names,
             flows,
             events: 0,
+            last_activity: SimTime::ZERO,
             wall_seconds: 0.0,
             finished_at: None,
             queue_trace: None,
@@ -556,14 +559,28 @@ impl World {
             }
             self.now = t;
             self.events += 1;
-            match ev {
-                Event::TxDone { ld } => self.tx_done(ld),
-                Event::Arrive { ld, pkt } => self.arrive(ld, pkt),
-                Event::App { flow } => self.app(flow),
+            let acted = match ev {
+                Event::TxDone { ld } => {
+                    self.tx_done(ld);
+                    true
+                }
+                Event::Arrive { ld, pkt } => {
+                    self.arrive(ld, pkt);
+                    true
+                }
+                Event::App { flow } => {
+                    self.app(flow);
+                    true
+                }
                 Event::Timer { flow, kind, gen } => self.timer(flow, kind, gen),
+            };
+            if acted {
+                self.last_activity = t;
             }
         }
-        self.finished_at = Some(self.end.unwrap_or(self.now));
+        // Without a duration the run ends with its last real event, not with
+        // a cancelled timer that popped later.
+        self.finished_at = Some(self.end.unwrap_or(self.last_activity));
         self.wall_seconds = started.elapsed().as_secs_f64();
     }
 
@@ -840,17 +857,18 @@ impl World {
         }
     }
 
-    fn timer(&mut self, flow: u32, kind: TimerKind, gen: u32) {
+    /// Handles a timer event; false if it was stale or cancelled (a no-op).
+    fn timer(&mut self, flow: u32, kind: TimerKind, gen: u32) -> bool {
         let now = self.now;
         let App::Tcp(t) = &mut self.flows[flow as usize].app else {
-            return;
+            return false;
         };
         let slot = match kind {
             TimerKind::Rto => &mut t.rto_slot,
             TimerKind::DelayedAck => &mut t.delack_slot,
         };
         if slot.gen != gen {
-            return; // superseded by an earlier deadline
+            return false; // superseded by an earlier deadline
         }
         slot.scheduled = None;
         let deadline = match kind {
@@ -858,7 +876,7 @@ impl World {
             TimerKind::DelayedAck => t.rcv.delack_deadline,
         };
         match deadline {
-            None => {}
+            None => false,
             Some(d) if d > now => {
                 // Moved later since this event was scheduled: wait again.
                 slot.gen = slot.gen.wrapping_add(1);
@@ -871,6 +889,7 @@ impl World {
                         gen: slot.gen,
                     },
                 );
+                false
             }
             Some(_) => {
                 let mut out = std::mem::take(&mut self.scratch);
@@ -886,6 +905,7 @@ impl World {
                 }
                 self.scratch = out;
                 self.after_tcp(flow);
+                true
             }
         }
     }
@@ -1376,8 +1396,12 @@ fn build_tcp(i: usize, f: &mut FlowSpec, path_mtu: u32, trace: &[TraceKind]) -> 
             "must be longer than 0 s",
         ));
     }
-    // RFC 5681 3.1: IW = min(4 SMSS, max(2 SMSS, 4380 B)), in whole segments.
-    let default_iw = (4 * mss).min((2 * mss).max(4380)) / mss;
+    // RFC 5681 3.1: 4 segments up to an SMSS of 1095 B, 3 up to 2190 B, else 2.
+    let default_iw = match mss {
+        0..=1095 => 4,
+        1096..=2190 => 3,
+        _ => 2,
+    };
     let iw = *f.initial_cwnd.get_or_insert(default_iw as u32);
     if iw == 0 {
         return Err(Error::invalid_allowed(

@@ -570,6 +570,8 @@ impl Sender {
                 self.syn_retransmitted = true;
                 self.stats.retransmitted_segments += 1;
                 self.stats.timeouts += 1;
+                self.log(now, TcpEventKind::Timeout, 0);
+                self.log(now, TcpEventKind::Retransmit, 0);
                 self.send_syn(now, out);
                 return;
             }
