@@ -299,3 +299,29 @@ def test_invariants_under_random_loss_and_congestion(cc, seed):
     res = net.run(duration="40s", seed=seed, trace=["drops"])
     check_invariants(res)
     assert res.flow("tcp1")["delivered_bytes"] == 200_000
+
+
+@pytest.mark.parametrize("cc", ["reno", "newreno", "sack"])
+def test_fin_ahead_of_a_hole_is_kept_until_the_hole_fills(cc):
+    # 20 segments; segment 17 is lost. Segments 18-20 and the FIN arrive out of
+    # order: the receiver must keep the FIN, so when fast retransmit repairs 17
+    # the ACK covers the FIN too and no timeout is needed.
+    net = short_path(cc, [17], app=tl.Transfer(size=20 * MSS))
+    res = net.run(seed=1, trace=["events"])
+    check_invariants(res)
+    f = res.flow("tcp0")
+    assert (f["timeouts"], f["fast_retransmits"], f["retransmitted_segments"]) == (0, 1, 1)
+    assert events(res)[-1] == ("closed", 20 * MSS + 2)
+
+
+def test_syn_window_is_unscaled_so_a_large_initial_window_goes_out_at_once():
+    # 64 segments of 1000 B with an initial window of 64 on a 100 ms RTT path:
+    # the SYN-ACK advertises 65535 B unscaled, so all 64 leave in the first
+    # flight and the transfer completes in handshake + 1 RTT + serialization.
+    net = tl.Network()
+    a, b = net.host("a"), net.host("b")
+    net.link(a, b, rate="100Mbps", delay="50ms", queue="1000p", mtu=1040)
+    net.tcp(a, b, initial_cwnd=64, delayed_ack=False, app=tl.Transfer(size=64 * MSS))
+    f = net.run(seed=1).flow("tcp0")
+    serialization = 64 * 1040 * 8 / 100e6
+    assert f["completion_time_s"] < 0.2 + serialization + 0.01  # not a second round trip

@@ -34,6 +34,8 @@ pub struct Receiver {
     base_opts: u32,
     syn_opts: u32,
     wnd_field: u16,
+    /// The window advertised (unscaled) in the SYN-ACK.
+    syn_wnd: u16,
     /// Next in-order byte expected.
     pub rcv_nxt: u64,
     /// Out-of-order ranges above rcv_nxt, sorted, with a recency stamp.
@@ -48,6 +50,9 @@ pub struct Receiver {
     /// When the application received its last byte.
     pub last_delivery: Option<SimTime>,
     pub fin_received: bool,
+    /// The sequence number of a FIN that arrived before all the data below
+    /// it; accepted once the hole is filled (RFC 9293 3.10.7.4).
+    fin_seq: Option<u64>,
     /// The delayed-ACK timer's deadline, if armed.
     pub delack_deadline: Option<SimTime>,
     delack_timeout: crate::time::SimDuration,
@@ -73,6 +78,7 @@ impl Receiver {
             base_opts: super::base_options(c.timestamps),
             syn_opts: super::syn_options(c),
             wnd_field: (c.rcv_buf >> shift).min(65_535) as u16,
+            syn_wnd: c.rcv_buf.min(65_535) as u16,
             rcv_nxt: 0,
             ooo: Vec::new(),
             stamp: 0,
@@ -82,6 +88,7 @@ impl Receiver {
             delivered: 0,
             last_delivery: None,
             fin_received: false,
+            fin_seq: None,
             delack_deadline: None,
             delack_timeout: c.delayed_ack_timeout,
         }
@@ -97,7 +104,12 @@ impl Receiver {
             seq: if flags & SYN != 0 { 0 } else { 1 },
             ack: self.rcv_nxt,
             flags,
-            wnd: self.wnd_field,
+            // RFC 7323 2.2: the window of a SYN is never scaled.
+            wnd: if flags & SYN != 0 {
+                self.syn_wnd
+            } else {
+                self.wnd_field
+            },
             ..TcpHeader::default()
         };
         let mut opts = if flags & SYN != 0 {
@@ -150,7 +162,9 @@ impl Receiver {
         if self.state == RcvState::SynReceived && seg.has(ACK) {
             self.state = RcvState::Established;
         }
-        if self.timestamps && seg.seq <= self.last_ack_sent {
+        // RFC 7323 4.3 (2): only from a segment at or below the last ACK
+        // sent, and never backwards (an old duplicate must not lower it).
+        if self.timestamps && seg.seq <= self.last_ack_sent && seg.ts_val >= self.ts_recent {
             self.ts_recent = seg.ts_val;
         }
         let (s, e) = (seg.seq, seg.seq + seg.len as u64);
@@ -176,12 +190,14 @@ impl Receiver {
                 self.unacked_segments += 1;
             }
         }
-        if seg.has(FIN) && e == self.rcv_nxt && !self.fin_received {
+        if seg.has(FIN) {
+            self.fin_seq = Some(e);
+            immediate = true;
+        }
+        if self.fin_seq == Some(self.rcv_nxt) && !self.fin_received {
             self.fin_received = true;
             self.rcv_nxt += 1;
             self.state = RcvState::Closed;
-            immediate = true;
-        } else if seg.has(FIN) {
             immediate = true;
         }
         if seg.len == 0 && !seg.has(FIN) {
@@ -343,6 +359,48 @@ mod tests {
         assert_eq!(o.ack.unwrap().ack, 101);
         assert_eq!(o.delivered, 0);
         assert_eq!(r.delivered, 100);
+    }
+
+    #[test]
+    fn a_fin_before_missing_data_is_accepted_once_the_hole_fills() {
+        let mut r = established(2, false);
+        r.on_segment(t(10), &data(1, 100));
+        let fin = TcpHeader {
+            seq: 201,
+            flags: ACK | FIN,
+            ..TcpHeader::default()
+        };
+        assert_eq!(r.on_segment(t(11), &fin).ack.unwrap().ack, 101); // hole at 101
+        assert!(!r.fin_received);
+        let o = r.on_segment(t(12), &data(101, 100));
+        assert_eq!(o.ack.unwrap().ack, 202); // data and the FIN
+        assert!(r.fin_received);
+    }
+
+    #[test]
+    fn syn_ack_window_is_unscaled() {
+        let mut r = Receiver::new(&cfg(2, false)); // 1 MiB buffer, shift 5
+        let synack = r.on_segment(
+            t(0),
+            &TcpHeader {
+                flags: SYN,
+                ..TcpHeader::default()
+            },
+        );
+        assert_eq!(synack.ack.unwrap().wnd, 65_535);
+        r.on_segment(
+            t(1),
+            &TcpHeader {
+                seq: 1,
+                ack: 1,
+                flags: ACK,
+                ..TcpHeader::default()
+            },
+        );
+        let a = r.on_segment(t(2), &data(1, 100)).ack;
+        assert_eq!(a, None);
+        let a = r.on_segment(t(3), &data(101, 100)).ack.unwrap();
+        assert_eq!(a.wnd as u64, (1u64 << 20) >> 5);
     }
 
     #[test]

@@ -93,10 +93,12 @@ impl RttEstimator {
         self.backoff
     }
 
-    /// A new ACK arrived without a usable sample: keep SRTT but forget the
-    /// backoff (RFC 6298 5.7 allows recomputing from SRTT).
-    pub fn reset_backoff(&mut self) {
+    /// RFC 6298 5.7: after a SYN timeout with no RTT sample, data
+    /// transmission begins with an RTO of 3 s (if it was lower).
+    pub fn reinit_after_syn_timeout(&mut self) {
+        const THREE_S: SimDuration = SimDuration::from_secs(3);
         self.backoff = 0;
+        self.rto = self.rto.max(THREE_S).min(self.max);
     }
 }
 
@@ -146,6 +148,15 @@ mod tests {
             big.back_off();
         }
         assert_eq!(big.rto(), ms(3000));
+    }
+
+    #[test]
+    fn syn_timeout_without_sample_starts_data_at_three_seconds() {
+        let mut e = est();
+        e.back_off();
+        assert_eq!(e.rto(), ms(2000));
+        e.reinit_after_syn_timeout();
+        assert_eq!(e.rto(), ms(3000));
     }
 
     #[test]

@@ -107,7 +107,10 @@ impl Scoreboard {
                 s = end;
                 continue;
             }
-            let e = (s + mss).min(high_data);
+            let mut e = (s + mss).min(high_data);
+            if let Some(&(a, _)) = self.ranges.iter().find(|&&(a, _)| a > s) {
+                e = e.min(a); // never count SACKed bytes
+            }
             let len = e - s;
             if !self.is_lost(s, mss, dupthresh) {
                 pipe += len;

@@ -255,7 +255,8 @@ impl Sender {
         let h = TcpHeader {
             seq: 0,
             flags: SYN,
-            wnd: self.wnd_field,
+            // RFC 7323 2.2: the window of a SYN is never scaled.
+            wnd: self.cfg.rcv_buf.min(65_535) as u16,
             opt_len: syn_options(&self.cfg) as u8,
             ts_val: now.as_nanos(),
             ..TcpHeader::default()
@@ -299,8 +300,8 @@ impl Sender {
 
     /// Handles a segment from the receiver.
     pub fn on_segment(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
-        if self.cfg.timestamps && h.ts_val > 0 {
-            self.ts_recent = h.ts_val;
+        if self.cfg.timestamps && h.ts_val >= self.ts_recent {
+            self.ts_recent = h.ts_val; // RFC 7323 4.3: never backwards
         }
         match self.state {
             SndState::Closed | SndState::Done => {}
@@ -335,7 +336,9 @@ impl Sender {
         if let Some(r) = sample {
             self.rtt.sample(r);
         } else {
-            self.rtt.reset_backoff();
+            // RFC 6298 5.7: the SYN timed out and no sample was possible: the
+            // RTO starts data transmission at 3 s (if it was lower).
+            self.rtt.reinit_after_syn_timeout();
         }
         self.rto_deadline = None;
         self.last_send = now;
@@ -369,6 +372,7 @@ impl Sender {
             return; // acknowledges something never sent
         }
         self.rwnd = (h.wnd as u64) << self.peer_shift;
+        let sacked_before = self.sb.sacked_bytes();
         if self.cfg.sack {
             for &(a, b) in h.sack_blocks() {
                 if b > ack && b <= self.snd_max {
@@ -379,7 +383,12 @@ impl Sender {
         if ack > self.snd_una {
             self.new_ack(now, h);
         } else if ack == self.snd_una && h.len == 0 && self.snd_una < self.snd_max {
-            self.dup_ack(now, out);
+            // RFC 6675 2: with SACK recovery, a duplicate ACK must also SACK
+            // something new (a resent duplicate segment's ACK does not count).
+            let new_sack = self.sb.sacked_bytes() > sacked_before;
+            if self.cfg.recovery != Recovery::Sack || new_sack {
+                self.dup_ack(now, out);
+            }
         }
         self.try_send(now, out);
     }
@@ -502,7 +511,14 @@ impl Sender {
                     && self.cfg.recovery == Recovery::Sack
                     && self.sb.is_lost(self.snd_una, mss, self.cfg.dupthresh);
                 let trigger = self.dupacks >= self.cfg.dupthresh || sack_lost;
-                let guard_ok = self.cfg.recovery == Recovery::Reno || self.snd_una > self.recover;
+                // RFC 6582 3.2 step 1 (NewReno, and Tahoe as ns-2 does): the
+                // cumulative ACK must cover more than `recover`; RFC 6675 5.1
+                // (SACK): HighACK >= RecoveryPoint; RFC 5681 Reno: no guard.
+                let guard_ok = match self.cfg.recovery {
+                    Recovery::Reno => true,
+                    Recovery::Sack => self.snd_una >= self.recover,
+                    Recovery::Newreno | Recovery::Tahoe => self.snd_una > self.recover,
+                };
                 if trigger && guard_ok {
                     self.enter_recovery(now, out);
                 } else {
