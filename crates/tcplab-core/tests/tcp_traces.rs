@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Exact loss-recovery traces (packetdrill style) and TCP invariants.
+//!
+//! Path: a -(10 Mb/s, 5 ms, MTU 1040 so MSS 1000)- b, delayed ACK off,
+//! initial window 4 segments. Data segment k covers [1 + 1000 (k - 1), 1 + 1000 k).
+//! When segment 25 is lost, slow start has acked 24 segments: cwnd = 28000,
+//! FlightSize = 28000, ssthresh = 14000.
+
+use tcplab_core::results::EventRecord;
+use tcplab_core::{run_json, Results};
+
+fn scenario(cc: &str, drops: &[u64], extra: &str) -> String {
+    format!(
+        r#"{{"duration": "3s", "hosts": ["a", "b"], "trace": ["events"],
+            "links": [{{"a": "a", "b": "b", "rate": "10Mbps", "delay": "5ms", "queue": "1000p",
+                        "mtu": 1040, "loss": {{"model": "list", "packets": {drops:?},
+                        "flow": "tcp0", "data_only": true}}}}],
+            "flows": [{{"kind": "tcp", "src": "a", "dst": "b", "cc": "{cc}",
+                        "delayed_ack": 1 {extra}}}]}}"#
+    )
+}
+
+fn run(text: &str) -> Results {
+    run_json(text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn trace(r: &Results) -> Vec<(&str, u64, u64, u64)> {
+    r.events
+        .iter()
+        .filter(|e: &&EventRecord| e.event != "established")
+        .map(|e| (e.event.as_str(), e.seq, e.cwnd, e.ssthresh))
+        .collect()
+}
+
+#[test]
+fn newreno_three_losses_one_window_reduction() {
+    let r = run(&scenario("newreno", &[25, 27, 29], ""));
+    assert_eq!(
+        trace(&r),
+        vec![
+            // ssthresh = 28000 / 2; cwnd = ssthresh + 3 MSS.
+            ("fast_retransmit", 24001, 17000, 14000),
+            ("retransmit", 24001, 17000, 14000),
+            // 22 more dupACKs (segments 31..52) inflate to 39000; the partial
+            // ACK covers 2000 B: 39000 - 2000 + 1000.
+            ("partial_ack", 26001, 38000, 14000),
+            ("retransmit", 26001, 38000, 14000),
+            ("partial_ack", 28001, 48000, 14000),
+            ("retransmit", 28001, 48000, 14000),
+            // min(ssthresh, max(FlightSize, MSS) + MSS).
+            ("recovery_exit", 75001, 14000, 14000),
+        ]
+    );
+    assert_eq!((r.flows[0].fast_retransmits, r.flows[0].timeouts), (1, 0));
+}
+
+#[test]
+fn sack_three_losses_repaired_in_one_round() {
+    let r = run(&scenario("sack", &[25, 27, 29], ""));
+    let t = trace(&r);
+    let retx: Vec<u64> = t
+        .iter()
+        .filter(|e| e.0 == "retransmit")
+        .map(|e| e.1)
+        .collect();
+    assert_eq!(retx, vec![24001, 26001, 28001]);
+    assert!(t.iter().all(|e| e.2 == 14000 && e.3 == 14000), "{t:?}"); // cwnd = ssthresh
+    assert_eq!(t.last().unwrap().0, "recovery_exit");
+    assert_eq!((r.flows[0].fast_retransmits, r.flows[0].timeouts), (1, 0));
+}
+
+#[test]
+fn tahoe_restarts_from_one_segment() {
+    let r = run(&scenario("tahoe", &[25], ""));
+    assert_eq!(trace(&r)[0], ("fast_retransmit", 24001, 1000, 14000));
+}
+
+#[test]
+fn reno_one_loss_one_halving() {
+    let r = run(&scenario("reno", &[25], ""));
+    assert_eq!(
+        trace(&r),
+        vec![
+            ("fast_retransmit", 24001, 17000, 14000),
+            ("retransmit", 24001, 17000, 14000),
+            ("recovery_exit", 52001, 14000, 14000),
+        ]
+    );
+}
+
+#[test]
+fn invariants_hold_for_every_variant_under_random_loss() {
+    for cc in ["tahoe", "reno", "newreno", "sack"] {
+        for seed in 1..=3 {
+            let text = format!(
+                r#"{{"duration": "30s", "seed": {seed}, "hosts": ["a", "b"],
+                    "links": [{{"a": "a", "b": "b", "rate": "5Mbps", "delay": "20ms",
+                                "queue": "30p", "loss": {{"model": "uniform", "per": 0.03}},
+                                "reverse_loss": {{"model": "uniform", "per": 0.03}}}}],
+                    "flows": [{{"kind": "tcp", "src": "a", "dst": "b", "cc": "{cc}",
+                                "timestamps": true}},
+                              {{"kind": "tcp", "src": "a", "dst": "b", "cc": "{cc}",
+                                "app": {{"kind": "transfer", "size": "300KB"}}}}]}}"#
+            );
+            let r = run(&text);
+            for f in &r.flows {
+                assert_eq!(
+                    f.sent_packets,
+                    f.delivered_packets + f.lost_queue + f.lost_error + f.in_flight_packets,
+                    "{cc} seed {seed}: {f:?}"
+                );
+                assert!(f.acked_bytes <= f.delivered_bytes, "{cc} seed {seed}");
+                assert!(
+                    f.retransmitted_segments > 0,
+                    "{cc} seed {seed}: no loss exercised"
+                );
+            }
+            assert_eq!(r.flows[1].delivered_bytes, 300_000, "{cc} seed {seed}");
+            assert!(r.flows[1].completion_time_s.is_finite());
+        }
+    }
+}
