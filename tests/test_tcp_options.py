@@ -35,10 +35,10 @@ def refuse(sc: tl.Scenario | tl.Network, message: str, path: str, exc=tl.Scenari
 
 
 def test_unknown_cc_variant_lists_the_allowed_names():
-    e = refuse(narrow_path(cc="cubic"),
-               "flows[0].cc: unknown variant 'cubic' (allowed: tahoe, reno, newreno, sack)",
-               "flows[0].cc")
-    assert e.allowed == "tahoe, reno, newreno, sack"
+    allowed = "tahoe, reno, newreno, sack, vegas, westwood, westwoodplus, petra, cubic"
+    e = refuse(narrow_path(cc="hybla"),
+               f"flows[0].cc: unknown variant 'hybla' (allowed: {allowed})", "flows[0].cc")
+    assert e.allowed == allowed
 
 
 def test_mss_larger_than_the_path_mtu_allows():
@@ -94,7 +94,7 @@ def test_udp_field_on_a_tcp_flow():
     d = narrow_path().scenario(duration="1s").to_dict()
     d["flows"][0]["rate"] = "1Mbps"  # the builder cannot do this; a raw dict or TOML can
     e = refuse(tl.Scenario(d), "flows[0].rate: not a parameter of a tcp flow (allowed: cc, "
-               "recovery, mss, delayed_ack, delayed_ack_timeout, sack, timestamps, "
+               "profile, recovery, mss, delayed_ack, delayed_ack_timeout, sack, timestamps, "
                "window_scaling, rcv_buf, initial_cwnd, initial_ssthresh, abc, min_rto, max_rto, "
                "initial_rto, clock_granularity, restart_after_idle, dupthresh, app)",
                "flows[0].rate")

@@ -1,6 +1,7 @@
 """tcplab: a fast, validated packet-level simulator for TCP congestion-control research."""
 
 from tcplab._core import __version__
+from tcplab.cc import Cubic, Petra, Variant, Vegas, Westwood, WestwoodPlus, variants
 from tcplab.errors import InternalError, RoutingError, ScenarioError, TcplabError
 from tcplab.results import Results
 from tcplab.scenario import (
@@ -22,6 +23,13 @@ from tcplab.scenario import (
 
 __all__ = [
     "__version__",
+    "Cubic",
+    "Petra",
+    "Variant",
+    "Vegas",
+    "Westwood",
+    "WestwoodPlus",
+    "variants",
     "BitErrorRate",
     "Bulk",
     "DropList",

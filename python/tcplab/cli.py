@@ -46,6 +46,22 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_variants(args: argparse.Namespace) -> int:
+    """List the built-in variants, their recovery and their parameters' defaults."""
+    from tcplab.cc import variants
+
+    for v in variants():
+        print(f"{v['name']:<13} recovery {v['recovery']:<8} {v['summary']}")
+        paper = v["defaults"]["paper"]
+        for key, value in paper.items():
+            others = {p: v["defaults"][p].get(key) for p in ("linux", "ns3")}
+            differ = {p: o for p, o in others.items() if o != value}
+            note = ("  (" + ", ".join(f"{p}: {json.dumps(o)}" for p, o in differ.items()) + ")"
+                    if differ else "")
+            print(f"    {key:<22} {json.dumps(value)}{note}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``tcplab`` command."""
     p = argparse.ArgumentParser(
@@ -68,6 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="check a scenario file; print it with defaults filled in")
     scenario_args(c)
     c.set_defaults(func=cmd_check)
+
+    v = sub.add_parser("variants", help="list the TCP variants and their parameters")
+    v.set_defaults(func=cmd_variants)
     return p
 
 

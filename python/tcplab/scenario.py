@@ -20,6 +20,7 @@ import tomllib
 from tcplab import _core
 
 if TYPE_CHECKING:
+    from tcplab.cc import Variant
     from tcplab.results import Results
 
 Quantity = str | int | float
@@ -337,9 +338,10 @@ class Network:
         src: NodeRef,
         dst: NodeRef,
         *,
-        cc: str = "newreno",
+        cc: str | Variant = "newreno",
         app: TcpApp | None = None,
         name: str | None = None,
+        profile: str | None = None,
         recovery: str | None = None,
         mss: Quantity | None = None,
         delayed_ack: int | bool | None = None,
@@ -361,8 +363,12 @@ class Network:
         """Add a TCP connection: data from ``src`` (the sender) to ``dst`` (the receiver).
 
         Args:
-            cc: the variant: ``"tahoe"``, ``"reno"``, ``"newreno"`` or ``"sack"``
-                (NewReno growth with RFC 6675 SACK recovery).
+            cc: a variant name (``"tahoe"``, ``"reno"``, ``"newreno"``, ``"sack"``,
+                ``"vegas"``, ``"westwood"``, ``"westwoodplus"``, ``"petra"``,
+                ``"cubic"``) or a variant with parameters, e.g.
+                ``tl.Vegas(alpha=2, beta=4)``; see ``tl.variants()``.
+            profile: whose defaults: ``"paper"`` (RFCs and papers, the default),
+                ``"linux"`` or ``"ns3"``.
             app: :class:`Bulk` (default), :class:`Transfer` or :class:`OnOff`.
             recovery: override the variant's loss recovery (``"tahoe"``,
                 ``"reno"``, ``"newreno"``, ``"sack"``).
@@ -376,8 +382,9 @@ class Network:
         """
         app = app if app is not None else Bulk()
         fname = name if name is not None else f"tcp{len(self._flows)}"
+        spec = cc if isinstance(cc, str) else cc.to_spec()
         d: dict[str, Any] = {"kind": "tcp", "name": fname, "src": _name(src), "dst": _name(dst),
-                             "cc": cc, "app": app.to_dict(), "start": app.start}
+                             "cc": spec, "app": app.to_dict(), "start": app.start}
         if app.stop is not None:
             d["stop"] = app.stop
         if delayed_ack is True:
@@ -385,7 +392,7 @@ class Network:
         elif delayed_ack is False:
             delayed_ack = 1
         options = {
-            "recovery": recovery, "mss": mss, "delayed_ack": delayed_ack,
+            "profile": profile, "recovery": recovery, "mss": mss, "delayed_ack": delayed_ack,
             "delayed_ack_timeout": delayed_ack_timeout, "sack": sack, "timestamps": timestamps,
             "window_scaling": window_scaling, "rcv_buf": rcv_buf, "initial_cwnd": initial_cwnd,
             "initial_ssthresh": initial_ssthresh, "abc": abc, "min_rto": min_rto,

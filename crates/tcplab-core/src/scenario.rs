@@ -82,11 +82,15 @@ pub enum TraceKind {
     Inflight,
     /// TCP: the event log (fast retransmits, timeouts, retransmissions, ...).
     Events,
+    /// Westwood/Westwood+/Petra: the bandwidth estimate (bit/s).
+    Bwe,
+    /// Vegas: Diff (segments), at each change.
+    Diff,
 }
 
 impl TraceKind {
     /// The per-connection series (not link series or logs).
-    pub const TCP_SERIES: [TraceKind; 7] = [
+    pub const TCP_SERIES: [TraceKind; 9] = [
         TraceKind::Cwnd,
         TraceKind::Ssthresh,
         TraceKind::Srtt,
@@ -94,6 +98,8 @@ impl TraceKind {
         TraceKind::Rto,
         TraceKind::State,
         TraceKind::Inflight,
+        TraceKind::Bwe,
+        TraceKind::Diff,
     ];
 
     pub fn name(self) -> &'static str {
@@ -108,6 +114,8 @@ impl TraceKind {
             TraceKind::State => "state",
             TraceKind::Inflight => "inflight",
             TraceKind::Events => "events",
+            TraceKind::Bwe => "bwe",
+            TraceKind::Diff => "diff",
         }
     }
 }
@@ -300,9 +308,14 @@ pub struct FlowSpec {
     /// udp: stop after this many datagrams.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u64>,
-    /// tcp: the variant ("tahoe", "reno", "newreno", "sack").
+    /// tcp: the variant, by name or as a table with parameters
+    /// (`{ name = "vegas", alpha = 2 }`); see `tcplab variants`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cc: Option<String>,
+    pub cc: Option<crate::cc::registry::CcSpec>,
+    /// tcp: whose defaults to use: "paper" (RFCs and papers, the default),
+    /// "linux" or "ns3".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::cc::registry::Profile>,
     /// tcp: loss recovery, overriding the variant's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery: Option<crate::tcp::Recovery>,
@@ -366,6 +379,7 @@ impl FlowSpec {
             ("size", self.size.is_some()),
             ("count", self.count.is_some()),
             ("cc", self.cc.is_some()),
+            ("profile", self.profile.is_some()),
             ("recovery", self.recovery.is_some()),
             ("mss", self.mss.is_some()),
             ("delayed_ack", self.delayed_ack.is_some()),
@@ -394,6 +408,7 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
         FlowKind::Udp => &["rate", "size", "count"],
         FlowKind::Tcp => &[
             "cc",
+            "profile",
             "recovery",
             "mss",
             "delayed_ack",

@@ -8,8 +8,7 @@
 
 use std::collections::HashMap;
 
-use crate::cc::reno::Reno;
-use crate::cc::CongestionControl;
+use crate::cc::registry::{self, CcSpec, Profile, VARIANTS};
 use crate::engine::{Event, EventQueue, PacketId, Slab, TimerKind};
 use crate::error::{Error, Result};
 use crate::net::error_model::{ErrorModel, GilbertElliott};
@@ -834,6 +833,14 @@ impl World {
                     TraceKind::Rto => snd.rtt.rto().as_secs_f64(),
                     TraceKind::State => snd.tcb.ca_state.code(),
                     TraceKind::Inflight => snd.flight_size() as f64,
+                    TraceKind::Bwe => match snd.cc.probe("bwe") {
+                        Some(v) => v,
+                        None => continue,
+                    },
+                    TraceKind::Diff => match snd.cc.probe("diff") {
+                        Some(v) => v,
+                        None => continue,
+                    },
                     TraceKind::Rtt => {
                         if !new_sample {
                             continue;
@@ -1317,36 +1324,33 @@ fn build_error_model(
     })
 }
 
-/// The named TCP variants of this build and their (growth, recovery).
-pub const TCP_VARIANTS: [(&str, Recovery); 4] = [
-    ("tahoe", Recovery::Tahoe),
-    ("reno", Recovery::Reno),
-    ("newreno", Recovery::Newreno),
-    ("sack", Recovery::Sack),
-];
-
 /// Resolves a TCP flow's configuration (filling the defaults into `f`, so the
 /// effective scenario shows them) and builds its endpoints.
 fn build_tcp(i: usize, f: &mut FlowSpec, path_mtu: u32, trace: &[TraceKind]) -> Result<TcpFlow> {
     let p = |field: &str| format!("flows[{i}].{field}");
-    let variant = f.cc.get_or_insert_with(|| "newreno".to_string()).clone();
-    let Some(&(_, variant_recovery)) = TCP_VARIANTS.iter().find(|v| v.0 == variant) else {
-        let names: Vec<&str> = TCP_VARIANTS.iter().map(|v| v.0).collect();
+    let profile = *f.profile.get_or_insert(Profile::Paper);
+    let linux = profile == Profile::Linux;
+    let ns3 = profile == Profile::Ns3;
+    let spec = f.cc.get_or_insert_with(|| CcSpec::named("newreno")).clone();
+    let Some(info) = VARIANTS.iter().find(|v| v.name == spec.name) else {
+        let names: Vec<&str> = VARIANTS.iter().map(|v| v.name).collect();
         return Err(Error::invalid_allowed(
             p("cc"),
-            format!("unknown variant '{variant}'"),
+            format!("unknown variant '{}'", spec.name),
             names.join(", "),
         ));
     };
-    let recovery = *f.recovery.get_or_insert(variant_recovery);
-    let sack = *f.sack.get_or_insert(recovery == Recovery::Sack);
+    let recovery = *f.recovery.get_or_insert(info.recovery);
+    let sack = *f
+        .sack
+        .get_or_insert(recovery == Recovery::Sack || linux || ns3);
     if recovery == Recovery::Sack && !sack {
         return Err(Error::invalid(
             p("sack"),
             "the sack recovery needs the SACK option on",
         ));
     }
-    let timestamps = *f.timestamps.get_or_insert(false);
+    let timestamps = *f.timestamps.get_or_insert(linux || ns3);
     let window_scaling = *f.window_scaling.get_or_insert(true);
     let base = crate::tcp::base_options(timestamps);
     let max_mss = path_mtu.saturating_sub(IPV4_HEADER + TCP_HEADER + base) as u64;
@@ -1366,7 +1370,10 @@ fn build_tcp(i: usize, f: &mut FlowSpec, path_mtu: u32, trace: &[TraceKind]) -> 
             format!("8 to {max_mss} B"),
         ));
     }
-    let rcv_buf = f.rcv_buf.get_or_insert(Bytes(4 << 20)).0;
+    let rcv_buf = f
+        .rcv_buf
+        .get_or_insert(Bytes(if ns3 { 128 << 10 } else { 4 << 20 }))
+        .0;
     let max_buf = if window_scaling {
         65_535u64 << 14
     } else {
@@ -1402,7 +1409,9 @@ fn build_tcp(i: usize, f: &mut FlowSpec, path_mtu: u32, trace: &[TraceKind]) -> 
         1096..=2190 => 3,
         _ => 2,
     };
-    let iw = *f.initial_cwnd.get_or_insert(default_iw as u32);
+    let iw = *f
+        .initial_cwnd
+        .get_or_insert(if linux || ns3 { 10 } else { default_iw as u32 });
     if iw == 0 {
         return Err(Error::invalid_allowed(
             p("initial_cwnd"),
@@ -1418,8 +1427,12 @@ fn build_tcp(i: usize, f: &mut FlowSpec, path_mtu: u32, trace: &[TraceKind]) -> 
             format!(">= {mss} B"),
         ));
     }
-    let abc = *f.abc.get_or_insert(false);
-    let min_rto = *f.min_rto.get_or_insert(SimDuration::from_secs(1));
+    let abc = *f.abc.get_or_insert(linux);
+    let min_rto = *f.min_rto.get_or_insert(if linux {
+        SimDuration::from_millis(200)
+    } else {
+        SimDuration::from_secs(1)
+    });
     let max_rto = *f.max_rto.get_or_insert(SimDuration::from_secs(60));
     let initial_rto = *f.initial_rto.get_or_insert(SimDuration::from_secs(1));
     let clock_granularity = *f
@@ -1461,7 +1474,13 @@ fn build_tcp(i: usize, f: &mut FlowSpec, path_mtu: u32, trace: &[TraceKind]) -> 
         clock_granularity,
         restart_after_idle,
         dupthresh,
+        fine_retransmit: false,
     };
+    let built = registry::build(&spec, &p("cc"), profile, abc)?;
+    f.cc = Some(built.spec);
+    let mut cfg = cfg;
+    cfg.fine_retransmit = built.cc.fine_retransmit();
+    let variant = spec.name.clone();
 
     // The application.
     let app = f.app.get_or_insert(crate::scenario::AppSpec {
@@ -1528,8 +1547,7 @@ fn build_tcp(i: usize, f: &mut FlowSpec, path_mtu: u32, trace: &[TraceKind]) -> 
     }
     edges.sort_by_key(|e| e.0);
 
-    let cc: Box<dyn CongestionControl> = Box::new(Reno { abc });
-    let mut snd = Sender::new(cfg.clone(), cc);
+    let mut snd = Sender::new(cfg.clone(), built.cc);
     if trace.contains(&TraceKind::Events) {
         snd.events = Some(Vec::new());
     }

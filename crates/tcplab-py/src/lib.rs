@@ -123,6 +123,32 @@ fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
     })
 }
 
+/// The named TCP variants: name, usual recovery, summary, and their
+/// parameters' defaults under each settings profile, as JSON text.
+#[pyfunction]
+fn variants_json() -> String {
+    use tcplab_core::cc::registry::{defaults, Profile, VARIANTS};
+    let list: Vec<serde_json::Value> = VARIANTS
+        .iter()
+        .map(|v| {
+            let mut d = serde_json::Map::new();
+            for p in [Profile::Paper, Profile::Linux, Profile::Ns3] {
+                d.insert(
+                    p.name().to_string(),
+                    defaults(v.name, p).unwrap_or_default(),
+                );
+            }
+            serde_json::json!({
+                "name": v.name,
+                "recovery": v.recovery.name(),
+                "summary": v.summary,
+                "defaults": d,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(list).to_string()
+}
+
 /// Parses a rate ("10Mbps") into bit/s.
 #[pyfunction]
 fn parse_rate(s: &str) -> PyResult<u64> {
@@ -151,6 +177,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_json, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
+    m.add_function(wrap_pyfunction!(variants_json, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -16,7 +16,12 @@
 //! Windows are in bytes. The shared helpers keep the RFC arithmetic in one
 //! place, as Linux keeps it in tcp_cong.c.
 
+pub mod cubic;
+pub mod petra;
+pub mod registry;
 pub mod reno;
+pub mod vegas;
+pub mod westwood;
 
 use std::fmt::Debug;
 
@@ -121,6 +126,15 @@ pub trait CongestionControl: Debug + Send {
     fn on_state(&mut self, tcb: &mut Tcb, to: CaState) {}
     /// A data segment of `bytes` was transmitted.
     fn on_sent(&mut self, tcb: &Tcb, bytes: u64, is_retx: bool) {}
+    /// An internal quantity for time series (`"bwe"` in bit/s, `"diff"` in
+    /// segments, ...), if the algorithm has it.
+    fn probe(&self, name: &str) -> Option<f64> {
+        None
+    }
+    /// Whether the sender should use Vegas's fine-grained retransmission.
+    fn fine_retransmit(&self) -> bool {
+        false
+    }
 }
 
 /// RFC 5681 slow start: cwnd += min(acked, limit), with limit = 1 MSS per
@@ -206,6 +220,12 @@ pub(crate) mod testing {
             self.tcb.snd_una += ack.bytes_acked;
             self.cc.on_ack_sample(&self.tcb, &ack);
             self.cc.increase_window(&mut self.tcb, &ack);
+        }
+
+        /// One ACK with snd_nxt set first (for algorithms that count rounds).
+        pub fn ack_with_nxt(&mut self, segments: u32, rtt: Option<SimDuration>, nxt: u64) {
+            self.tcb.snd_nxt = nxt;
+            self.ack(segments, rtt);
         }
 
         /// A loss of `cause` with `flight` bytes outstanding.

@@ -120,6 +120,8 @@ pub struct TcpConfig {
     pub restart_after_idle: bool,
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupthresh: u32,
+    /// Vegas's fine-grained retransmission (see `sender`).
+    pub fine_retransmit: bool,
 }
 
 /// Bytes of options on a SYN: MSS (4), SACK-permitted and timestamps (2 + 10,

@@ -139,6 +139,13 @@ pub struct Sender {
     pub stats: SenderStats,
     /// When recording the event log.
     pub events: Option<Vec<TcpEvent>>,
+    /// Fine-grained retransmission (Vegas): when each outstanding segment
+    /// (by its first sequence number) was last sent.
+    sent_times: std::collections::VecDeque<(u64, SimTime)>,
+    /// When the window was last reduced (recovery or timeout).
+    last_reduction: SimTime,
+    /// New ACKs after a retransmission still to be checked (Vegas: two).
+    check_after_retx: u8,
 }
 
 impl Sender {
@@ -192,6 +199,9 @@ impl Sender {
             rto_deadline: None,
             stats: SenderStats::default(),
             events: None,
+            sent_times: std::collections::VecDeque::new(),
+            last_reduction: SimTime::ZERO,
+            check_after_retx: 0,
         }
     }
 
@@ -416,6 +426,19 @@ impl Sender {
             self.snd_nxt = ack;
         }
         self.sb.advance(ack);
+        if self.cfg.fine_retransmit {
+            while self.sent_times.front().is_some_and(|e| e.0 < ack) {
+                self.sent_times.pop_front();
+            }
+            // Vegas: the first two new ACKs after a retransmission check
+            // whether the next segment is also overdue.
+            if self.check_after_retx > 0 {
+                self.check_after_retx -= 1;
+                if self.fine_expired(now).is_some() {
+                    self.pending_retx = Some(self.snd_una);
+                }
+            }
+        }
         self.sync_tcb(now);
         let mss = self.mss();
         let sample = Ack {
@@ -510,6 +533,20 @@ impl Sender {
                 let sack_lost = self.cfg.sack
                     && self.cfg.recovery == Recovery::Sack
                     && self.sb.is_lost(self.snd_una, mss, self.cfg.dupthresh);
+                if self.cfg.fine_retransmit && self.dupacks < self.cfg.dupthresh {
+                    if let Some(sent_at) = self.fine_expired(now) {
+                        // Vegas: retransmit at once; reduce the window only
+                        // for a loss of data sent after the last reduction.
+                        self.check_after_retx = 2;
+                        if sent_at > self.last_reduction && self.snd_una > self.recover {
+                            self.enter_recovery(now, out);
+                        } else {
+                            let s = self.snd_una;
+                            self.retransmit(now, s, out);
+                        }
+                        return;
+                    }
+                }
                 let trigger = self.dupacks >= self.cfg.dupthresh || sack_lost;
                 // RFC 6582 3.2 step 1 (NewReno, and Tahoe as ns-2 does): the
                 // cumulative ACK must cover more than `recover`; RFC 6675 5.1
@@ -534,9 +571,20 @@ impl Sender {
         }
     }
 
+    /// Vegas: if the oldest unacknowledged segment was sent longer ago than
+    /// the fine-grained timeout (SRTT + 4 RTTVAR, at least the clock
+    /// granularity, without RTO's floor), when it was sent.
+    fn fine_expired(&self, now: SimTime) -> Option<SimTime> {
+        let srtt = self.rtt.srtt?;
+        let timeout = srtt + (self.rtt.rttvar * 4).max(self.cfg.clock_granularity);
+        let &(seq, sent_at) = self.sent_times.front()?;
+        (seq == self.snd_una && now - sent_at > timeout).then_some(sent_at)
+    }
+
     fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         let mss = self.mss();
         self.stats.fast_retransmits += 1;
+        self.last_reduction = now;
         self.sync_tcb(now);
         let to = if self.cfg.recovery == Recovery::Tahoe {
             CaState::Loss
@@ -595,6 +643,7 @@ impl Sender {
             _ => return,
         }
         self.stats.timeouts += 1;
+        self.last_reduction = now;
         self.sync_tcb(now);
         let first = self.rtt.backoffs() == 0;
         self.cc.on_state(&mut self.tcb, CaState::Loss);
@@ -653,6 +702,12 @@ impl Sender {
         }
         self.snd_max = self.snd_max.max(end);
         self.last_send = now;
+        if self.cfg.fine_retransmit && len > 0 {
+            match self.sent_times.binary_search_by_key(&seq, |e| e.0) {
+                Ok(i) => self.sent_times[i].1 = now,
+                Err(i) => self.sent_times.insert(i, (seq, now)),
+            }
+        }
         self.cc.on_sent(&self.tcb, len, retx);
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The named variants: an algorithm, its parameters (with defaults that state
+//! their source) and its usual loss recovery.
+//!
+//! A flow's `cc` is a variant name (`"vegas"`) or a table with a `name` and
+//! parameters (`{ name = "vegas", alpha = 2, beta = 4 }`). Unset parameters
+//! take the defaults of the flow's settings profile: `paper` (the published
+//! algorithm, the default), `linux` or `ns3` (as those implementations set
+//! them). The resolved parameters are written back into the effective
+//! scenario, so every result records exactly what ran.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::cubic::{Cubic, CubicConfig};
+use super::petra::{Petra, PetraConfig};
+use super::reno::Reno;
+use super::vegas::{Vegas, VegasConfig};
+use super::westwood::{Westwood, WestwoodConfig};
+use super::CongestionControl;
+use crate::error::{Error, Result};
+use crate::tcp::Recovery;
+
+/// Whose defaults a flow uses.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    /// The RFCs and the papers.
+    #[default]
+    Paper,
+    /// Linux's implementation choices.
+    Linux,
+    /// ns-3 3.44's defaults.
+    Ns3,
+}
+
+impl Profile {
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Paper => "paper",
+            Profile::Linux => "linux",
+            Profile::Ns3 => "ns3",
+        }
+    }
+}
+
+/// A variant name with optional parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CcSpec {
+    pub name: String,
+    pub params: Map<String, Value>,
+}
+
+impl CcSpec {
+    pub fn named(name: &str) -> Self {
+        CcSpec {
+            name: name.to_string(),
+            params: Map::new(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for CcSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CcSpec;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(f, "a variant name or a table with 'name' and parameters")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<CcSpec, E> {
+                Ok(CcSpec::named(v))
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> std::result::Result<CcSpec, A::Error> {
+                let mut name = None;
+                let mut params = Map::new();
+                while let Some(k) = m.next_key::<String>()? {
+                    if k == "name" {
+                        name = Some(m.next_value::<String>()?);
+                    } else {
+                        params.insert(k, m.next_value::<Value>()?);
+                    }
+                }
+                let name = name.ok_or_else(|| de::Error::missing_field("name"))?;
+                Ok(CcSpec { name, params })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Serialize for CcSpec {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        if self.params.is_empty() {
+            return s.serialize_str(&self.name);
+        }
+        let mut m = s.serialize_map(Some(self.params.len() + 1))?;
+        m.serialize_entry("name", &self.name)?;
+        for (k, v) in &self.params {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// One named variant.
+pub struct VariantInfo {
+    pub name: &'static str,
+    pub recovery: Recovery,
+    pub summary: &'static str,
+}
+
+pub const VARIANTS: &[VariantInfo] = &[
+    VariantInfo { name: "tahoe", recovery: Recovery::Tahoe, summary: "Reno growth; 3 dupACKs: cwnd = 1 MSS, go back N" },
+    VariantInfo { name: "reno", recovery: Recovery::Reno, summary: "Reno growth; fast retransmit and fast recovery (RFC 5681)" },
+    VariantInfo { name: "newreno", recovery: Recovery::Newreno, summary: "Reno growth; NewReno recovery (RFC 6582)" },
+    VariantInfo { name: "sack", recovery: Recovery::Sack, summary: "Reno growth; SACK-based recovery (RFC 6675)" },
+    VariantInfo { name: "vegas", recovery: Recovery::Newreno, summary: "Brakmo & Peterson 1994: delay-based avoidance, modified slow start, fine-grained retransmission" },
+    VariantInfo { name: "westwood", recovery: Recovery::Newreno, summary: "Casetti/Mascolo 2001-02: ssthresh = BWE * RTTmin, per-ACK samples, Tustin filter" },
+    VariantInfo { name: "westwoodplus", recovery: Recovery::Newreno, summary: "Westwood+: one bandwidth sample per RTT, EWMA filter" },
+    VariantInfo { name: "petra", recovery: Recovery::Newreno, summary: "Al-Hasanat et al. 2014: Westwood with an ELC-based faster slow start" },
+    VariantInfo { name: "cubic", recovery: Recovery::Sack, summary: "RFC 9438: cubic window growth, Reno-friendly region, fast convergence" },
+];
+
+/// The default parameters of `name` under `profile`, or None for an unknown
+/// name (and an empty table for variants without parameters).
+pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
+    fn to<T: Serialize>(t: &T) -> Value {
+        serde_json::to_value(t).expect("configs serialize")
+    }
+    Some(match name {
+        "tahoe" | "reno" | "newreno" | "sack" => Value::Object(Map::new()),
+        "vegas" => to(&match profile {
+            Profile::Paper => VegasConfig::paper(),
+            Profile::Linux | Profile::Ns3 => VegasConfig::linux(),
+        }),
+        "westwood" => to(&match profile {
+            Profile::Paper => WestwoodConfig::paper(),
+            Profile::Ns3 => WestwoodConfig::ns3(false),
+            Profile::Linux => WestwoodConfig::linux(),
+        }),
+        "westwoodplus" => to(&match profile {
+            Profile::Paper => WestwoodConfig::plus_paper(),
+            Profile::Ns3 => WestwoodConfig::ns3(true),
+            Profile::Linux => WestwoodConfig::linux(),
+        }),
+        "petra" => to(&PetraConfig::paper()),
+        "cubic" => to(&CubicConfig::rfc()),
+        _ => return None,
+    })
+}
+
+/// A built controller with its usual recovery and the fully resolved spec.
+pub struct Built {
+    pub cc: Box<dyn CongestionControl>,
+    pub recovery: Recovery,
+    pub spec: CcSpec,
+}
+
+fn config<T: serde::de::DeserializeOwned>(path: &str, merged: &Value) -> Result<T> {
+    serde_path_to_error::deserialize(merged).map_err(|e| {
+        Error::invalid(
+            format!("{path}.{}", e.path()),
+            e.into_inner().to_string().replace('`', "'"),
+        )
+    })
+}
+
+fn check<T>(path: &str, r: std::result::Result<T, (&'static str, String)>) -> Result<T> {
+    r.map_err(|(field, problem)| Error::invalid(format!("{path}.{field}"), problem))
+}
+
+/// Builds the variant `spec` names (at scenario path `path`, e.g.
+/// `flows[0].cc`) under `profile`.
+pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<Built> {
+    let names: Vec<&str> = VARIANTS.iter().map(|v| v.name).collect();
+    let info = VARIANTS
+        .iter()
+        .find(|v| v.name == spec.name)
+        .ok_or_else(|| {
+            Error::invalid_allowed(
+                path.to_string(),
+                format!("unknown variant '{}'", spec.name),
+                names.join(", "),
+            )
+        })?;
+    let Some(Value::Object(mut merged)) = defaults(info.name, profile) else {
+        return Err(Error::Internal(format!("no defaults for {}", info.name)));
+    };
+    for (k, v) in &spec.params {
+        if !merged.contains_key(k) {
+            let allowed: Vec<&str> = merged.keys().map(|s| s.as_str()).collect();
+            return Err(Error::invalid_allowed(
+                format!("{path}.{k}"),
+                format!("not a parameter of '{}'", info.name),
+                if allowed.is_empty() {
+                    "none".to_string()
+                } else {
+                    allowed.join(", ")
+                },
+            ));
+        }
+        merged.insert(k.clone(), v.clone());
+    }
+    let value = Value::Object(merged.clone());
+    let cc: Box<dyn CongestionControl> = match info.name {
+        "tahoe" | "reno" | "newreno" | "sack" => Box::new(Reno { abc }),
+        "vegas" => {
+            let c: VegasConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Vegas::new(c, abc))
+        }
+        "westwood" | "westwoodplus" => {
+            let c: WestwoodConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            let name = if info.name == "westwood" {
+                "westwood"
+            } else {
+                "westwoodplus"
+            };
+            Box::new(Westwood::new(name, c, abc))
+        }
+        "petra" => {
+            let c: PetraConfig = config(path, &value)?;
+            check(&format!("{path}.westwood"), c.westwood.validate())?;
+            if !(0.0..1.0).contains(&c.alpha) {
+                return Err(Error::invalid(format!("{path}.alpha"), "must be in [0, 1)"));
+            }
+            Box::new(Petra::new(c))
+        }
+        "cubic" => {
+            let c: CubicConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Cubic::new(c))
+        }
+        _ => {
+            return Err(Error::Internal(format!(
+                "variant {} has no constructor",
+                info.name
+            )))
+        }
+    };
+    Ok(Built {
+        cc,
+        recovery: info.recovery,
+        spec: CcSpec {
+            name: info.name.to_string(),
+            params: merged,
+        },
+    })
+}

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! TCP Vegas.
+//!
+//! Brakmo, O'Malley, Peterson, "TCP Vegas: new techniques for congestion
+//! detection and avoidance", ACM SIGCOMM 1994.
+//!
+//! Three mechanisms, each switchable:
+//! - congestion avoidance: BaseRTT is the smallest RTT seen. Once per RTT,
+//!   Expected = cwnd / BaseRTT and Actual = cwnd / RTT, and Diff = (Expected -
+//!   Actual) * BaseRTT, in segments. Diff < alpha: cwnd += 1 segment; Diff >
+//!   beta: cwnd -= 1 segment; otherwise hold. RTT is the smallest sample of
+//!   the round (as Linux's tcp_vegas.c does; the paper times one segment per
+//!   RTT).
+//! - modified slow start: grow exponentially only every other RTT, holding
+//!   cwnd in between; leave slow start when Diff > gamma, with cwnd cut to
+//!   the target window (cwnd * BaseRTT / RTT) + 1 segment.
+//! - fine-grained retransmission (in the sender, see `tcp::sender`): on a
+//!   duplicate ACK, and on the first two new ACKs after a retransmission,
+//!   retransmit at once if the oldest unacknowledged segment was sent longer
+//!   ago than the fine-grained timeout (SRTT + 4 RTTVAR, without the 1 s
+//!   floor); the window is reduced only for losses of data sent after the
+//!   last reduction.
+//!
+//! Defaults: alpha 1, beta 3, gamma 1 (the paper and ns-2); Linux and ns-3
+//! use alpha 2, beta 4 (the "linux" and "ns3" profiles). On loss the window
+//! is halved as in Reno.
+
+use serde::{Deserialize, Serialize};
+
+use super::reno::Reno;
+use super::{reno_ssthresh, Ack, CongestionControl, LossCause, Tcb};
+use crate::time::SimDuration;
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct VegasConfig {
+    pub alpha: f64,
+    pub beta: f64,
+    pub gamma: f64,
+    pub congestion_avoidance: bool,
+    pub modified_slow_start: bool,
+    pub fine_retransmit: bool,
+}
+
+impl VegasConfig {
+    pub fn paper() -> Self {
+        VegasConfig {
+            alpha: 1.0,
+            beta: 3.0,
+            gamma: 1.0,
+            congestion_avoidance: true,
+            modified_slow_start: true,
+            fine_retransmit: true,
+        }
+    }
+    pub fn linux() -> Self {
+        VegasConfig {
+            alpha: 2.0,
+            beta: 4.0,
+            fine_retransmit: false,
+            ..Self::paper()
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if self.alpha < 0.0 || self.gamma < 0.0 {
+            return Err(("alpha", "alpha and gamma must be >= 0".into()));
+        }
+        if self.beta < self.alpha {
+            return Err((
+                "beta",
+                format!("beta ({}) must be >= alpha ({})", self.beta, self.alpha),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug)]
+pub struct Vegas {
+    pub cfg: VegasConfig,
+    reno: Reno,
+    /// Smallest RTT ever seen.
+    pub base_rtt: Option<SimDuration>,
+    /// Smallest RTT of the current round.
+    round_rtt: Option<SimDuration>,
+    /// The round ends when snd_una passes this (snd_nxt at its start).
+    round_end: u64,
+    /// Modified slow start: grow in this round.
+    grow: bool,
+    /// The last computed Diff, segments.
+    pub diff: f64,
+}
+
+impl Vegas {
+    pub fn new(cfg: VegasConfig, abc: bool) -> Self {
+        Vegas {
+            cfg,
+            reno: Reno { abc },
+            base_rtt: None,
+            round_rtt: None,
+            round_end: 0,
+            grow: true,
+            diff: 0.0,
+        }
+    }
+
+    /// End of an RTT round: compare Expected and Actual.
+    fn end_round(&mut self, tcb: &mut Tcb) {
+        let (Some(base), Some(rtt)) = (self.base_rtt, self.round_rtt) else {
+            return;
+        };
+        let (base, rtt) = (base.as_secs_f64(), rtt.as_secs_f64());
+        let mss = tcb.mss;
+        let cwnd = tcb.cwnd_segments();
+        // (cwnd/Base - cwnd/RTT) * Base = cwnd (RTT - Base) / RTT
+        self.diff = cwnd * (rtt - base) / rtt;
+        if tcb.in_slow_start() {
+            if self.cfg.modified_slow_start && self.diff > self.cfg.gamma {
+                let target = (cwnd * base / rtt).floor() as u64 + 1;
+                tcb.set_cwnd(tcb.cwnd.min(target * mss));
+                tcb.ssthresh = tcb.cwnd;
+            }
+        } else if self.diff < self.cfg.alpha {
+            tcb.cwnd += mss;
+        } else if self.diff > self.cfg.beta {
+            tcb.set_cwnd(tcb.cwnd.saturating_sub(mss).max(2 * mss));
+        }
+    }
+}
+
+impl CongestionControl for Vegas {
+    fn name(&self) -> &'static str {
+        "vegas"
+    }
+
+    fn on_ack_sample(&mut self, _tcb: &Tcb, ack: &Ack) {
+        if let Some(r) = ack.rtt {
+            self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
+            self.round_rtt = Some(self.round_rtt.map_or(r, |b| b.min(r)));
+        }
+    }
+
+    fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack) {
+        if !self.cfg.congestion_avoidance {
+            self.reno.increase_window(tcb, ack);
+            return;
+        }
+        if tcb.snd_una >= self.round_end {
+            if self.round_end > 0 {
+                self.end_round(tcb);
+                self.grow = !self.grow;
+            }
+            self.round_end = tcb.snd_nxt;
+            self.round_rtt = None;
+        }
+        if tcb.in_slow_start() && (!self.cfg.modified_slow_start || self.grow) {
+            super::slow_start(tcb, ack.bytes_acked, self.reno.abc);
+        }
+    }
+
+    fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {
+        reno_ssthresh(tcb)
+    }
+
+    fn on_state(&mut self, _tcb: &mut Tcb, _to: super::CaState) {
+        // A new round starts after any state change.
+        self.round_end = 0;
+        self.round_rtt = None;
+    }
+
+    fn probe(&self, name: &str) -> Option<f64> {
+        match name {
+            "diff" => Some(self.diff),
+            "base_rtt" => self.base_rtt.map(|d| d.as_secs_f64()),
+            _ => None,
+        }
+    }
+
+    fn fine_retransmit(&self) -> bool {
+        self.cfg.fine_retransmit
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::testing::CcDriver;
+
+    const MSS: u64 = 1000;
+
+    fn ms(v: u64) -> SimDuration {
+        SimDuration::from_millis(v)
+    }
+
+    /// A Vegas in congestion avoidance with cwnd `w` segments, BaseRTT 100 ms,
+    /// then one round with RTT `rtt` ms.
+    fn round(w: u64, rtt: u64, cfg: VegasConfig) -> (u64, f64) {
+        let mut d = CcDriver::new(Vegas::new(cfg, false), MSS, w);
+        d.tcb.ssthresh = 1000; // not slow start
+        d.ack_with_nxt(1, Some(ms(100)), 1 + w * MSS); // starts round 1
+        d.ack_with_nxt(w as u32, Some(ms(rtt)), 1 + 2 * w * MSS); // ends it
+        (d.tcb.cwnd / MSS, d.cc.diff)
+    }
+
+    #[test]
+    fn plus_one_zero_minus_one_decisions() {
+        // Diff = w (RTT - Base) / RTT. w = 10:
+        // RTT 105: 10 * 5/105 = 0.476 < alpha 1 -> +1.
+        let (w, diff) = round(10, 105, VegasConfig::paper());
+        assert!((diff - 10.0 * 5.0 / 105.0).abs() < 1e-9);
+        assert_eq!(w, 11);
+        // RTT 125: 10 * 25/125 = 2: between 1 and 3 -> hold.
+        assert_eq!(round(10, 125, VegasConfig::paper()).0, 10);
+        // RTT 200: 10 * 100/200 = 5 > beta 3 -> -1.
+        assert_eq!(round(10, 200, VegasConfig::paper()).0, 9);
+        // With Linux's alpha 2, beta 4, Diff 2 is still "hold"... and 1.67 grows:
+        // RTT 120: 10 * 20/120 = 1.67 < 2 -> +1.
+        assert_eq!(round(10, 120, VegasConfig::linux()).0, 11);
+    }
+
+    #[test]
+    fn modified_slow_start_grows_every_other_round_and_exits_on_gamma() {
+        let mut d = CcDriver::new(Vegas::new(VegasConfig::paper(), false), MSS, 2);
+        // Round A (grow) runs until snd_una reaches 3001: +1 MSS per ACK.
+        d.ack_with_nxt(1, Some(ms(100)), 3001);
+        d.ack_with_nxt(1, Some(ms(100)), 3001);
+        assert_eq!(d.tcb.cwnd, 4000);
+        // This ACK ends round A (Diff 0 at RTT = BaseRTT); round B holds.
+        d.ack_with_nxt(1, Some(ms(100)), 9001);
+        assert_eq!(d.tcb.cwnd, 4000);
+        // Round B ends with RTT 200: Diff = 4 * (200 - 100)/200 = 2 > gamma 1:
+        // leave slow start with cwnd = min(cwnd, floor(4 * 100/200) + 1 = 3).
+        d.ack_with_nxt(6, Some(ms(200)), 13001);
+        assert_eq!(d.tcb.cwnd, 3000);
+        assert_eq!(d.tcb.ssthresh, 3000);
+    }
+}

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! TCP Westwood and Westwood+: Reno growth, with ssthresh set from an
+//! end-to-end bandwidth estimate after a loss.
+//!
+//! Casetti, Gerla, Mascolo, Sanadidi, Wang, "TCP Westwood: end-to-end
+//! congestion control for wired/wireless networks", Wireless Networks 8(5),
+//! 2002; Mascolo et al., "TCP Westwood: bandwidth estimation for enhanced
+//! transport over wireless links", MobiCom 2001; and Westwood+ (Mascolo,
+//! Grieco et al.), which takes one sample per RTT to be robust to ACK
+//! compression.
+//!
+//! One module, two axes:
+//! - sampling: `per_ack` (Westwood: sample = bytes newly acknowledged / time
+//!   since the previous ACK; a duplicate ACK counts as one segment, and the
+//!   cumulative ACK that follows is reduced by what the duplicates already
+//!   counted) or `per_rtt` (Westwood+: bytes acknowledged, with the same
+//!   accounting, over the last RTT / that RTT);
+//! - filter: `tustin` (bwe = a bwe' + (1 - a)/2 (s + s'), with a = 0.9047 in
+//!   the paper, i.e. 0.9047 / 0.0476, and 0.9 in ns-3) or `ewma` (bwe = a
+//!   bwe' + (1 - a) s, a = 0.9 in the Westwood+ papers; Linux uses 7/8
+//!   applied twice: `passes = 2`).
+//!
+//! Virtual null samples (MobiCom 2001 section 2.2): with per-ACK sampling,
+//! when a time tau/m passes without an ACK, the filter takes a sample of 0
+//! for each such interval, so the estimate decays when ACKs stop. The paper
+//! requires m >= 2 and does not fix tau; the defaults here are tau = 1 s,
+//! m = 2 (`null_samples = false` switches them off, as ns-3 and Linux do).
+//!
+//! After DupThresh duplicate ACKs: ssthresh = max(2 MSS, BWE * RTTmin); the
+//! recovery strategy then sets cwnd (with newreno, cwnd ends at
+//! min(ssthresh, FlightSize + MSS), which is the paper's "cwnd = ssthresh if
+//! cwnd > ssthresh" once recovery is over). After a timeout: the same
+//! ssthresh and cwnd = 1 MSS. Before the first estimate, Reno's ssthresh.
+
+use serde::{Deserialize, Serialize};
+
+use super::reno::Reno;
+use super::{reno_ssthresh, Ack, CongestionControl, LossCause, Tcb};
+use crate::time::{SimDuration, SimTime};
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Sampling {
+    PerAck,
+    PerRtt,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Filter {
+    Tustin,
+    Ewma,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WestwoodConfig {
+    pub sampling: Sampling,
+    pub filter: Filter,
+    /// The filter's coefficient a (see the module doc).
+    pub coefficient: f64,
+    /// EWMA passes (Linux cascades two 7/8 filters).
+    pub passes: u32,
+    /// Virtual null samples when no ACK arrives for tau/m.
+    pub null_samples: bool,
+    pub tau: SimDuration,
+    pub m: u32,
+    /// Per-RTT sampling: the shortest sampling interval (Linux: 50 ms).
+    pub min_interval: SimDuration,
+}
+
+impl WestwoodConfig {
+    /// Westwood as published: per-ACK samples, Tustin 0.9047/0.0476, null samples.
+    pub fn paper() -> Self {
+        WestwoodConfig {
+            sampling: Sampling::PerAck,
+            filter: Filter::Tustin,
+            coefficient: 0.9047,
+            passes: 1,
+            null_samples: true,
+            tau: SimDuration::from_secs(1),
+            m: 2,
+            min_interval: SimDuration::ZERO,
+        }
+    }
+    /// Westwood+ as published: one sample per RTT, EWMA 0.9.
+    pub fn plus_paper() -> Self {
+        WestwoodConfig {
+            sampling: Sampling::PerRtt,
+            filter: Filter::Ewma,
+            coefficient: 0.9,
+            null_samples: false,
+            ..Self::paper()
+        }
+    }
+    /// ns-3's TcpWestwood (per ACK) and TcpWestwoodPlus (per RTT): Tustin, 0.9.
+    pub fn ns3(plus: bool) -> Self {
+        WestwoodConfig {
+            sampling: if plus {
+                Sampling::PerRtt
+            } else {
+                Sampling::PerAck
+            },
+            filter: Filter::Tustin,
+            coefficient: 0.9,
+            null_samples: false,
+            ..Self::paper()
+        }
+    }
+    /// Linux tcp_westwood.c (which is Westwood+): per RTT (at least 50 ms),
+    /// EWMA 7/8 applied twice.
+    pub fn linux() -> Self {
+        WestwoodConfig {
+            sampling: Sampling::PerRtt,
+            filter: Filter::Ewma,
+            coefficient: 0.875,
+            passes: 2,
+            null_samples: false,
+            min_interval: SimDuration::from_millis(50),
+            ..Self::paper()
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if !(0.0..1.0).contains(&self.coefficient) {
+            return Err((
+                "coefficient",
+                format!("{} is not in [0, 1)", self.coefficient),
+            ));
+        }
+        if self.passes == 0 || self.passes > 4 {
+            return Err(("passes", format!("{} is not 1 to 4", self.passes)));
+        }
+        if self.null_samples && (self.m < 2 || self.tau.is_zero()) {
+            return Err((
+                "m",
+                "null samples need m >= 2 and tau > 0 (MobiCom 2001 2.2)".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The bandwidth estimator, usable on its own (Petra reuses it).
+#[derive(Clone, Debug)]
+pub struct Estimator {
+    pub cfg: WestwoodConfig,
+    /// Filtered estimate, bytes per second.
+    pub bwe: f64,
+    /// Inner EWMA stages (passes > 1).
+    stages: [f64; 4],
+    prev_sample: f64,
+    last_ack: Option<SimTime>,
+    /// Bytes counted by duplicate ACKs not yet covered by a cumulative ACK.
+    accounted: u64,
+    /// Per-RTT sampling: bytes acknowledged since `window_start`.
+    window_bytes: u64,
+    window_start: Option<SimTime>,
+    pub samples: u64,
+}
+
+impl Estimator {
+    pub fn new(cfg: WestwoodConfig) -> Self {
+        Estimator {
+            cfg,
+            bwe: 0.0,
+            stages: [0.0; 4],
+            prev_sample: 0.0,
+            last_ack: None,
+            accounted: 0,
+            window_bytes: 0,
+            window_start: None,
+            samples: 0,
+        }
+    }
+
+    /// Bytes this ACK reports as delivered, with the duplicate-ACK
+    /// accounting: a dupACK counts one segment; a cumulative ACK is reduced
+    /// by what earlier dupACKs already counted.
+    pub fn acked_bytes(&mut self, ack: &Ack, mss: u64) -> u64 {
+        if ack.is_dup {
+            self.accounted += mss;
+            return mss;
+        }
+        let acked = ack.bytes_acked;
+        if self.accounted >= acked {
+            // Everything this ACK covers was already counted by duplicates.
+            self.accounted -= acked;
+            0
+        } else {
+            let net = acked - self.accounted;
+            self.accounted = 0;
+            net
+        }
+    }
+
+    fn filter(&mut self, sample: f64) {
+        let a = self.cfg.coefficient;
+        self.samples += 1;
+        match self.cfg.filter {
+            Filter::Tustin => {
+                self.bwe = a * self.bwe + (1.0 - a) / 2.0 * (sample + self.prev_sample);
+            }
+            Filter::Ewma => {
+                let mut x = sample;
+                for k in 0..self.cfg.passes as usize {
+                    self.stages[k] = if self.samples == 1 {
+                        x
+                    } else {
+                        a * self.stages[k] + (1.0 - a) * x
+                    };
+                    x = self.stages[k];
+                }
+                self.bwe = x;
+            }
+        }
+        self.prev_sample = sample;
+    }
+
+    /// Feeds one ACK at `now`; `rtt` is the current RTT estimate (per-RTT
+    /// sampling).
+    pub fn on_ack(&mut self, ack: &Ack, mss: u64, rtt: Option<SimDuration>) {
+        let now = ack.now;
+        let bytes = self.acked_bytes(ack, mss);
+        match self.cfg.sampling {
+            Sampling::PerAck => {
+                if let Some(last) = self.last_ack {
+                    let dt = now - last;
+                    if self.cfg.null_samples {
+                        let step =
+                            SimDuration::from_nanos(self.cfg.tau.as_nanos() / self.cfg.m as u64);
+                        // One virtual null sample per tau/m without an ACK.
+                        let missed = dt.as_nanos() / step.as_nanos().max(1);
+                        for _ in 0..missed.min(64) {
+                            self.filter(0.0);
+                        }
+                    }
+                    if !dt.is_zero() {
+                        self.filter(bytes as f64 / dt.as_secs_f64());
+                    }
+                }
+                self.last_ack = Some(now);
+            }
+            Sampling::PerRtt => {
+                self.window_bytes += bytes;
+                let start = *self.window_start.get_or_insert(now);
+                let Some(rtt) = rtt else { return };
+                let interval = rtt.max(self.cfg.min_interval);
+                let dt = now - start;
+                if dt >= interval && !dt.is_zero() {
+                    self.filter(self.window_bytes as f64 / dt.as_secs_f64());
+                    self.window_bytes = 0;
+                    self.window_start = Some(now);
+                }
+            }
+        }
+    }
+
+    /// ssthresh = max(2 MSS, BWE * RTTmin), or None before any estimate.
+    pub fn ssthresh(&self, tcb: &Tcb) -> Option<u64> {
+        let rtt_min = tcb.min_rtt?;
+        if self.samples == 0 || self.bwe <= 0.0 {
+            return None;
+        }
+        Some(((self.bwe * rtt_min.as_secs_f64()) as u64).max(2 * tcb.mss))
+    }
+}
+
+#[derive(Debug)]
+pub struct Westwood {
+    name: &'static str,
+    reno: Reno,
+    pub est: Estimator,
+}
+
+impl Westwood {
+    pub fn new(name: &'static str, cfg: WestwoodConfig, abc: bool) -> Self {
+        Westwood {
+            name,
+            reno: Reno { abc },
+            est: Estimator::new(cfg),
+        }
+    }
+}
+
+impl CongestionControl for Westwood {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn on_ack_sample(&mut self, tcb: &Tcb, ack: &Ack) {
+        self.est.on_ack(ack, tcb.mss, tcb.srtt.or(tcb.latest_rtt));
+    }
+
+    fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack) {
+        self.reno.increase_window(tcb, ack);
+    }
+
+    fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {
+        self.est.ssthresh(tcb).unwrap_or_else(|| reno_ssthresh(tcb))
+    }
+
+    fn probe(&self, name: &str) -> Option<f64> {
+        (name == "bwe").then_some(self.est.bwe * 8.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::testing::CcDriver;
+    use crate::cc::CaState;
+
+    const MSS: u64 = 1000;
+
+    fn ack_at(ms: u64, bytes: u64, dup: bool) -> Ack {
+        Ack {
+            now: SimTime::ZERO + SimDuration::from_millis(ms),
+            bytes_acked: bytes,
+            segments_acked: bytes.div_ceil(MSS) as u32,
+            is_dup: dup,
+            rtt: None,
+            prior_in_flight: 0,
+        }
+    }
+
+    #[test]
+    fn tustin_filter_after_a_known_ack_sequence() {
+        let mut e = Estimator::new(WestwoodConfig {
+            null_samples: false,
+            ..WestwoodConfig::paper()
+        });
+        // ACKs of 1000 B every 10 ms: samples of 100000 B/s.
+        e.on_ack(&ack_at(0, 1000, false), MSS, None); // first ACK: no interval yet
+        e.on_ack(&ack_at(10, 1000, false), MSS, None);
+        // bwe1 = 0.9047 * 0 + 0.04765 * (100000 + 0) = 4765
+        assert!((e.bwe - 4765.0).abs() < 1e-6, "{}", e.bwe);
+        e.on_ack(&ack_at(20, 1000, false), MSS, None);
+        // bwe2 = 0.9047 * 4765 + 0.04765 * 200000 = 4310.8955 + 9530 = 13840.8955
+        assert!((e.bwe - 13840.8955).abs() < 1e-6, "{}", e.bwe);
+        // It converges to the sample rate.
+        for k in 3..400 {
+            e.on_ack(&ack_at(10 * k, 1000, false), MSS, None);
+        }
+        assert!((e.bwe - 100_000.0).abs() < 1.0, "{}", e.bwe);
+    }
+
+    #[test]
+    fn duplicate_acks_count_one_segment_and_are_deducted_later() {
+        let mut e = Estimator::new(WestwoodConfig::paper());
+        assert_eq!(e.acked_bytes(&ack_at(0, 0, true), MSS), 1000);
+        assert_eq!(e.acked_bytes(&ack_at(1, 0, true), MSS), 1000);
+        // A cumulative ACK of 5000 B after 2 dupACKs reports 3000 B new.
+        assert_eq!(e.acked_bytes(&ack_at(2, 5000, false), MSS), 3000);
+        // A later cumulative ACK smaller than what dupACKs counted reports 0.
+        e.acked_bytes(&ack_at(3, 0, true), MSS);
+        e.acked_bytes(&ack_at(4, 0, true), MSS);
+        assert_eq!(e.acked_bytes(&ack_at(5, 1000, false), MSS), 0);
+        assert_eq!(e.acked_bytes(&ack_at(6, 2000, false), MSS), 1000);
+    }
+
+    #[test]
+    fn virtual_null_samples_decay_the_estimate_when_acks_stop() {
+        let mut e = Estimator::new(WestwoodConfig::paper()); // tau 1 s, m 2: 500 ms
+        for k in 0..200 {
+            e.on_ack(&ack_at(10 * k, 1000, false), MSS, None);
+        }
+        let before = e.bwe;
+        let n = e.samples;
+        // 1.2 s of silence: two null samples, then the real one.
+        e.on_ack(&ack_at(1990 + 1200, 1000, false), MSS, None);
+        assert_eq!(e.samples, n + 3);
+        assert!(e.bwe < 0.85 * before, "{} vs {}", e.bwe, before);
+    }
+
+    #[test]
+    fn per_rtt_sampling_takes_one_sample_per_rtt() {
+        let cfg = WestwoodConfig::plus_paper();
+        let mut e = Estimator::new(cfg);
+        let rtt = Some(SimDuration::from_millis(100));
+        // 10 ACKs of 1000 B over 100 ms: one sample of 100 kB/s at t = 100 ms.
+        for k in 0..=10 {
+            e.on_ack(&ack_at(10 * k, 1000, false), MSS, rtt);
+        }
+        assert_eq!(e.samples, 1);
+        // First EWMA sample initializes: 11000 B over 100 ms (the first ACK's bytes count too).
+        assert!((e.bwe - 110_000.0).abs() < 1e-6, "{}", e.bwe);
+    }
+
+    #[test]
+    fn ssthresh_is_bwe_times_rtt_min() {
+        let mut d = CcDriver::new(
+            Westwood::new(
+                "westwood",
+                WestwoodConfig {
+                    null_samples: false,
+                    ..WestwoodConfig::paper()
+                },
+                false,
+            ),
+            MSS,
+            10,
+        );
+        d.tcb.min_rtt = Some(SimDuration::from_millis(50));
+        // Before an estimate: Reno's rule.
+        d.loss(LossCause::DupAcks, 20_000);
+        assert_eq!(d.tcb.ssthresh, 10_000);
+        d.cc.est.bwe = 200_000.0; // 200 kB/s * 50 ms = 10000 B
+        d.cc.est.samples = 5;
+        d.tcb.ca_state = CaState::Open;
+        d.loss(LossCause::DupAcks, 40_000);
+        assert_eq!(d.tcb.ssthresh, 10_000);
+        d.cc.est.bwe = 10_000.0; // 500 B: floored at 2 MSS
+        d.loss(LossCause::Timeout, 40_000);
+        assert_eq!(d.tcb.ssthresh, 2000);
+    }
+}
