@@ -1,7 +1,16 @@
 """tcplab: a fast, validated packet-level simulator for TCP congestion-control research."""
 
 from tcplab._core import __version__
-from tcplab.cc import Cubic, Petra, Variant, Vegas, Westwood, WestwoodPlus, variants
+from tcplab.cc import (
+    CongestionControl,
+    Cubic,
+    Petra,
+    Variant,
+    Vegas,
+    Westwood,
+    WestwoodPlus,
+    variants,
+)
 from tcplab.errors import InternalError, RoutingError, ScenarioError, TcplabError
 from tcplab.results import Results
 from tcplab.scenario import (
@@ -31,6 +40,7 @@ __all__ = [
     "WestwoodPlus",
     "variants",
     "BitErrorRate",
+    "CongestionControl",
     "Bulk",
     "DropList",
     "Flow",

@@ -1,9 +1,34 @@
 __version__: str
 
-def run_json(scenario: str) -> tuple[str, list[tuple[str, str, bytes, bytes]]]: ...
-def check_json(scenario: str) -> str: ...
+from typing import Any
+
+def run_json(
+    scenario: str, custom: dict[int, Any] | None = None
+) -> tuple[str, list[tuple[str, str, bytes, bytes]]]: ...
+def check_json(scenario: str, custom: dict[int, Any] | None = None) -> str: ...
 def _panic_for_tests() -> None: ...
 def parse_rate(s: str) -> int: ...
 def parse_duration(s: str) -> int: ...
 def parse_size(s: str) -> int: ...
 def variants_json() -> str: ...
+
+class Tcb:
+    cwnd: int
+    ssthresh: int
+    mss: int
+    state: str
+    bytes_in_flight: int
+    snd_una: int
+    snd_nxt: int
+    srtt: float | None
+    min_rtt: float | None
+    latest_rtt: float | None
+    now: float
+    def in_slow_start(self) -> bool: ...
+
+class Ack:
+    bytes_acked: int
+    segments_acked: int
+    is_dup: bool
+    rtt: float | None
+    now: float

@@ -114,3 +114,52 @@ class Cubic(Variant):
 def variants() -> list[dict[str, Any]]:
     """Every built-in variant: name, usual recovery, summary, defaults per profile."""
     return json.loads(_core.variants_json())
+
+
+class CongestionControl:
+    """Base class for a congestion controller written in Python.
+
+    Subclass it, implement :meth:`on_ack` (grow the window) and optionally
+    :meth:`ssthresh`, :meth:`on_ack_sample`, :meth:`on_state` and
+    :meth:`init`, and pass an instance as ``net.tcp(..., cc=MyVariant())``. It
+    runs inside a real simulation with no rebuild. Windows are in bytes;
+    ``tcb`` is a :class:`tcplab._core.Tcb` (set ``tcb.cwnd`` and
+    ``tcb.ssthresh``), ``ack`` a :class:`tcplab._core.Ack`. Loss recovery
+    (``recovery`` below) stays in the core: it applies the ssthresh you
+    return and manages the window during fast recovery.
+
+    An exception raised here stops the run and is raised by ``run()``.
+    See docs/python-variants.md for a complete example.
+    """
+
+    #: The loss recovery used with this controller (tahoe, reno, newreno, sack).
+    recovery: str = "newreno"
+
+    def init(self, tcb: Any) -> None:
+        """The connection is established; cwnd and ssthresh hold their initial values."""
+
+    def on_ack(self, tcb: Any, ack: Any) -> None:
+        """An ACK of new data outside fast recovery: grow ``tcb.cwnd``."""
+        raise NotImplementedError("a CongestionControl must implement on_ack(tcb, ack)")
+
+    def ssthresh(self, tcb: Any, cause: str) -> int:
+        """A loss (``cause`` "dupacks" or "timeout"): return the new ssthresh in bytes.
+
+        The default is RFC 5681's max(FlightSize / 2, 2 MSS).
+        """
+        return max(tcb.bytes_in_flight // 2, 2 * tcb.mss)
+
+
+def spec_for(cc: Any) -> tuple[str | dict[str, Any], Any | None]:
+    """Scenario data for a ``cc=`` argument, and the Python object if it is one."""
+    if isinstance(cc, str):
+        return cc, None
+    if isinstance(cc, Variant):
+        return cc.to_spec(), None
+    if isinstance(cc, CongestionControl):
+        cls = type(cc)
+        return {"name": "python", "class": f"{cls.__module__}.{cls.__qualname__}"}, cc
+    raise TypeError(
+        f"cc must be a variant name, a tcplab variant (tl.Vegas(...)) or a "
+        f"tcplab.CongestionControl instance, not {type(cc).__name__}"
+    )

@@ -20,7 +20,7 @@ import tomllib
 from tcplab import _core
 
 if TYPE_CHECKING:
-    from tcplab.cc import Variant
+    from tcplab.cc import CongestionControl, Variant
     from tcplab.results import Results
 
 Quantity = str | int | float
@@ -250,6 +250,7 @@ class Network:
         self._links: list[dict[str, Any]] = []
         self._routes: list[dict[str, Any]] = []
         self._flows: list[dict[str, Any]] = []
+        self._custom: dict[int, Any] = {}
 
     def host(self, name: str) -> Node:
         """Add an end host (hosts do not forward)."""
@@ -338,7 +339,7 @@ class Network:
         src: NodeRef,
         dst: NodeRef,
         *,
-        cc: str | Variant = "newreno",
+        cc: str | Variant | CongestionControl = "newreno",
         app: TcpApp | None = None,
         name: str | None = None,
         profile: str | None = None,
@@ -365,8 +366,9 @@ class Network:
         Args:
             cc: a variant name (``"tahoe"``, ``"reno"``, ``"newreno"``, ``"sack"``,
                 ``"vegas"``, ``"westwood"``, ``"westwoodplus"``, ``"petra"``,
-                ``"cubic"``) or a variant with parameters, e.g.
-                ``tl.Vegas(alpha=2, beta=4)``; see ``tl.variants()``.
+                ``"cubic"``), a variant with parameters, e.g.
+                ``tl.Vegas(alpha=2, beta=4)`` (see ``tl.variants()``), or an
+                instance of a :class:`tcplab.CongestionControl` subclass.
             profile: whose defaults: ``"paper"`` (RFCs and papers, the default),
                 ``"linux"`` or ``"ns3"``.
             app: :class:`Bulk` (default), :class:`Transfer` or :class:`OnOff`.
@@ -382,7 +384,13 @@ class Network:
         """
         app = app if app is not None else Bulk()
         fname = name if name is not None else f"tcp{len(self._flows)}"
-        spec = cc if isinstance(cc, str) else cc.to_spec()
+        from tcplab.cc import spec_for
+
+        spec, custom = spec_for(cc)
+        if custom is not None:
+            self._custom[len(self._flows)] = custom
+            if recovery is None:
+                recovery = custom.recovery
         d: dict[str, Any] = {"kind": "tcp", "name": fname, "src": _name(src), "dst": _name(dst),
                              "cc": spec, "app": app.to_dict(), "start": app.start}
         if app.stop is not None:
@@ -436,7 +444,7 @@ class Network:
             d["routes"] = copy.deepcopy(self._routes)
         if trace:
             d["trace"] = list(trace)
-        return Scenario(d)
+        return Scenario(d, custom=dict(self._custom))
 
     def run(
         self,
@@ -453,10 +461,12 @@ class Network:
 class Scenario:
     """A scenario as plain data, from a :class:`Network`, a dict or a TOML file."""
 
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: dict[str, Any], custom: dict[int, Any] | None = None) -> None:
         if not isinstance(data, dict):
             raise TypeError(f"a scenario is a dict of fields, not {type(data).__name__}")
         self.data = data
+        #: Python congestion controllers by flow index (flows whose cc is "python").
+        self.custom: dict[int, Any] = dict(custom or {})
 
     @classmethod
     def from_toml(cls, path: str | Path) -> Scenario:
@@ -479,11 +489,11 @@ class Scenario:
         """A copy with top-level fields replaced (``seed=2``, ``duration="10s"``)."""
         d = self.to_dict()
         d.update({k: v for k, v in fields.items() if v is not None})
-        return Scenario(d)
+        return Scenario(d, custom=self.custom)
 
     def check(self) -> dict[str, Any]:
         """Check the scenario without running it; return it with every default filled in."""
-        return json.loads(_core.check_json(self.to_json()))
+        return json.loads(_core.check_json(self.to_json(), self.custom or None))
 
     def run(self) -> Results:
         """Check and run the scenario to completion.
@@ -494,7 +504,7 @@ class Scenario:
         """
         from tcplab.results import Results
 
-        text, series = _core.run_json(self.to_json())
+        text, series = _core.run_json(self.to_json(), self.custom or None)
         return Results(json.loads(text), series)
 
     def __repr__(self) -> str:

@@ -31,7 +31,15 @@ pub fn run_json(text: &str) -> Result<Results> {
 
 /// Checks, builds and runs a scenario.
 pub fn run(scenario: &Scenario) -> Result<Results> {
-    let mut world = World::build(scenario)?;
+    run_with(scenario, &mut |_| None)
+}
+
+/// As `run`, with user-written controllers for flows whose `cc` is "python".
+pub fn run_with(scenario: &Scenario, custom: cc::CustomCc<'_>) -> Result<Results> {
+    let mut world = World::build_with(scenario, custom)?;
     world.run();
+    if let Some(f) = world.failure() {
+        return Err(Error::Callback(f.to_string()));
+    }
     Ok(world.results())
 }

@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 
 use crate::cc::registry::{self, CcSpec, Profile, VARIANTS};
+use crate::cc::CustomCc;
 use crate::engine::{Event, EventQueue, PacketId, Slab, TimerKind};
 use crate::error::{Error, Result};
 use crate::net::error_model::{ErrorModel, GilbertElliott};
@@ -113,6 +114,8 @@ struct TcpFlow {
     series: Vec<TcpSeries>,
     rtt_samples: u64,
     cc_name: String,
+    /// The controller is user-written and may fail.
+    custom_cc: bool,
 }
 
 #[derive(Debug)]
@@ -166,6 +169,8 @@ pub struct World {
     event_log: Option<Vec<(u32, TcpEvent)>>,
     /// Reused buffer for the segments a TCP endpoint emits.
     scratch: Vec<TcpHeader>,
+    /// A user-written controller failed: the run stopped here.
+    failure: Option<String>,
 }
 
 fn list_names<'a>(names: impl Iterator<Item = &'a String>) -> String {
@@ -193,6 +198,12 @@ fn check_probability(path: String, v: f64) -> Result<f64> {
 impl World {
     /// Checks `scenario` completely and builds the network, ready to run.
     pub fn build(scenario: &Scenario) -> Result<World> {
+        World::build_with(scenario, &mut |_| None)
+    }
+
+    /// As `build`, with user-written controllers for flows whose `cc` is
+    /// "python".
+    pub fn build_with(scenario: &Scenario, custom: CustomCc<'_>) -> Result<World> {
         let mut sc = scenario.clone();
         if let Some(d) = sc.duration {
             if d.is_zero() {
@@ -461,7 +472,7 @@ impl World {
                 FlowKind::Tcp => {
                     route::path(&tables, &link_to, &is_host, dst, src)
                         .map_err(|d| route_err(dst, src, format!("for the ACKs: {d}")))?;
-                    let tcp = build_tcp(i, f, path_mtu, &sc.trace)?;
+                    let tcp = build_tcp(i, f, path_mtu, &sc.trace, custom)?;
                     let endless = tcp.transfer.is_none()
                         && f.stop.is_none()
                         && tcp.edges.last().is_none_or(|e| e.1);
@@ -529,6 +540,7 @@ impl World {
             drop_log: None,
             event_log: None,
             scratch: Vec::new(),
+            failure: None,
             scenario: sc,
         };
         if world.scenario.trace.contains(&TraceKind::Queue) {
@@ -576,11 +588,19 @@ impl World {
             if acted {
                 self.last_activity = t;
             }
+            if self.failure.is_some() {
+                break;
+            }
         }
         // Without a duration the run ends with its last real event, not with
         // a cancelled timer that popped later.
         self.finished_at = Some(self.end.unwrap_or(self.last_activity));
         self.wall_seconds = started.elapsed().as_secs_f64();
+    }
+
+    /// Why the run stopped early, if a user-written controller failed.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
     }
 
     pub fn now(&self) -> SimTime {
@@ -859,6 +879,15 @@ impl World {
                 }
             }
         }
+        if t.custom_cc {
+            if let Some(e) = t.snd.cc.take_error() {
+                self.failure = Some(format!("flow '{}': {e}", self.flows[flow as usize].name));
+                return;
+            }
+        }
+        let App::Tcp(t) = &mut self.flows[flow as usize].app else {
+            return;
+        };
         if let (Some(log), Some(ev)) = (&mut self.event_log, &mut t.snd.events) {
             log.extend(ev.drain(..).map(|e| (flow, e)));
         }
@@ -1326,14 +1355,40 @@ fn build_error_model(
 
 /// Resolves a TCP flow's configuration (filling the defaults into `f`, so the
 /// effective scenario shows them) and builds its endpoints.
-fn build_tcp(i: usize, f: &mut FlowSpec, path_mtu: u32, trace: &[TraceKind]) -> Result<TcpFlow> {
+fn build_tcp(
+    i: usize,
+    f: &mut FlowSpec,
+    path_mtu: u32,
+    trace: &[TraceKind],
+    custom: CustomCc<'_>,
+) -> Result<TcpFlow> {
     let p = |field: &str| format!("flows[{i}].{field}");
     let profile = *f.profile.get_or_insert(Profile::Paper);
     let linux = profile == Profile::Linux;
     let ns3 = profile == Profile::Ns3;
     let spec = f.cc.get_or_insert_with(|| CcSpec::named("newreno")).clone();
-    let Some(info) = VARIANTS.iter().find(|v| v.name == spec.name) else {
-        let names: Vec<&str> = VARIANTS.iter().map(|v| v.name).collect();
+    let mut user_cc = None;
+    if spec.name == "python" {
+        user_cc = Some(custom(i).ok_or_else(|| {
+            Error::invalid(
+                p("cc"),
+                "'python' names a variant written in Python: pass a tcplab.CongestionControl \
+                 object as cc= from Python (it cannot be given in a file)",
+            )
+        })?);
+    }
+    let python_info = registry::VariantInfo {
+        name: "python",
+        recovery: Recovery::Newreno,
+        summary: "a variant written in Python",
+    };
+    let info = if user_cc.is_some() {
+        Some(&python_info)
+    } else {
+        VARIANTS.iter().find(|v| v.name == spec.name)
+    };
+    let Some(info) = info else {
+        let names: Vec<&str> = VARIANTS.iter().map(|v| v.name).chain(["python"]).collect();
         return Err(Error::invalid_allowed(
             p("cc"),
             format!("unknown variant '{}'", spec.name),
@@ -1476,7 +1531,15 @@ fn build_tcp(i: usize, f: &mut FlowSpec, path_mtu: u32, trace: &[TraceKind]) -> 
         dupthresh,
         fine_retransmit: false,
     };
-    let built = registry::build(&spec, &p("cc"), profile, abc)?;
+    let built = match user_cc {
+        Some(cc) => registry::Built {
+            cc,
+            recovery: info.recovery,
+            spec: spec.clone(),
+        },
+        None => registry::build(&spec, &p("cc"), profile, abc)?,
+    };
+    let custom_cc = spec.name == "python";
     f.cc = Some(built.spec);
     let mut cfg = cfg;
     cfg.fine_retransmit = built.cc.fine_retransmit();
@@ -1573,5 +1636,6 @@ fn build_tcp(i: usize, f: &mut FlowSpec, path_mtu: u32, trace: &[TraceKind]) -> 
         series,
         rtt_samples: 0,
         cc_name: variant,
+        custom_cc,
     })
 }

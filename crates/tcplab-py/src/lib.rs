@@ -8,7 +8,11 @@
 //! their `path`, `problem` and `allowed` attributes; a Rust panic becomes
 //! `tcplab.errors.InternalError`, never a `PanicException`.
 
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
+
+mod pycc;
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -41,7 +45,9 @@ fn raise(py: Python<'_>, err: Error) -> PyErr {
                 to.clone(),
                 detail.clone(),
             ))?,
-            Error::Io(_) => errors.getattr("TcplabError")?.call1((message,))?,
+            Error::Io(_) | Error::Callback(_) => {
+                errors.getattr("TcplabError")?.call1((message,))?
+            }
             Error::Internal(_) => errors.getattr("InternalError")?.call1((message,))?,
         };
         Ok(PyErr::from_value(exc))
@@ -77,15 +83,37 @@ fn guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, Error> + Send)
 type PySeries = (String, String, Py<PyBytes>, Py<PyBytes>);
 
 /// Parses, checks, builds and runs a scenario given as JSON text. Returns the
-/// results as JSON text and the time series as raw arrays.
+/// results as JSON text and the time series as raw arrays. `custom` maps
+/// flow indices to Python congestion controllers (flows whose cc is
+/// "python").
 #[pyfunction]
-fn run_json(py: Python<'_>, scenario: &str) -> PyResult<(String, Vec<PySeries>)> {
+#[pyo3(signature = (scenario, custom=None))]
+fn run_json(
+    py: Python<'_>,
+    scenario: &str,
+    custom: Option<HashMap<usize, Py<PyAny>>>,
+) -> PyResult<(String, Vec<PySeries>)> {
     let text = scenario.to_owned();
-    let (json, series) = guarded(py, move || {
-        let r = tcplab_core::run_json(&text)?;
+    let error: pycc::ErrorSlot = Arc::new(Mutex::new(None));
+    let mut ccs = HashMap::new();
+    for (i, obj) in custom.unwrap_or_default() {
+        ccs.insert(i, pycc::PyCc::new(py, obj, error.clone())?);
+    }
+    let result = guarded(py, move || {
+        let sc = tcplab_core::Scenario::from_json(&text)?;
+        let mut supply = |i: usize| {
+            ccs.remove(&i)
+                .map(|c| Box::new(c) as Box<dyn tcplab_core::cc::CongestionControl>)
+        };
+        let r = tcplab_core::run_with(&sc, &mut supply)?;
         let json = serde_json::to_string(&r).map_err(|e| Error::Internal(e.to_string()))?;
         Ok((json, r.series))
-    })?;
+    });
+    // A Python controller's own exception is re-raised unchanged.
+    if let Some(e) = error.lock().ok().and_then(|mut slot| slot.take()) {
+        return Err(e);
+    }
+    let (json, series) = result?;
     let series = series
         .into_iter()
         .map(|s| {
@@ -103,13 +131,27 @@ fn run_json(py: Python<'_>, scenario: &str) -> PyResult<(String, Vec<PySeries>)>
 }
 
 /// Checks a scenario without running it; returns the effective scenario
-/// (every default filled in) as JSON text.
+/// (every default filled in) as JSON text. `custom` as for `run_json`.
 #[pyfunction]
-fn check_json(py: Python<'_>, scenario: &str) -> PyResult<String> {
+#[pyo3(signature = (scenario, custom=None))]
+fn check_json(
+    py: Python<'_>,
+    scenario: &str,
+    custom: Option<HashMap<usize, Py<PyAny>>>,
+) -> PyResult<String> {
     let text = scenario.to_owned();
+    let error: pycc::ErrorSlot = Arc::new(Mutex::new(None));
+    let mut ccs = HashMap::new();
+    for (i, obj) in custom.unwrap_or_default() {
+        ccs.insert(i, pycc::PyCc::new(py, obj, error.clone())?);
+    }
     guarded(py, move || {
         let sc = tcplab_core::Scenario::from_json(&text)?;
-        let world = tcplab_core::World::build(&sc)?;
+        let mut supply = |i: usize| {
+            ccs.remove(&i)
+                .map(|c| Box::new(c) as Box<dyn tcplab_core::cc::CongestionControl>)
+        };
+        let world = tcplab_core::World::build_with(&sc, &mut supply)?;
         Ok(world.results().scenario.to_json())
     })
 }
@@ -178,6 +220,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
     m.add_function(wrap_pyfunction!(variants_json, m)?)?;
+    m.add_class::<pycc::TcbView>()?;
+    m.add_class::<pycc::AckView>()?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -135,7 +135,16 @@ pub trait CongestionControl: Debug + Send {
     fn fine_retransmit(&self) -> bool {
         false
     }
+    /// A controller that failed (a Python variant that raised) returns its
+    /// error once; the run then stops.
+    fn take_error(&mut self) -> Option<String> {
+        None
+    }
 }
+
+/// Supplies user-written controllers (the Python bindings' `cc` objects) by
+/// flow index, for flows whose `cc` is named "python".
+pub type CustomCc<'a> = &'a mut dyn FnMut(usize) -> Option<Box<dyn CongestionControl>>;
 
 /// RFC 5681 slow start: cwnd += min(acked, limit), with limit = 1 MSS per
 /// ACK, or L = 2 MSS with appropriate byte counting (RFC 3465). Stops at

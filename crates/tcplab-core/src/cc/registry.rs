@@ -180,7 +180,7 @@ fn check<T>(path: &str, r: std::result::Result<T, (&'static str, String)>) -> Re
 /// Builds the variant `spec` names (at scenario path `path`, e.g.
 /// `flows[0].cc`) under `profile`.
 pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<Built> {
-    let names: Vec<&str> = VARIANTS.iter().map(|v| v.name).collect();
+    let names: Vec<&str> = VARIANTS.iter().map(|v| v.name).chain(["python"]).collect();
     let info = VARIANTS
         .iter()
         .find(|v| v.name == spec.name)

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Congestion controllers written in Python: the core's trait implemented by
+//! calling the methods of a `tcplab.CongestionControl` subclass.
+//!
+//! The run itself goes on without the GIL; each hook re-acquires it, builds a
+//! small `Tcb`/`Ack` view, calls the Python method and reads the window
+//! back. A Python exception is kept and stops the run; the bindings re-raise
+//! it unchanged.
+
+use std::sync::{Arc, Mutex};
+
+use pyo3::prelude::*;
+use tcplab_core::cc::{Ack, CaState, CongestionControl, LossCause, Tcb};
+
+/// The connection state a Python controller reads; `cwnd` and `ssthresh`
+/// (bytes) may be set.
+#[pyclass(name = "Tcb", module = "tcplab")]
+pub struct TcbView {
+    #[pyo3(get, set)]
+    pub cwnd: u64,
+    #[pyo3(get, set)]
+    pub ssthresh: u64,
+    #[pyo3(get)]
+    pub mss: u64,
+    /// "open", "disorder", "recovery" or "loss".
+    #[pyo3(get)]
+    pub state: &'static str,
+    #[pyo3(get)]
+    pub bytes_in_flight: u64,
+    #[pyo3(get)]
+    pub snd_una: u64,
+    #[pyo3(get)]
+    pub snd_nxt: u64,
+    /// Seconds, or None before the first sample.
+    #[pyo3(get)]
+    pub srtt: Option<f64>,
+    #[pyo3(get)]
+    pub min_rtt: Option<f64>,
+    #[pyo3(get)]
+    pub latest_rtt: Option<f64>,
+    /// Simulated time, seconds.
+    #[pyo3(get)]
+    pub now: f64,
+}
+
+#[pymethods]
+impl TcbView {
+    /// Whether cwnd is below ssthresh.
+    fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Tcb(cwnd={}, ssthresh={}, mss={}, state={}, in_flight={})",
+            self.cwnd, self.ssthresh, self.mss, self.state, self.bytes_in_flight
+        )
+    }
+}
+
+/// One ACK as a Python controller sees it.
+#[pyclass(name = "Ack", module = "tcplab")]
+pub struct AckView {
+    #[pyo3(get)]
+    pub bytes_acked: u64,
+    #[pyo3(get)]
+    pub segments_acked: u32,
+    #[pyo3(get)]
+    pub is_dup: bool,
+    /// A valid RTT sample carried by this ACK, seconds.
+    #[pyo3(get)]
+    pub rtt: Option<f64>,
+    #[pyo3(get)]
+    pub now: f64,
+}
+
+fn state_name(s: CaState) -> &'static str {
+    match s {
+        CaState::Open => "open",
+        CaState::Disorder => "disorder",
+        CaState::Recovery => "recovery",
+        CaState::Loss => "loss",
+    }
+}
+
+fn view(tcb: &Tcb) -> TcbView {
+    let secs = |d: Option<tcplab_core::time::SimDuration>| d.map(|x| x.as_secs_f64());
+    TcbView {
+        cwnd: tcb.cwnd,
+        ssthresh: tcb.ssthresh.min(1 << 53),
+        mss: tcb.mss,
+        state: state_name(tcb.ca_state),
+        bytes_in_flight: tcb.bytes_in_flight,
+        snd_una: tcb.snd_una,
+        snd_nxt: tcb.snd_nxt,
+        srtt: secs(tcb.srtt),
+        min_rtt: secs(tcb.min_rtt),
+        latest_rtt: secs(tcb.latest_rtt),
+        now: tcb.now.as_secs_f64(),
+    }
+}
+
+fn ack_view(a: &Ack) -> AckView {
+    AckView {
+        bytes_acked: a.bytes_acked,
+        segments_acked: a.segments_acked,
+        is_dup: a.is_dup,
+        rtt: a.rtt.map(|d| d.as_secs_f64()),
+        now: a.now.as_secs_f64(),
+    }
+}
+
+/// The argument after the Tcb view, if any.
+enum Extra {
+    None,
+    Ack(AckView),
+    State(&'static str),
+}
+
+/// The first error a Python controller raised, shared with the bindings.
+pub type ErrorSlot = Arc<Mutex<Option<PyErr>>>;
+
+pub struct PyCc {
+    obj: Py<PyAny>,
+    error: ErrorSlot,
+    /// Which optional hooks the object overrides.
+    has_sample: bool,
+    has_state: bool,
+    has_init: bool,
+}
+
+impl std::fmt::Debug for PyCc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PyCc")
+    }
+}
+
+impl PyCc {
+    pub fn new(py: Python<'_>, obj: Py<PyAny>, error: ErrorSlot) -> PyResult<Self> {
+        let o = obj.bind(py);
+        for required in ["on_ack", "ssthresh"] {
+            if !o.hasattr(required)? {
+                return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                    "a Python congestion controller needs a method {required}(tcb, ...)"
+                )));
+            }
+        }
+        Ok(PyCc {
+            has_sample: o.hasattr("on_ack_sample")?,
+            has_state: o.hasattr("on_state")?,
+            has_init: o.hasattr("init")?,
+            obj,
+            error,
+        })
+    }
+
+    fn failed(&self) -> bool {
+        self.error.lock().map(|e| e.is_some()).unwrap_or(true)
+    }
+
+    fn keep(&self, e: PyErr) {
+        if let Ok(mut slot) = self.error.lock() {
+            slot.get_or_insert(e);
+        }
+    }
+
+    /// Calls `method(tcb_view[, extra])` and writes cwnd/ssthresh back.
+    fn call_mut(&self, tcb: &mut Tcb, method: &str, extra: Extra) {
+        if self.failed() {
+            return;
+        }
+        let r = Python::attach(|py| -> PyResult<()> {
+            let v = Py::new(py, view(tcb))?;
+            let o = self.obj.bind(py);
+            match extra {
+                Extra::None => o.call_method1(method, (v.clone_ref(py),))?,
+                Extra::Ack(a) => o.call_method1(method, (v.clone_ref(py), Py::new(py, a)?))?,
+                Extra::State(name) => o.call_method1(method, (v.clone_ref(py), name))?,
+            };
+            let v = v.borrow(py);
+            tcb.set_cwnd(v.cwnd);
+            // ssthresh crosses as at most 2^53 (a float-safe "unlimited"):
+            // write it back only if the controller changed it.
+            if v.ssthresh != tcb.ssthresh.min(1 << 53) {
+                tcb.ssthresh = v.ssthresh.max(tcb.mss);
+            }
+            Ok(())
+        });
+        if let Err(e) = r {
+            self.keep(e);
+        }
+    }
+}
+
+impl CongestionControl for PyCc {
+    fn name(&self) -> &'static str {
+        "python"
+    }
+
+    fn init(&mut self, tcb: &mut Tcb) {
+        if self.has_init {
+            self.call_mut(tcb, "init", Extra::None);
+        }
+    }
+
+    fn on_ack_sample(&mut self, tcb: &Tcb, ack: &Ack) {
+        if !self.has_sample || self.failed() {
+            return;
+        }
+        let r = Python::attach(|py| -> PyResult<()> {
+            let v = Py::new(py, view(tcb))?;
+            let a = Py::new(py, ack_view(ack))?;
+            self.obj.bind(py).call_method1("on_ack_sample", (v, a))?;
+            Ok(())
+        });
+        if let Err(e) = r {
+            self.keep(e);
+        }
+    }
+
+    fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack) {
+        self.call_mut(tcb, "on_ack", Extra::Ack(ack_view(ack)));
+    }
+
+    fn ssthresh(&mut self, tcb: &Tcb, cause: LossCause) -> u64 {
+        let fallback = (tcb.bytes_in_flight / 2).max(2 * tcb.mss);
+        if self.failed() {
+            return fallback;
+        }
+        let cause = match cause {
+            LossCause::DupAcks => "dupacks",
+            LossCause::Timeout => "timeout",
+        };
+        let r = Python::attach(|py| -> PyResult<u64> {
+            let v = Py::new(py, view(tcb))?;
+            self.obj
+                .bind(py)
+                .call_method1("ssthresh", (v, cause))?
+                .extract::<u64>()
+        });
+        match r {
+            Ok(v) => v.max(tcb.mss),
+            Err(e) => {
+                self.keep(e);
+                fallback
+            }
+        }
+    }
+
+    fn on_state(&mut self, tcb: &mut Tcb, to: CaState) {
+        if self.has_state {
+            self.call_mut(tcb, "on_state", Extra::State(state_name(to)));
+        }
+    }
+
+    fn take_error(&mut self) -> Option<String> {
+        let slot = self.error.lock().ok()?;
+        slot.as_ref().map(|e| e.to_string())
+    }
+}

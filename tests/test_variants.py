@@ -1,0 +1,209 @@
+"""Congestion-control variants end to end, their parameters, and Python-written variants."""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tcplab as tl
+
+ROOT = Path(__file__).resolve().parent.parent
+PAYLOAD_RATE = 2e6 * 1460 / 1500  # what a 2 Mb/s link carries in 1460-B payloads
+
+
+def westwood_path(cc, duration="120s", per=None, trace=("cwnd", "queue"), **tcp):
+    """source -(10 Mb/s, 45 ms)- router -(2 Mb/s, 10 us, 100 p)- sink."""
+    net = tl.Network()
+    a, r, b = net.host("a"), net.router("r"), net.host("b")
+    net.link(a, r, rate="10Mbps", delay="45ms")
+    net.link(r, b, rate="2Mbps", delay="10us", name="bottleneck",
+             loss=tl.Uniform(per) if per else None)
+    net.tcp(a, b, cc=cc, **tcp)
+    return net.run(duration=duration, seed=1, trace=list(trace))
+
+
+def mean_queue(res, after: float) -> float:
+    t, q = res.trace("queue", link="bottleneck")
+    m = t > after
+    return float(np.average(q[m][:-1], weights=np.diff(t[m])))
+
+
+@pytest.mark.parametrize("cc", ["westwood", "westwoodplus", "petra"])
+def test_westwood_estimate_converges_to_the_bottleneck_rate(cc):
+    # Lossless: a 64 KB window (44 segments) fits the path (BDP ~16 segments)
+    # plus the 100-packet queue.
+    res = westwood_path(cc, trace=("bwe", "queue"), rcv_buf="64KB")
+    assert res.link("bottleneck")["drops_queue"] == 0
+    t, bwe = res.trace("bwe", flow=0)
+    # The series records changes; once ACKs come evenly spaced the estimate
+    # settles exactly and stops changing, so look from 30 s on, and at the end.
+    late = bwe[t > 30]
+    assert len(bwe) > 10 and t[-1] > 2
+    # Within 5% of the bottleneck's rate (the estimate counts payload bytes).
+    assert np.all(np.abs(late - 2e6) < 0.05 * 2e6)
+    assert abs(bwe[-1] - PAYLOAD_RATE) < 0.01 * PAYLOAD_RATE
+
+
+def test_vegas_keeps_between_alpha_and_beta_packets_queued():
+    res = westwood_path("vegas", trace=("queue", "diff"))
+    q = mean_queue(res, after=30)
+    assert 1 <= q <= 3, q  # alpha = 1, beta = 3 segments
+    assert 1 <= res.trace("diff", flow=0)[1][-1] <= 3  # its own measure, at steady state
+    assert res.link("bottleneck")["drops_queue"] == 0
+    assert res.link("bottleneck")["utilization"] > 0.95
+    # With Linux's alpha 2, beta 4 it keeps more queued. Diff settles inside
+    # [2, 4]; the waiting queue averages a little more, as delayed ACKs release
+    # segments in pairs.
+    res24 = westwood_path(tl.Vegas(alpha=2, beta=4), trace=("queue", "diff"))
+    q24 = mean_queue(res24, after=30)
+    assert 2 <= res24.trace("diff", flow=0)[1][-1] <= 4
+    assert 2 <= q24 <= 4.5 and q24 > q + 1
+
+
+@pytest.mark.parametrize("cc", ["cubic", "newreno"])
+def test_loss_based_variants_fill_the_queue_and_back_off(cc):
+    res = westwood_path(cc, trace=("cwnd", "queue", "events"))
+    link = res.link("bottleneck")
+    assert link["queue_max_packets"] == 100 and link["drops_queue"] > 0
+    assert res.flow("tcp0")["fast_retransmits"] >= 1
+    assert link["utilization"] > 0.95
+    t, w = res.trace("cwnd", flow=0)
+    assert np.any(np.diff(w) < 0)  # it backed off
+
+
+def test_cubic_grows_faster_than_reno_on_a_long_fat_path():
+    def goodput(cc):
+        net = tl.Network()
+        a, b = net.host("a"), net.host("b")
+        net.link(a, b, rate="100Mbps", delay="50ms", queue="500p", loss=tl.Uniform(1e-4))
+        net.tcp(a, b, cc=cc)
+        return net.run(duration="60s", seed=2).flow("tcp0")["goodput_bps"]
+
+    assert goodput("cubic") > 1.2 * goodput("newreno")
+
+
+def test_every_variant_runs_under_loss_with_invariants():
+    for v in tl.variants():
+        res = westwood_path(v["name"], duration="60s", per=0.01, trace=())
+        f = res.flow("tcp0")
+        assert f["cc"] == v["name"] and f["recovery"] == v["recovery"]
+        assert f["sent_packets"] == (f["delivered_packets"] + f["lost_queue"] + f["lost_error"]
+                                     + f["in_flight_packets"])
+        assert 0.1e6 < f["goodput_bps"] <= PAYLOAD_RATE
+
+
+def test_parameters_and_profiles_are_resolved_into_the_scenario():
+    net = tl.Network()
+    a, b = net.host("a"), net.host("b")
+    net.link(a, b, rate="10Mbps", delay="10ms")
+    net.tcp(a, b, cc=tl.Vegas(alpha=2))
+    net.tcp(a, b, cc="vegas", profile="ns3")
+    net.tcp(a, b, cc="westwoodplus", profile="linux")
+    flows = net.scenario(duration="1s").check()["flows"]
+    assert flows[0]["cc"]["alpha"] == 2 and flows[0]["cc"]["beta"] == 3.0  # paper beta
+    assert (flows[1]["cc"]["alpha"], flows[1]["cc"]["beta"]) == (2.0, 4.0)
+    assert flows[1]["initial_cwnd"] == 10 and flows[1]["rcv_buf"] == "131072B"
+    assert flows[1]["timestamps"] is True and flows[1]["sack"] is True
+    assert flows[2]["cc"]["passes"] == 2 and flows[2]["cc"]["coefficient"] == 0.875
+    assert flows[2]["min_rto"] == "200ms"
+
+
+@pytest.mark.parametrize(("cc", "message", "path"), [
+    ({"name": "vegas", "alfa": 2}, "flows[0].cc.alfa: not a parameter of 'vegas' (allowed: "
+     "alpha, beta, congestion_avoidance, fine_retransmit, gamma, modified_slow_start)",
+     "flows[0].cc.alfa"),
+    ({"name": "vegas", "alpha": 3, "beta": 1}, "flows[0].cc.beta: beta (1) must be >= alpha (3)",
+     "flows[0].cc.beta"),
+    ({"name": "westwood", "filter": "kalman"}, "flows[0].cc.filter: unknown variant 'kalman'",
+     "flows[0].cc.filter"),
+    ({"name": "cubic", "beta": 1.5}, "flows[0].cc.beta: 1.5 is not in (0, 1)",
+     "flows[0].cc.beta"),
+    ({"name": "reno", "alpha": 1}, "flows[0].cc.alpha: not a parameter of 'reno' (allowed: none)",
+     "flows[0].cc.alpha"),
+    ("python", "flows[0].cc: 'python' names a variant written in Python", "flows[0].cc"),
+])
+def test_bad_variant_parameters_are_refused(cc, message, path):
+    d = {"duration": "1s", "hosts": ["a", "b"],
+         "links": [{"a": "a", "b": "b", "rate": "1Mbps", "delay": 0}],
+         "flows": [{"kind": "tcp", "src": "a", "dst": "b", "cc": cc}]}
+    with pytest.raises(tl.ScenarioError) as info:
+        tl.Scenario(d).run()
+    assert str(info.value).startswith(message)
+    assert info.value.path == path
+
+
+# ---- variants written in Python ---------------------------------------------------
+
+
+def load_example():
+    spec = importlib.util.spec_from_file_location("aimd", ROOT / "examples" / "aimd.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_python_aimd_gives_the_same_cwnd_trace_as_builtin_reno_growth():
+    ex = load_example()
+    mine = ex.westwood_path(ex.Aimd()).run(duration="60s", seed=1, trace=["cwnd", "ssthresh"])
+    builtin = ex.westwood_path("newreno").run(duration="60s", seed=1, trace=["cwnd", "ssthresh"])
+    for name in ["cwnd", "ssthresh"]:
+        t1, v1 = mine.trace(name, flow=0)
+        t2, v2 = builtin.trace(name, flow=0)
+        assert t1.tobytes() == t2.tobytes() and v1.tobytes() == v2.tobytes()
+    assert len(mine.trace("cwnd", flow=0)[1]) > 1000
+    assert mine.flow("tcp0")["cc"] == "python"
+    assert mine.scenario["flows"][0]["cc"] == {"name": "python", "class": "aimd.Aimd"}
+
+
+def test_python_variant_can_use_every_hook():
+    calls = {"init": 0, "sample": 0, "state": [], "ssthresh": []}
+
+    class Probe(tl.CongestionControl):
+        recovery = "sack"
+
+        def init(self, tcb):
+            calls["init"] += 1
+            tcb.cwnd = 10 * tcb.mss
+
+        def on_ack_sample(self, tcb, ack):
+            calls["sample"] += 1
+
+        def on_ack(self, tcb, ack):
+            tcb.cwnd += tcb.mss if tcb.in_slow_start() else tcb.mss * tcb.mss // tcb.cwnd
+
+        def on_state(self, tcb, state):
+            calls["state"].append(state)
+
+        def ssthresh(self, tcb, cause):
+            calls["ssthresh"].append(cause)
+            return max(tcb.cwnd * 7 // 10, 2 * tcb.mss)
+
+    res = westwood_path(Probe(), duration="30s", per=0.01, trace=("events",))
+    f = res.flow("tcp0")
+    assert calls["init"] == 1 and calls["sample"] > 1000
+    assert "recovery" in calls["state"] and "dupacks" in calls["ssthresh"]
+    assert f["recovery"] == "sack" and f["fast_retransmits"] == calls["ssthresh"].count("dupacks")
+    e = res.events[res.events["event"] == "established"]
+    assert e["cwnd"].iloc[0] == 10 * 1460
+
+
+def test_python_exception_stops_the_run_and_is_raised_unchanged():
+    class Broken(tl.CongestionControl):
+        def on_ack(self, tcb, ack):
+            if tcb.now > 1.0:
+                raise ZeroDivisionError("my bug at t > 1 s")
+            tcb.cwnd += tcb.mss
+
+    with pytest.raises(ZeroDivisionError, match="my bug at t > 1 s"):
+        westwood_path(Broken(), duration="600s")
+
+
+def test_python_variant_without_on_ack_is_a_type_error():
+    class Incomplete:
+        def ssthresh(self, tcb, cause):
+            return 2 * tcb.mss
+
+    with pytest.raises(TypeError, match="cc must be"):
+        westwood_path(Incomplete())
+    with pytest.raises(NotImplementedError, match="on_ack"):
+        westwood_path(tl.CongestionControl(), duration="5s")
