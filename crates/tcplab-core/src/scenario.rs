@@ -363,6 +363,10 @@ pub struct FlowSpec {
     /// tcp: restart from the initial window after an idle RTO (default on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_after_idle: Option<bool>,
+    /// tcp: NewReno's window at the end of recovery: "flight" (RFC 6582
+    /// option 1, the default) or "ssthresh" (option 2; ns-3 and Linux).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery_exit: Option<crate::tcp::RecoveryExit>,
     /// tcp: duplicate ACKs that trigger fast retransmit (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dupthresh: Option<u32>,
@@ -396,6 +400,7 @@ impl FlowSpec {
             ("initial_rto", self.initial_rto.is_some()),
             ("clock_granularity", self.clock_granularity.is_some()),
             ("restart_after_idle", self.restart_after_idle.is_some()),
+            ("recovery_exit", self.recovery_exit.is_some()),
             ("dupthresh", self.dupthresh.is_some()),
             ("app", self.app.is_some()),
         ]
@@ -425,6 +430,7 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
             "initial_rto",
             "clock_granularity",
             "restart_after_idle",
+            "recovery_exit",
             "dupthresh",
             "app",
         ],

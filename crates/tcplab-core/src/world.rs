@@ -28,7 +28,7 @@ use crate::scenario::{
 };
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::{Sender, TcpEvent};
-use crate::tcp::{Recovery, TcpConfig, TcpHeader};
+use crate::tcp::{Recovery, RecoveryExit, TcpConfig, TcpHeader};
 use crate::time::{SimDuration, SimTime};
 use crate::units::Bytes;
 
@@ -1530,6 +1530,11 @@ fn build_tcp(
         restart_after_idle,
         dupthresh,
         fine_retransmit: false,
+        recovery_exit: *f.recovery_exit.get_or_insert(if linux || ns3 {
+            RecoveryExit::Ssthresh
+        } else {
+            RecoveryExit::Flight
+        }),
     };
     let built = match user_cc {
         Some(cc) => registry::Built {

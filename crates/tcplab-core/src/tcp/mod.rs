@@ -122,6 +122,18 @@ pub struct TcpConfig {
     pub dupthresh: u32,
     /// Vegas's fine-grained retransmission (see `sender`).
     pub fine_retransmit: bool,
+    /// NewReno's window when a recovery ends (RFC 6582 3.2 step 3).
+    pub recovery_exit: RecoveryExit,
+}
+
+/// RFC 6582 3.2 step 3 offers two windows for the end of fast recovery.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryExit {
+    /// Option 1: cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
+    Flight,
+    /// Option 2: cwnd = ssthresh (ns-3's TcpClassicRecovery).
+    Ssthresh,
 }
 
 /// Bytes of options on a SYN: MSS (4), SACK-permitted and timestamps (2 + 10,

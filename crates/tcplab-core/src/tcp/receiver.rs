@@ -277,6 +277,7 @@ mod tests {
             restart_after_idle: true,
             dupthresh: 3,
             fine_retransmit: false,
+            recovery_exit: super::super::RecoveryExit::Flight,
         }
     }
 

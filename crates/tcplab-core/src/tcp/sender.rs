@@ -28,7 +28,9 @@
 
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::{base_options, syn_options, window_shift, Recovery, TcpConfig, TcpHeader};
+use super::{
+    base_options, syn_options, window_shift, Recovery, RecoveryExit, TcpConfig, TcpHeader,
+};
 use super::{ACK, FIN, SYN};
 use crate::cc::{Ack, CaState, CongestionControl, LossCause, Tcb};
 use crate::time::SimTime;
@@ -484,8 +486,13 @@ impl Sender {
             }
             Recovery::Newreno => {
                 if ack >= self.recover {
-                    let flight = self.flight_size().max(mss) + mss;
-                    self.tcb.set_cwnd(self.tcb.ssthresh.min(flight));
+                    let cwnd = match self.cfg.recovery_exit {
+                        RecoveryExit::Flight => {
+                            self.tcb.ssthresh.min(self.flight_size().max(mss) + mss)
+                        }
+                        RecoveryExit::Ssthresh => self.tcb.ssthresh,
+                    };
+                    self.tcb.set_cwnd(cwnd);
                     self.exit_recovery(now, ack);
                 } else {
                     // Partial ACK: retransmit the next hole, deflate.
