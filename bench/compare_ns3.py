@@ -86,8 +86,9 @@ def main() -> None:
         ok &= within
         sd1 = statistics.stdev(g1) if len(g1) > 1 else 0.0
         sd2 = statistics.stdev(g2) if len(g2) > 1 else 0.0
+        verdict = "yes" if within else "NO"
         print(f"| {ours} | {theirs} | {m1 / 1e3:.1f} (sd {sd1 / 1e3:.1f}) | "
-              f"{m2 / 1e3:.1f} (sd {sd2 / 1e3:.1f}) | {m1 / m2:.3f} | {'yes' if within else 'NO'} |")
+              f"{m2 / 1e3:.1f} (sd {sd2 / 1e3:.1f}) | {m1 / m2:.3f} | {verdict} |")
     sys.exit(0 if ok else 1)
 
 
