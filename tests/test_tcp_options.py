@@ -35,7 +35,7 @@ def refuse(sc: tl.Scenario | tl.Network, message: str, path: str, exc=tl.Scenari
 
 
 def test_unknown_cc_variant_lists_the_allowed_names():
-    allowed = "tahoe, reno, newreno, sack, vegas, westwood, westwoodplus, petra, cubic, python"
+    allowed = "tahoe, reno, newreno, sack, vegas, westwood, westwoodplus, petra, cubic, bbr, python"
     e = refuse(narrow_path(cc="hybla"),
                f"flows[0].cc: unknown variant 'hybla' (allowed: {allowed})", "flows[0].cc")
     assert e.allowed == allowed

@@ -60,6 +60,26 @@ def test_vegas_keeps_between_alpha_and_beta_packets_queued():
     assert 2 <= q24 <= 4.5 and q24 > q + 1
 
 
+def test_bbr_keeps_the_queue_near_empty_at_full_utilization():
+    res = westwood_path("bbr", trace=("queue", "bwe", "cwnd"))
+    link = res.link("bottleneck")
+    assert link["utilization"] >= 0.90
+    assert mean_queue(res, after=30) < 2.0  # a loss-based sender keeps it near 100
+    assert link["drops_queue"] == 0
+    t, bw = res.trace("bwe", flow=0)  # BtlBw, the windowed max delivery rate
+    assert abs(bw[-1] - PAYLOAD_RATE) < 0.02 * PAYLOAD_RATE
+    # Pacing: packets leave at the bottleneck rate, so the access link's queue stays empty.
+    assert res.link("a-r")["queue_max_packets"] <= 3
+
+
+def test_bbr_under_random_loss_keeps_its_rate():
+    # BBR v1 does not back off on random loss: at PER 1% it keeps most of the link rate,
+    # where NewReno collapses (Mathis).
+    bbr = westwood_path("bbr", per=0.01, trace=()).flow("tcp0")["goodput_bps"]
+    newreno = westwood_path("newreno", per=0.01, trace=()).flow("tcp0")["goodput_bps"]
+    assert bbr > 0.85 * PAYLOAD_RATE and bbr > 2 * newreno
+
+
 @pytest.mark.parametrize("cc", ["cubic", "newreno"])
 def test_loss_based_variants_fill_the_queue_and_back_off(cc):
     res = westwood_path(cc, trace=("cwnd", "queue", "events"))

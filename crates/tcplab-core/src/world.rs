@@ -111,6 +111,7 @@ struct TcpFlow {
     completion: Option<SimTime>,
     rto_slot: TimerSlot,
     delack_slot: TimerSlot,
+    pace_slot: TimerSlot,
     series: Vec<TcpSeries>,
     rtt_samples: u64,
     cc_name: String,
@@ -822,9 +823,11 @@ impl World {
         };
         let rto = t.snd.rto_deadline;
         let delack = t.rcv.delack_deadline;
+        let pace = t.snd.pace_deadline;
         for (slot, deadline, kind) in [
             (&mut t.rto_slot, rto, TimerKind::Rto),
             (&mut t.delack_slot, delack, TimerKind::DelayedAck),
+            (&mut t.pace_slot, pace, TimerKind::Pace),
         ] {
             if let Some(d) = deadline {
                 if slot.scheduled.is_none_or(|s| d < s) {
@@ -902,6 +905,7 @@ impl World {
         let slot = match kind {
             TimerKind::Rto => &mut t.rto_slot,
             TimerKind::DelayedAck => &mut t.delack_slot,
+            TimerKind::Pace => &mut t.pace_slot,
         };
         if slot.gen != gen {
             return false; // superseded by an earlier deadline
@@ -910,6 +914,7 @@ impl World {
         let deadline = match kind {
             TimerKind::Rto => t.snd.rto_deadline,
             TimerKind::DelayedAck => t.rcv.delack_deadline,
+            TimerKind::Pace => t.snd.pace_deadline,
         };
         match deadline {
             None => false,
@@ -937,6 +942,10 @@ impl World {
                     TimerKind::DelayedAck => {
                         out.extend(t.rcv.on_delack_timer(now));
                         self.emit_tcp(flow, false, &mut out);
+                    }
+                    TimerKind::Pace => {
+                        t.snd.on_pace(now, &mut out);
+                        self.emit_tcp(flow, true, &mut out);
                     }
                 }
                 self.scratch = out;
@@ -1638,6 +1647,7 @@ fn build_tcp(
         completion: None,
         rto_slot: TimerSlot::default(),
         delack_slot: TimerSlot::default(),
+        pace_slot: TimerSlot::default(),
         series,
         rtt_samples: 0,
         cc_name: variant,

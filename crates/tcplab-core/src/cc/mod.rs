@@ -16,6 +16,7 @@
 //! Windows are in bytes. The shared helpers keep the RFC arithmetic in one
 //! place, as Linux keeps it in tcp_cong.c.
 
+pub mod bbr;
 pub mod cubic;
 pub mod petra;
 pub mod registry;
@@ -72,6 +73,8 @@ pub struct Tcb {
     pub latest_rtt: Option<SimDuration>,
     /// Additive-increase credit in bytes (for byte-counting growth).
     pub cwnd_cnt: u64,
+    /// Pacing rate in bytes per second; 0 means no pacing.
+    pub pacing_rate: f64,
 }
 
 impl Tcb {
@@ -99,6 +102,34 @@ pub struct Ack {
     /// A valid RTT sample carried by this ACK (Karn's rule or timestamps).
     pub rtt: Option<SimDuration>,
     pub prior_in_flight: u64,
+}
+
+/// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation), as
+/// Linux's rate_sample: taken on every ACK that delivers data.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RateSample {
+    /// Bytes delivered over the sample's interval.
+    pub delivered: u64,
+    /// The interval: max(send elapsed, ACK elapsed).
+    pub interval: SimDuration,
+    /// C.delivered when the most recently sent delivered segment was sent.
+    pub prior_delivered: u64,
+    /// Total bytes delivered so far (cumulatively or SACKed).
+    pub total_delivered: u64,
+    /// Bytes newly delivered by this ACK.
+    pub newly_delivered: u64,
+    pub rtt: Option<SimDuration>,
+    pub bytes_in_flight: u64,
+    /// A loss was detected on this ACK.
+    pub losses: bool,
+}
+
+impl RateSample {
+    /// Bytes per second, or None without an interval.
+    pub fn rate(&self) -> Option<f64> {
+        (!self.interval.is_zero() && self.delivered > 0)
+            .then(|| self.delivered as f64 / self.interval.as_secs_f64())
+    }
 }
 
 /// Why the window is being reduced.
@@ -135,6 +166,14 @@ pub trait CongestionControl: Debug + Send {
     fn fine_retransmit(&self) -> bool {
         false
     }
+    /// Whether the controller sets cwnd and pacing itself from delivery-rate
+    /// samples (BBR): the recovery strategies then leave cwnd to it.
+    fn controls_fully(&self) -> bool {
+        false
+    }
+    /// After each ACK when `controls_fully`: set `tcb.cwnd` and
+    /// `tcb.pacing_rate` from the rate sample.
+    fn control(&mut self, tcb: &mut Tcb, rs: &RateSample) {}
     /// A controller that failed (a Python variant that raised) returns its
     /// error once; the run then stops.
     fn take_error(&mut self) -> Option<String> {
@@ -210,6 +249,7 @@ pub(crate) mod testing {
                 min_rtt: None,
                 latest_rtt: None,
                 cwnd_cnt: 0,
+                pacing_rate: 0.0,
             };
             let mut cc = cc;
             cc.init(&mut tcb);

@@ -16,6 +16,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::bbr::{Bbr, BbrConfig};
 use super::cubic::{Cubic, CubicConfig};
 use super::petra::{Petra, PetraConfig};
 use super::reno::Reno;
@@ -127,6 +128,7 @@ pub const VARIANTS: &[VariantInfo] = &[
     VariantInfo { name: "westwoodplus", recovery: Recovery::Newreno, summary: "Westwood+: one bandwidth sample per RTT, EWMA filter" },
     VariantInfo { name: "petra", recovery: Recovery::Newreno, summary: "Al-Hasanat et al. 2014: Westwood with an ELC-based faster slow start" },
     VariantInfo { name: "cubic", recovery: Recovery::Sack, summary: "RFC 9438: cubic window growth, Reno-friendly region, fast convergence" },
+    VariantInfo { name: "bbr", recovery: Recovery::Sack, summary: "BBR v1 (Cardwell et al. 2016): BtlBw and RTprop model, pacing, gain cycling" },
 ];
 
 /// The default parameters of `name` under `profile`, or None for an unknown
@@ -153,6 +155,7 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
         }),
         "petra" => to(&PetraConfig::paper()),
         "cubic" => to(&CubicConfig::rfc()),
+        "bbr" => to(&BbrConfig::paper()),
         _ => return None,
     })
 }
@@ -239,6 +242,11 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             let c: CubicConfig = config(path, &value)?;
             check(path, c.validate())?;
             Box::new(Cubic::new(c))
+        }
+        "bbr" => {
+            let c: BbrConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Bbr::new(c))
         }
         _ => {
             return Err(Error::Internal(format!(

@@ -52,6 +52,16 @@ pub enum Filter {
     Ewma,
 }
 
+/// Which RTT minimum multiplies the estimate in ssthresh = BWE * RTTmin.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RttMin {
+    /// The smallest RTT sample (the papers, Linux).
+    Sample,
+    /// The smallest smoothed RTT (ns-3's m_minRtt).
+    Srtt,
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct WestwoodConfig {
@@ -67,6 +77,8 @@ pub struct WestwoodConfig {
     pub m: u32,
     /// Per-RTT sampling: the shortest sampling interval (Linux: 50 ms).
     pub min_interval: SimDuration,
+    /// RTTmin from raw samples or from SRTT (ns-3).
+    pub rtt_min: RttMin,
 }
 
 impl WestwoodConfig {
@@ -81,6 +93,7 @@ impl WestwoodConfig {
             tau: SimDuration::from_secs(1),
             m: 2,
             min_interval: SimDuration::ZERO,
+            rtt_min: RttMin::Sample,
         }
     }
     /// Westwood+ as published: one sample per RTT, EWMA 0.9.
@@ -104,6 +117,7 @@ impl WestwoodConfig {
             filter: Filter::Tustin,
             coefficient: 0.9,
             null_samples: false,
+            rtt_min: RttMin::Srtt,
             ..Self::paper()
         }
     }
@@ -157,6 +171,8 @@ pub struct Estimator {
     window_bytes: u64,
     window_start: Option<SimTime>,
     pub samples: u64,
+    /// Smallest smoothed RTT seen (for `RttMin::Srtt`).
+    min_srtt: Option<SimDuration>,
 }
 
 impl Estimator {
@@ -171,6 +187,7 @@ impl Estimator {
             window_bytes: 0,
             window_start: None,
             samples: 0,
+            min_srtt: None,
         }
     }
 
@@ -221,6 +238,9 @@ impl Estimator {
     /// sampling).
     pub fn on_ack(&mut self, ack: &Ack, mss: u64, rtt: Option<SimDuration>) {
         let now = ack.now;
+        if let Some(r) = rtt {
+            self.min_srtt = Some(self.min_srtt.map_or(r, |m| m.min(r)));
+        }
         let bytes = self.acked_bytes(ack, mss);
         match self.cfg.sampling {
             Sampling::PerAck => {
@@ -258,7 +278,10 @@ impl Estimator {
 
     /// ssthresh = max(2 MSS, BWE * RTTmin), or None before any estimate.
     pub fn ssthresh(&self, tcb: &Tcb) -> Option<u64> {
-        let rtt_min = tcb.min_rtt?;
+        let rtt_min = match self.cfg.rtt_min {
+            RttMin::Sample => tcb.min_rtt?,
+            RttMin::Srtt => self.min_srtt.or(tcb.min_rtt)?,
+        };
         if self.samples == 0 || self.bwe <= 0.0 {
             return None;
         }

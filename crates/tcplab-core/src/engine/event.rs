@@ -13,6 +13,8 @@ pub enum TimerKind {
     Rto,
     /// Receiver delayed-ACK timer (RFC 1122 4.2.3.2).
     DelayedAck,
+    /// Sender pacing: the next segment may leave (BBR).
+    Pace,
 }
 
 #[derive(Clone, Copy, Debug)]

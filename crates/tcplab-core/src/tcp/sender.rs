@@ -32,8 +32,8 @@ use super::{
     base_options, syn_options, window_shift, Recovery, RecoveryExit, TcpConfig, TcpHeader,
 };
 use super::{ACK, FIN, SYN};
-use crate::cc::{Ack, CaState, CongestionControl, LossCause, Tcb};
-use crate::time::SimTime;
+use crate::cc::{Ack, CaState, CongestionControl, LossCause, RateSample, Tcb};
+use crate::time::{SimDuration, SimTime};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SndState {
@@ -148,10 +148,38 @@ pub struct Sender {
     last_reduction: SimTime,
     /// New ACKs after a retransmission still to be checked (Vegas: two).
     check_after_retx: u8,
+    /// The controller sets cwnd and pacing from rate samples (BBR).
+    full: bool,
+    /// Delivery-rate state (draft-cheng-iccrg-delivery-rate-estimation):
+    /// bytes delivered, when last delivered, and the send time of the
+    /// most recently sent delivered segment.
+    delivered: u64,
+    delivered_time: SimTime,
+    first_sent_time: SimTime,
+    /// Per outstanding segment: (seq, end, sent at, C.delivered,
+    /// C.delivered_time and C.first_sent_time when sent, delivered yet).
+    segs: std::collections::VecDeque<SegRecord>,
+    /// Pacing: when the next segment may leave.
+    next_send: SimTime,
+    /// The pacing timer's deadline, if the sender waits for it.
+    pub pace_deadline: Option<SimTime>,
+}
+
+/// What the rate sampler remembers of one transmitted segment.
+#[derive(Clone, Copy, Debug)]
+struct SegRecord {
+    seq: u64,
+    end: u64,
+    sent: SimTime,
+    delivered: u64,
+    delivered_time: SimTime,
+    first_sent: SimTime,
+    done: bool,
 }
 
 impl Sender {
     pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
+        let full = cc.controls_fully();
         let shift = window_shift(cfg.rcv_buf, cfg.window_scaling);
         let tcb = Tcb {
             now: SimTime::ZERO,
@@ -166,6 +194,7 @@ impl Sender {
             min_rtt: None,
             latest_rtt: None,
             cwnd_cnt: 0,
+            pacing_rate: 0.0,
         };
         let rtt = RttEstimator::new(
             cfg.initial_rto,
@@ -204,6 +233,13 @@ impl Sender {
             sent_times: std::collections::VecDeque::new(),
             last_reduction: SimTime::ZERO,
             check_after_retx: 0,
+            full,
+            delivered: 0,
+            delivered_time: SimTime::ZERO,
+            first_sent_time: SimTime::ZERO,
+            segs: std::collections::VecDeque::new(),
+            next_send: SimTime::ZERO,
+            pace_deadline: None,
         }
     }
 
@@ -402,7 +438,75 @@ impl Sender {
                 self.dup_ack(now, out);
             }
         }
+        if self.full {
+            let fast_retransmits = self.stats.fast_retransmits;
+            let mut rs = self.rate_sample(now);
+            rs.losses = self.stats.fast_retransmits > fast_retransmits;
+            self.sync_tcb(now);
+            rs.bytes_in_flight = self.tcb.bytes_in_flight;
+            rs.rtt = self.rtt.latest;
+            self.cc.control(&mut self.tcb, &rs);
+        }
         self.try_send(now, out);
+    }
+
+    /// Marks segments delivered by this ACK (cumulatively or by SACK) and
+    /// forms the rate sample from the most recently sent of them.
+    fn rate_sample(&mut self, now: SimTime) -> RateSample {
+        let mut newly = 0;
+        let mut latest: Option<SegRecord> = None;
+        for rec in self.segs.iter_mut().filter(|r| !r.done) {
+            let acked = rec.end <= self.snd_una;
+            let sacked = !acked && self.sb.sacked_until(rec.seq).is_some_and(|e| e >= rec.end);
+            if acked || sacked {
+                rec.done = true;
+                newly += rec.end - rec.seq;
+                if latest.is_none_or(|p| rec.sent >= p.sent) {
+                    latest = Some(*rec);
+                }
+            }
+        }
+        while self
+            .segs
+            .front()
+            .is_some_and(|r| r.done && r.end <= self.snd_una)
+        {
+            self.segs.pop_front();
+        }
+        let mut rs = RateSample {
+            newly_delivered: newly,
+            ..RateSample::default()
+        };
+        if newly == 0 {
+            rs.total_delivered = self.delivered;
+            return rs;
+        }
+        self.delivered += newly;
+        self.delivered_time = now;
+        let p = latest.expect("something was delivered");
+        self.first_sent_time = p.sent;
+        rs.total_delivered = self.delivered;
+        rs.prior_delivered = p.delivered;
+        rs.delivered = self.delivered - p.delivered;
+        rs.interval = (p.sent - p.first_sent).max(now - p.delivered_time);
+        rs
+    }
+
+    /// The pacing timer fired: send what pacing held back.
+    pub fn on_pace(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        if self.pace_deadline.is_some_and(|d| d <= now) {
+            self.pace_deadline = None;
+            self.try_send(now, out);
+        }
+    }
+
+    /// Pacing holds the next segment until `next_send`; arms the timer.
+    fn paced_out(&mut self, now: SimTime) -> bool {
+        if self.tcb.pacing_rate > 0.0 && self.next_send > now {
+            self.pace_deadline = Some(self.next_send);
+            return true;
+        }
+        false
     }
 
     fn new_ack(&mut self, now: SimTime, h: &TcpHeader) {
@@ -481,7 +585,7 @@ impl Sender {
         let mss = self.mss();
         match self.cfg.recovery {
             Recovery::Reno | Recovery::Tahoe => {
-                self.tcb.set_cwnd(self.tcb.ssthresh);
+                self.recovery_cwnd(self.tcb.ssthresh);
                 self.exit_recovery(now, ack);
             }
             Recovery::Newreno => {
@@ -492,13 +596,13 @@ impl Sender {
                         }
                         RecoveryExit::Ssthresh => self.tcb.ssthresh,
                     };
-                    self.tcb.set_cwnd(cwnd);
+                    self.recovery_cwnd(cwnd);
                     self.exit_recovery(now, ack);
                 } else {
                     // Partial ACK: retransmit the next hole, deflate.
                     let add_back = if acked >= mss { mss } else { 0 };
                     let cwnd = self.tcb.cwnd.saturating_sub(acked) + add_back;
-                    self.tcb.set_cwnd(cwnd);
+                    self.recovery_cwnd(cwnd);
                     self.log(now, TcpEventKind::PartialAck, ack);
                     self.pending_retx = Some(self.snd_una);
                 }
@@ -513,6 +617,14 @@ impl Sender {
                     }
                 }
             }
+        }
+    }
+
+    /// A recovery strategy sets cwnd, unless the controller controls it
+    /// fully (BBR).
+    fn recovery_cwnd(&mut self, bytes: u64) {
+        if !self.full {
+            self.tcb.set_cwnd(bytes);
         }
     }
 
@@ -570,7 +682,7 @@ impl Sender {
                 }
             }
             CaState::Recovery => {
-                if matches!(self.cfg.recovery, Recovery::Reno | Recovery::Newreno) {
+                if matches!(self.cfg.recovery, Recovery::Reno | Recovery::Newreno) && !self.full {
                     self.tcb.cwnd += mss; // window inflation
                 }
             }
@@ -605,18 +717,18 @@ impl Sender {
         self.timed = None;
         match self.cfg.recovery {
             Recovery::Tahoe => {
-                self.tcb.set_cwnd(mss);
+                self.recovery_cwnd(mss);
                 self.snd_nxt = self.snd_una;
                 self.log(now, TcpEventKind::FastRetransmit, self.snd_una);
             }
             Recovery::Reno | Recovery::Newreno => {
-                self.tcb.set_cwnd(self.tcb.ssthresh + 3 * mss);
+                self.recovery_cwnd(self.tcb.ssthresh + 3 * mss);
                 self.log(now, TcpEventKind::FastRetransmit, self.snd_una);
                 let s = self.snd_una;
                 self.retransmit(now, s, out);
             }
             Recovery::Sack => {
-                self.tcb.set_cwnd(self.tcb.ssthresh);
+                self.recovery_cwnd(self.tcb.ssthresh);
                 self.log(now, TcpEventKind::FastRetransmit, self.snd_una);
                 let s = self.snd_una;
                 self.high_rxt = s;
@@ -709,6 +821,31 @@ impl Sender {
         }
         self.snd_max = self.snd_max.max(end);
         self.last_send = now;
+        if self.full && len > 0 {
+            if self.snd_una == self.snd_max || self.segs.iter().all(|r| r.done) {
+                // Nothing in flight: the sampling interval starts now.
+                self.first_sent_time = now;
+                self.delivered_time = now;
+            }
+            let rec = SegRecord {
+                seq,
+                end: seq + len,
+                sent: now,
+                delivered: self.delivered,
+                delivered_time: self.delivered_time,
+                first_sent: self.first_sent_time,
+                done: false,
+            };
+            match self.segs.binary_search_by_key(&seq, |r| r.seq) {
+                Ok(i) => self.segs[i] = rec,
+                Err(i) => self.segs.insert(i, rec),
+            }
+        }
+        if self.tcb.pacing_rate > 0.0 {
+            let wire = (len + 40 + self.base_opts as u64) as f64;
+            let gap = SimDuration::from_secs_f64(wire / self.tcb.pacing_rate).unwrap_or_default();
+            self.next_send = self.next_send.max(now) + gap;
+        }
         if self.cfg.fine_retransmit && len > 0 {
             match self.sent_times.binary_search_by_key(&seq, |e| e.0) {
                 Ok(i) => self.sent_times[i].1 = now,
@@ -758,6 +895,7 @@ impl Sender {
             }
         }
         if self.cfg.restart_after_idle
+            && !self.full
             && self.snd_una == self.snd_max
             && now - self.last_send > self.rtt.rto()
             && self.tcb.ca_state == CaState::Open
@@ -790,6 +928,9 @@ impl Sender {
             let len = end - seq;
             if len == 0 || seq + len > limit {
                 return; // no room for this segment yet (sender-side SWS avoidance)
+            }
+            if self.paced_out(now) {
+                return;
             }
             self.emit(now, seq, len, false, out);
             self.snd_nxt = end;
