@@ -33,19 +33,20 @@ HERE = Path(__file__).resolve().parent
 PAIRS = [("newreno", "TcpNewReno"), ("westwoodplus", "TcpWestwoodPlus"), ("vegas", "TcpVegas")]
 
 
-def tcplab_goodput(cc: str, seed: int, duration: float, per: float) -> float:
+def tcplab_goodput(cc: str, seed: int, duration: float, per: float, delack: int = 2) -> float:
     net = tl.Network()
     a, r, b = net.host("source"), net.router("router"), net.host("sink")
     net.link(a, r, rate="10Mbps", delay="45ms", mtu=400, queue="100p")
     net.link(r, b, rate="2Mbps", delay="0.01ms", mtu=400, queue="100p", loss=tl.Uniform(per))
-    net.tcp(a, b, cc=cc, profile="ns3", sack=False, timestamps=False, delayed_ack=2)
+    net.tcp(a, b, cc=cc, profile="ns3", sack=False, timestamps=False, delayed_ack=delack)
     return float(net.run(duration=duration, seed=seed).flow("tcp0")["goodput_bps"])
 
 
-def ns3_goodput(python: str, cc: str, run: int, duration: float, per: float) -> float:
+def ns3_goodput(python: str, cc: str, run: int, duration: float, per: float,
+                delack: int = 2) -> float:
     out = subprocess.run(
         [python, str(HERE / "ns3" / "westwood_path.py"), "--cc", cc, "--run", str(run),
-         "--duration", str(duration), "--per", str(per)],
+         "--duration", str(duration), "--per", str(per), "--delack", str(delack)],
         capture_output=True, text=True, check=True)
     line = [ln for ln in out.stdout.splitlines() if ln.startswith("{")][-1]
     return float(json.loads(line)["goodput_bps"])
@@ -66,6 +67,7 @@ def main() -> None:
     p.add_argument("--duration", type=float, default=600.0)
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--per", type=float, default=0.005)
+    p.add_argument("--delack", type=int, default=2, help="ACK every N segments (1: no delay)")
     a = p.parse_args()
     if a.setup:
         setup(Path(a.venv))
@@ -74,13 +76,15 @@ def main() -> None:
     if not Path(python).exists():
         sys.exit(f"no ns-3 python at {python}: run with --setup first, or pass --ns3-python")
 
-    print(f"Westwood path, PER {a.per}, {a.duration:g} s, seeds 1..{a.seeds}; goodput in kb/s")
+    print(f"Westwood path, PER {a.per}, delayed ACK {a.delack}, {a.duration:g} s, "
+          f"seeds 1..{a.seeds}; goodput in kb/s")
     print("| tcplab | ns-3 | tcplab mean | ns-3 mean | tcplab / ns-3 | within 10% |")
     print("|---|---|---|---|---|---|")
     ok = True
     for ours, theirs in PAIRS:
-        g1 = [tcplab_goodput(ours, s, a.duration, a.per) for s in range(1, a.seeds + 1)]
-        g2 = [ns3_goodput(python, theirs, s, a.duration, a.per) for s in range(1, a.seeds + 1)]
+        seeds = range(1, a.seeds + 1)
+        g1 = [tcplab_goodput(ours, s, a.duration, a.per, a.delack) for s in seeds]
+        g2 = [ns3_goodput(python, theirs, s, a.duration, a.per, a.delack) for s in seeds]
         m1, m2 = statistics.mean(g1), statistics.mean(g2)
         within = abs(m1 / m2 - 1) <= 0.10
         ok &= within

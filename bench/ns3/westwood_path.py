@@ -30,6 +30,7 @@ def main() -> None:
     p.add_argument("--run", type=int, default=1)
     p.add_argument("--duration", type=float, default=600.0)
     p.add_argument("--per", type=float, default=0.005)
+    p.add_argument("--delack", type=int, default=2, help="DelAckCount (1: no delayed ACK)")
     a = p.parse_args()
 
     core = ns
@@ -37,7 +38,7 @@ def main() -> None:
     core.Config.SetDefault("ns3::TcpL4Protocol::RecoveryType",
                            core.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpClassicRecovery")))
     core.Config.SetDefault("ns3::TcpSocket::SegmentSize", core.UintegerValue(360))
-    core.Config.SetDefault("ns3::TcpSocket::DelAckCount", core.UintegerValue(2))
+    core.Config.SetDefault("ns3::TcpSocket::DelAckCount", core.UintegerValue(a.delack))
     core.Config.SetDefault("ns3::TcpSocketBase::Sack", core.BooleanValue(False))
     core.Config.SetDefault("ns3::TcpSocketBase::Timestamp", core.BooleanValue(False))
     core.RngSeedManager.SetSeed(1)

@@ -2,6 +2,7 @@
 
 from tcplab._core import __version__
 from tcplab.cc import (
+    Bbr,
     CongestionControl,
     Cubic,
     Petra,
@@ -32,6 +33,7 @@ from tcplab.scenario import (
 
 __all__ = [
     "__version__",
+    "Bbr",
     "Cubic",
     "Petra",
     "Variant",

@@ -111,6 +111,27 @@ class Cubic(Variant):
                          reno_friendly=reno_friendly)
 
 
+class Bbr(Variant):
+    """BBR v1 (Cardwell et al. 2016).
+
+    Args:
+        bw_window_rounds: rounds in the BtlBw max filter (10).
+        rtprop_window: the RTprop min filter's window ("10s").
+        probe_rtt_time: how long ProbeRTT holds the small window ("200ms").
+        cwnd_gain: cwnd gain in ProbeBW (2); ``min_cwnd_segments``: 4.
+    """
+
+    name = "bbr"
+
+    def __init__(self, *, bw_window_rounds: int | None = None,
+                 rtprop_window: str | float | None = None,
+                 probe_rtt_time: str | float | None = None, cwnd_gain: float | None = None,
+                 min_cwnd_segments: int | None = None) -> None:
+        super().__init__(bw_window_rounds=bw_window_rounds, rtprop_window=rtprop_window,
+                         probe_rtt_time=probe_rtt_time, cwnd_gain=cwnd_gain,
+                         min_cwnd_segments=min_cwnd_segments)
+
+
 def variants() -> list[dict[str, Any]]:
     """Every built-in variant: name, usual recovery, summary, defaults per profile."""
     return json.loads(_core.variants_json())
