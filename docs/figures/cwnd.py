@@ -1,6 +1,6 @@
 """Make docs/figures/cwnd.png: cwnd of Reno, NewReno and SACK on the Westwood path.
 
-    pip install -e '.[plot]' && python docs/figures/cwnd.py
+    python docs/figures/cwnd.py
 """
 
 from pathlib import Path

@@ -1,6 +1,7 @@
 """tcplab: a fast, validated packet-level simulator for TCP congestion-control research."""
 
 from tcplab._core import __version__
+from tcplab.analysis import jain_index, summarize, t_interval
 from tcplab.cc import (
     Bbr,
     CongestionControl,
@@ -30,6 +31,8 @@ from tcplab.scenario import (
     Uniform,
     load,
 )
+from tcplab.store import Store
+from tcplab.sweep import Sweep, load_study
 
 __all__ = [
     "__version__",
@@ -41,6 +44,12 @@ __all__ = [
     "Westwood",
     "WestwoodPlus",
     "variants",
+    "jain_index",
+    "load_study",
+    "summarize",
+    "t_interval",
+    "Store",
+    "Sweep",
     "BitErrorRate",
     "CongestionControl",
     "Bulk",

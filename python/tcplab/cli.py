@@ -46,6 +46,84 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """Run a study file's sweep, storing each run as it finishes; resume if stopped."""
+    from tcplab.store import Store
+    from tcplab.sweep import load_study
+
+    sweep = load_study(args.file)
+    if args.db:
+        sweep.db = args.db
+    total = len(sweep.runs())
+    sweep.run(jobs=args.jobs, dask=args.dask)
+    with Store(sweep.db) as store:
+        runs = store.runs()
+        failed = store.failures()
+    print(f"{sweep.name}: {len(runs)} of {total} runs stored in {sweep.db} "
+          f"({len(failed)} failed)")
+    for _, r in failed.iterrows():
+        print(f"  failed: seed {r['seed']} {r['params']}: {r['error']}")
+    return 0 if failed.empty else 1
+
+
+def _column(df, name: str) -> str:  # noqa: ANN001
+    if name in df.columns:
+        return name
+    for alt in (f"{name}_bps", f"{name}_s"):
+        if alt in df.columns:
+            return alt
+    raise SystemExit(f"error: no column {name!r}; columns: {', '.join(map(str, df.columns))}")
+
+
+def cmd_results(args: argparse.Namespace) -> int:
+    """Summarize a study's stored runs: group-by statistics with confidence intervals."""
+    from tcplab.analysis import export, summarize
+    from tcplab.store import Store
+
+    with Store(args.db) as store:
+        flows = store.flows()
+        failed = store.failures()
+        n_runs = len(store.runs())
+    if flows.empty:
+        print(f"{args.db}: no successful runs stored ({n_runs} runs, {len(failed)} failed)")
+        return 1
+    by = [_column(flows, c) for c in args.group_by.split(",")] if args.group_by else ["flow"]
+    metrics = ([_column(flows, m) for m in args.metrics.split(",")] if args.metrics
+               else ["goodput_bps"])
+    table = summarize(flows, by, metrics, ci=args.ci)
+    with_pd_options(lambda: print(table.to_string(index=False)))
+    print(f"\n{n_runs} runs ({len(failed)} failed)")
+    for _, r in failed.iterrows():
+        print(f"  failed: seed {r['seed']} {r['params']}: {r['error']}")
+    for path in (args.csv, args.parquet):
+        if path:
+            print(f"wrote {export(table if not args.raw else flows, path)}")
+    return 0
+
+
+def with_pd_options(fn) -> None:  # noqa: ANN001
+    """Print wide tables without wrapping."""
+    import pandas as pd
+
+    with pd.option_context("display.width", 200, "display.max_columns", 50):
+        fn()
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    """Plot a metric against a grid parameter, with CI error bars, one line per hue."""
+    from tcplab.plot import line_ci
+    from tcplab.store import Store
+
+    with Store(args.db) as store:
+        flows = store.flows()
+    if flows.empty:
+        raise SystemExit(f"error: {args.db} has no successful runs")
+    x, y = _column(flows, args.x), _column(flows, args.y)
+    hue = _column(flows, args.hue) if args.hue else None
+    print(f"wrote {line_ci(flows, x, y, args.out, hue=hue, ci=args.ci)}")
+    return 0
+
+
 def cmd_variants(args: argparse.Namespace) -> int:
     """List the built-in variants, their recovery and their parameters' defaults."""
     from tcplab.cc import variants
@@ -87,6 +165,32 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("variants", help="list the TCP variants and their parameters")
     v.set_defaults(func=cmd_variants)
+
+    sw = sub.add_parser("sweep", help="run a study (grid x seeds), resumable")
+    sw.add_argument("file", help="study file (.toml)")
+    sw.add_argument("--jobs", type=int, help="local worker processes (default: all cores)")
+    sw.add_argument("--dask", help="address of a Dask scheduler, e.g. tcp://host:8786")
+    sw.add_argument("--db", help="results store (default: from the study file)")
+    sw.set_defaults(func=cmd_sweep)
+
+    rs = sub.add_parser("results", help="statistics of a study's stored runs")
+    rs.add_argument("db", help="the study's store (.db)")
+    rs.add_argument("--group-by", help="comma-separated columns, e.g. cc,per")
+    rs.add_argument("--metrics", help="comma-separated metrics (default goodput_bps)")
+    rs.add_argument("--ci", type=float, default=0.95, help="confidence level (default 0.95)")
+    rs.add_argument("--csv", help="write the table as CSV")
+    rs.add_argument("--parquet", help="write the table as Parquet")
+    rs.add_argument("--raw", action="store_true", help="export the per-run rows, not the table")
+    rs.set_defaults(func=cmd_results)
+
+    pl = sub.add_parser("plot", help="plot a metric vs a parameter with CI bars")
+    pl.add_argument("db")
+    pl.add_argument("--x", required=True)
+    pl.add_argument("--y", required=True)
+    pl.add_argument("--hue")
+    pl.add_argument("--ci", type=float, default=0.95)
+    pl.add_argument("--out", required=True, help="output .png or .svg")
+    pl.set_defaults(func=cmd_plot)
     return p
 
 

@@ -36,6 +36,8 @@ class Results:
         summary: simulated seconds, events, wall seconds, events per second.
         scenario: the scenario as it ran, with every default filled in.
         drops: one row per dropped packet, when the run traced ``"drops"``.
+        events: the TCP event log, when the run traced ``"events"``.
+        intervals: per-interval goodput of every flow, when the run set ``interval=``.
     """
 
     def __init__(self, raw: dict[str, Any], series: RawSeries | None = None) -> None:
@@ -56,6 +58,10 @@ class Results:
         )
         events.insert(0, "time_s", events.pop("time_ns") * 1e-9)
         self.events: pd.DataFrame = events
+        self.intervals: pd.DataFrame = pd.DataFrame(
+            raw.get("intervals", []),
+            columns=["flow", "start_s", "end_s", "delivered_bytes", "goodput_bps"],
+        )
         self._series: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
         for name, target, t, v in series or []:
             self._series[(name, target)] = (

@@ -419,6 +419,7 @@ class Network:
         seed: int = 1,
         run: int = 0,
         trace: list[str] | None = None,
+        interval: Quantity | None = None,
     ) -> Scenario:
         """The scenario this network describes, as plain data.
 
@@ -430,6 +431,8 @@ class Network:
                 TCP flows ``"cwnd"``, ``"ssthresh"``, ``"srtt"``, ``"rtt"``
                 (every sample), ``"rto"``, ``"state"``, ``"inflight"`` and
                 ``"events"`` (fast retransmits, timeouts, retransmissions...).
+            interval: per-interval goodput of every flow in windows of this
+                length (``res.intervals``), e.g. ``"250s"``.
         """
         d: dict[str, Any] = {"seed": seed, "hosts": list(self._hosts),
                              "routers": list(self._routers), "links": copy.deepcopy(self._links),
@@ -444,6 +447,8 @@ class Network:
             d["routes"] = copy.deepcopy(self._routes)
         if trace:
             d["trace"] = list(trace)
+        if interval is not None:
+            d["interval"] = interval
         return Scenario(d, custom=dict(self._custom))
 
     def run(
@@ -453,9 +458,11 @@ class Network:
         seed: int = 1,
         run: int = 0,
         trace: list[str] | None = None,
+        interval: Quantity | None = None,
     ) -> Results:
         """Check and run the scenario (arguments as :meth:`scenario`)."""
-        return self.scenario(duration=duration, seed=seed, run=run, trace=trace).run()
+        return self.scenario(duration=duration, seed=seed, run=run, trace=trace,
+                             interval=interval).run()
 
 
 class Scenario:

@@ -133,6 +133,16 @@ pub struct EventRecord {
     pub ssthresh: u64,
 }
 
+/// Bytes a flow delivered to its application in one interval.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct IntervalRecord {
+    pub flow: String,
+    pub start_s: f64,
+    pub end_s: f64,
+    pub delivered_bytes: u64,
+    pub goodput_bps: f64,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Results {
     pub flows: Vec<FlowResult>,
@@ -141,6 +151,7 @@ pub struct Results {
     pub scenario: Scenario,
     pub drops: Vec<DropRecord>,
     pub events: Vec<EventRecord>,
+    pub intervals: Vec<IntervalRecord>,
     /// Time series; large, so the bindings pass them as arrays, not JSON.
     #[serde(skip)]
     pub series: Vec<Series>,

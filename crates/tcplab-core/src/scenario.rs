@@ -52,6 +52,10 @@ pub struct Scenario {
     pub routes: Vec<RouteSpec>,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// Per-interval goodput: delivered bytes of every flow in consecutive
+    /// windows of this length (e.g. "250s").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<SimDuration>,
     /// Optional recordings: time series and event logs (see [`TraceKind`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trace: Vec<TraceKind>,

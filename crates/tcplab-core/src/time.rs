@@ -39,7 +39,7 @@ impl SimTime {
         self.0
     }
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        self.0 as f64 / 1e9
     }
 }
 
@@ -73,7 +73,7 @@ impl SimDuration {
         self.0
     }
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        self.0 as f64 / 1e9
     }
     pub const fn is_zero(self) -> bool {
         self.0 == 0

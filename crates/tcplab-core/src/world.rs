@@ -19,7 +19,8 @@ use crate::net::packet::{Packet, Proto, IPV4_HEADER, UDP_HEADER};
 use crate::net::queue::DropTail;
 use crate::net::route::{self, RouteTable, NO_ROUTE};
 use crate::results::{
-    DropCause, DropRecord, EventRecord, FlowResult, LinkResult, Results, RunSummary, Series,
+    DropCause, DropRecord, EventRecord, FlowResult, IntervalRecord, LinkResult, Results,
+    RunSummary, Series,
 };
 use crate::rng::Rng;
 use crate::scenario::{
@@ -138,6 +139,8 @@ struct Flow {
     /// Packets numbered per direction, from 1.
     fwd_number: u64,
     rev_number: u64,
+    /// Delivered bytes per interval (when the scenario asks for intervals).
+    per_interval: Vec<u64>,
 }
 
 /// A dropped packet as logged during the run: (time, link direction, flow,
@@ -210,6 +213,9 @@ impl World {
             if d.is_zero() {
                 return Err(Error::invalid("duration", "must be longer than 0 s"));
             }
+        }
+        if sc.interval.is_some_and(|d| d.is_zero()) {
+            return Err(Error::invalid("interval", "must be longer than 0 s"));
         }
 
         // ---- nodes --------------------------------------------------------
@@ -497,6 +503,7 @@ impl World {
                 },
                 fwd_number: 0,
                 rev_number: 0,
+                per_interval: Vec::new(),
             });
         }
 
@@ -753,6 +760,9 @@ impl World {
         let to_receiver = p.src == f.src;
         match &mut f.app {
             App::Cbr(_) => {
+                if let Some(iv) = self.scenario.interval {
+                    add_interval(&mut f.per_interval, now, iv, p.payload as u64);
+                }
                 let s = &mut f.stats;
                 s.delivered_bytes += p.payload as u64;
                 let d = (now - p.sent_at).as_nanos();
@@ -766,6 +776,9 @@ impl World {
                     let r = t.rcv.on_segment(now, &p.tcp);
                     if r.delivered > 0 {
                         f.stats.delivered_bytes += r.delivered;
+                        if let Some(iv) = self.scenario.interval {
+                            add_interval(&mut f.per_interval, now, iv, r.delivered);
+                        }
                         if t.transfer.is_some_and(|n| t.rcv.delivered >= n)
                             && t.completion.is_none()
                         {
@@ -1225,11 +1238,35 @@ impl World {
                 }
             }
         }
+        let mut intervals = Vec::new();
+        if let Some(iv) = self.scenario.interval {
+            let n = end.as_nanos().div_ceil(iv.as_nanos()) as usize;
+            for f in &self.flows {
+                for k in 0..n {
+                    let start = SimTime::from_nanos(k as u64 * iv.as_nanos());
+                    let stop = (start + iv).min(end);
+                    let bytes = f.per_interval.get(k).copied().unwrap_or(0);
+                    let span = (stop - start).as_secs_f64();
+                    intervals.push(IntervalRecord {
+                        flow: f.name.clone(),
+                        start_s: start.as_secs_f64(),
+                        end_s: stop.as_secs_f64(),
+                        delivered_bytes: bytes,
+                        goodput_bps: if span > 0.0 {
+                            bytes as f64 * 8.0 / span
+                        } else {
+                            0.0
+                        },
+                    });
+                }
+            }
+        }
         Results {
             flows,
             links,
             drops,
             events,
+            intervals,
             series,
             summary: RunSummary {
                 sim_seconds: end.as_secs_f64(),
@@ -1245,6 +1282,15 @@ impl World {
             scenario: self.scenario.clone(),
         }
     }
+}
+
+/// Adds `bytes` to the bucket of the interval containing `now`.
+fn add_interval(buckets: &mut Vec<u64>, now: SimTime, interval: SimDuration, bytes: u64) {
+    let k = (now.as_nanos() / interval.as_nanos()) as usize;
+    if buckets.len() <= k {
+        buckets.resize(k + 1, 0);
+    }
+    buckets[k] += bytes;
 }
 
 fn build_error_model(
