@@ -90,6 +90,22 @@ struct TimerSlot {
     scheduled: Option<SimTime>,
 }
 
+impl TimerSlot {
+    /// Schedules the slot's event at `at`, making any earlier one stale.
+    fn arm(&mut self, queue: &mut EventQueue, flow: u32, kind: TimerKind, at: SimTime) {
+        self.gen = self.gen.wrapping_add(1);
+        self.scheduled = Some(at);
+        queue.push(
+            at,
+            Event::Timer {
+                flow,
+                kind,
+                gen: self.gen,
+            },
+        );
+    }
+}
+
 /// A recorded per-connection time series.
 #[derive(Debug)]
 struct TcpSeries {
@@ -844,16 +860,7 @@ impl World {
         ] {
             if let Some(d) = deadline {
                 if slot.scheduled.is_none_or(|s| d < s) {
-                    slot.gen = slot.gen.wrapping_add(1);
-                    slot.scheduled = Some(d);
-                    self.queue.push(
-                        d,
-                        Event::Timer {
-                            flow,
-                            kind,
-                            gen: slot.gen,
-                        },
-                    );
+                    slot.arm(&mut self.queue, flow, kind, d);
                 }
             }
         }
@@ -933,16 +940,7 @@ impl World {
             None => false,
             Some(d) if d > now => {
                 // Moved later since this event was scheduled: wait again.
-                slot.gen = slot.gen.wrapping_add(1);
-                slot.scheduled = Some(d);
-                self.queue.push(
-                    d,
-                    Event::Timer {
-                        flow,
-                        kind,
-                        gen: slot.gen,
-                    },
-                );
+                slot.arm(&mut self.queue, flow, kind, d);
                 false
             }
             Some(_) => {

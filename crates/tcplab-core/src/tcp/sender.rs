@@ -397,11 +397,14 @@ impl Sender {
         self.try_send(now, out);
     }
 
-    fn pure_ack(&self, now: SimTime) -> TcpHeader {
+    /// A segment from this end: sequence, flags and payload length, with
+    /// the window and the options every non-SYN segment carries.
+    fn header(&self, now: SimTime, seq: u64, flags: u8, len: u64) -> TcpHeader {
         TcpHeader {
-            seq: self.snd_nxt.max(1),
+            seq,
             ack: 1,
-            flags: ACK,
+            flags,
+            len: len as u32,
             wnd: self.wnd_field,
             opt_len: self.base_opts,
             ts_val: if self.cfg.timestamps {
@@ -412,6 +415,10 @@ impl Sender {
             ts_ecr: self.ts_recent,
             ..TcpHeader::default()
         }
+    }
+
+    fn pure_ack(&self, now: SimTime) -> TcpHeader {
+        self.header(now, self.snd_nxt.max(1), ACK, 0)
     }
 
     fn on_ack(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
@@ -791,20 +798,8 @@ impl Sender {
     fn emit(&mut self, now: SimTime, seq: u64, len: u64, fin: bool, out: &mut Vec<TcpHeader>) {
         let retx = seq < self.snd_max;
         let h = TcpHeader {
-            seq,
-            ack: 1,
-            flags: if fin { ACK | FIN } else { ACK },
-            len: len as u32,
-            wnd: self.wnd_field,
-            opt_len: self.base_opts,
-            ts_val: if self.cfg.timestamps {
-                now.as_nanos()
-            } else {
-                0
-            },
-            ts_ecr: self.ts_recent,
             retx,
-            ..TcpHeader::default()
+            ..self.header(now, seq, if fin { ACK | FIN } else { ACK }, len)
         };
         let end = seq + len + fin as u64;
         self.stats.segments_sent += 1;
