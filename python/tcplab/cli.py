@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import tomllib
 
@@ -30,11 +31,30 @@ def _overrides(sc: Scenario, args: argparse.Namespace) -> Scenario:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run a scenario file, print its tables, optionally save the results."""
     sc = _overrides(_load(args.file), args)
+    if args.pcap:
+        sc.data["pcap"] = {"dir": args.pcap, "capture": args.pcap_capture}
+    if args.trace:
+        sc.data["trace"] = sorted(set(sc.data.get("trace", [])) | set(args.trace.split(",")))
     res = sc.run()
     print(res.table())
     if args.out:
         paths = res.save(args.out)
         print("\nwrote " + ", ".join(str(p) for p in paths))
+    if args.trace_out:
+        from tcplab.analysis import export
+
+        period = None
+        if args.trace_period:
+            from tcplab import _core
+
+            period = _core.parse_duration(args.trace_period) / 1e9
+        frame = res.series_frame(period)
+        out = Path(args.trace_out) / f"traces.{args.trace_format}"
+        print(f"wrote {export(frame, out)} ({len(frame):,} rows)")
+    if not res.pcap.empty:
+        print("pcap: " + ", ".join(f"{p} ({n:,} packets)"
+                                   for p, n in zip(res.pcap["path"], res.pcap["packets"],
+                                                   strict=True)))
     return 0
 
 
@@ -157,6 +177,14 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run a scenario file and print a summary")
     scenario_args(r)
     r.add_argument("--out", help="directory for flows.csv, links.csv, results.json")
+    r.add_argument("--pcap", help="write pcap traces of every link direction into this directory")
+    r.add_argument("--pcap-capture", choices=["tx", "rx"], default="tx",
+                   help="capture on transmission (default) or on reception")
+    r.add_argument("--trace", help="time series to record, e.g. cwnd,queue")
+    r.add_argument("--trace-out", help="directory for the time series (traces.csv)")
+    r.add_argument("--trace-period", help="sample every period (e.g. 100ms) instead of at "
+                   "each change")
+    r.add_argument("--trace-format", choices=["csv", "parquet"], default="csv")
     r.set_defaults(func=cmd_run)
 
     c = sub.add_parser("check", help="check a scenario file; print it with defaults filled in")

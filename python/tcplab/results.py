@@ -58,6 +58,8 @@ class Results:
         )
         events.insert(0, "time_s", events.pop("time_ns") * 1e-9)
         self.events: pd.DataFrame = events
+        self.pcap: pd.DataFrame = pd.DataFrame(
+            raw.get("pcap", []), columns=["path", "link", "src", "dst", "packets", "error"])
         self.intervals: pd.DataFrame = pd.DataFrame(
             raw.get("intervals", []),
             columns=["flow", "start_s", "end_s", "delivered_bytes", "goodput_bps"],
@@ -117,6 +119,27 @@ class Results:
             if rows.empty:
                 raise KeyError(f"link {name!r} has no direction leaving {src!r}")
         return rows.iloc[0]
+
+    def series_frame(self, period: float | None = None) -> pd.DataFrame:
+        """Every recorded time series in long form: series, target, time_s, value.
+
+        With ``period`` (seconds), each series is sampled every ``period`` from
+        0 to the end of the run, holding the last value (a series recorded at
+        each change is a step function).
+        """
+        frames = []
+        end = float(self.summary["sim_seconds"])
+        for (name, target), (t, v) in sorted(self._series.items()):
+            if period:
+                grid = np.arange(0.0, end + period / 2, period)
+                idx = np.searchsorted(t, grid, side="right") - 1
+                vals = np.where(idx >= 0, v[np.clip(idx, 0, None)], np.nan)
+                t, v = grid, vals
+            frames.append(pd.DataFrame({"series": name, "target": target, "time_s": t,
+                                        "value": v}))
+        if not frames:
+            return pd.DataFrame(columns=["series", "target", "time_s", "value"])
+        return pd.concat(frames, ignore_index=True)
 
     def to_json(self) -> str:
         """Everything, as JSON text."""

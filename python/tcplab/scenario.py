@@ -119,6 +119,31 @@ class DropList(LossModel):
         return d
 
 
+# ---- packet traces ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pcap:
+    """Packet traces that Wireshark and tshark read: one pcap file per link direction.
+
+    Files are ``{dir}/{link}-0.pcap`` (the a -> b direction) and ``{link}-1.pcap``.
+    ``capture="tx"`` records packets as they start onto the wire (drops by the
+    error model included); ``"rx"`` as they arrive and survive the error model.
+    """
+
+    dir: str
+    links: list[str] | None = None
+    snaplen: int = 96
+    capture: Literal["tx", "rx"] = "tx"
+
+    def to_dict(self) -> dict[str, Any]:  # noqa: D102
+        d: dict[str, Any] = {"dir": str(self.dir), "snaplen": self.snaplen,
+                             "capture": self.capture}
+        if self.links is not None:
+            d["links"] = list(self.links)
+        return d
+
+
 # ---- TCP applications ---------------------------------------------------------
 
 
@@ -420,6 +445,7 @@ class Network:
         run: int = 0,
         trace: list[str] | None = None,
         interval: Quantity | None = None,
+        pcap: Pcap | None = None,
     ) -> Scenario:
         """The scenario this network describes, as plain data.
 
@@ -433,6 +459,7 @@ class Network:
                 ``"events"`` (fast retransmits, timeouts, retransmissions...).
             interval: per-interval goodput of every flow in windows of this
                 length (``res.intervals``), e.g. ``"250s"``.
+            pcap: packet traces to write (:class:`Pcap`).
         """
         d: dict[str, Any] = {"seed": seed, "hosts": list(self._hosts),
                              "routers": list(self._routers), "links": copy.deepcopy(self._links),
@@ -449,6 +476,8 @@ class Network:
             d["trace"] = list(trace)
         if interval is not None:
             d["interval"] = interval
+        if pcap is not None:
+            d["pcap"] = pcap.to_dict()
         return Scenario(d, custom=dict(self._custom))
 
     def run(
@@ -459,10 +488,11 @@ class Network:
         run: int = 0,
         trace: list[str] | None = None,
         interval: Quantity | None = None,
+        pcap: Pcap | None = None,
     ) -> Results:
         """Check and run the scenario (arguments as :meth:`scenario`)."""
         return self.scenario(duration=duration, seed=seed, run=run, trace=trace,
-                             interval=interval).run()
+                             interval=interval, pcap=pcap).run()
 
 
 class Scenario:

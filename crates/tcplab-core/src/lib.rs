@@ -10,6 +10,7 @@ pub mod cc;
 pub mod engine;
 pub mod error;
 pub mod net;
+pub mod pcap;
 pub mod results;
 pub mod rng;
 pub mod scenario;

@@ -43,6 +43,8 @@ pub struct FlowResult {
     pub retransmission_ratio: f64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// TCP: duplicate ACKs the sender received.
+    pub dupacks: u64,
     /// From the flow's start to the last byte delivered (transfers); NaN if
     /// unfinished or not a transfer.
     pub completion_time_s: f64,
@@ -143,6 +145,18 @@ pub struct IntervalRecord {
     pub goodput_bps: f64,
 }
 
+/// A packet trace written by the run.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PcapRecord {
+    pub path: String,
+    pub link: String,
+    pub src: String,
+    pub dst: String,
+    pub packets: u64,
+    /// A write error, if one stopped the trace.
+    pub error: Option<String>,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Results {
     pub flows: Vec<FlowResult>,
@@ -152,6 +166,7 @@ pub struct Results {
     pub drops: Vec<DropRecord>,
     pub events: Vec<EventRecord>,
     pub intervals: Vec<IntervalRecord>,
+    pub pcap: Vec<PcapRecord>,
     /// Time series; large, so the bindings pass them as arrays, not JSON.
     #[serde(skip)]
     pub series: Vec<Series>,

@@ -56,9 +56,45 @@ pub struct Scenario {
     /// windows of this length (e.g. "250s").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval: Option<SimDuration>,
+    /// Packet traces (pcap) of link directions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcap: Option<PcapSpec>,
     /// Optional recordings: time series and event logs (see [`TraceKind`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trace: Vec<TraceKind>,
+}
+
+/// Where packets are captured on a link direction.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CapturePoint {
+    /// When the packet starts serializing onto the link (what goes on the
+    /// wire, including packets the error model will drop).
+    #[default]
+    Tx,
+    /// When the packet arrives at the far end and survives the error model
+    /// (what the next node receives).
+    Rx,
+}
+
+fn default_snaplen() -> u32 {
+    96
+}
+
+/// Packet traces: one pcap file per captured link direction,
+/// `{dir}/{link}-0.pcap` (a -> b) and `{link}-1.pcap` (b -> a).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PcapSpec {
+    pub dir: String,
+    /// Link names to capture (default: all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<Vec<String>>,
+    /// Bytes kept per packet (headers are at most 100 B; default 96).
+    #[serde(default = "default_snaplen")]
+    pub snaplen: u32,
+    #[serde(default)]
+    pub capture: CapturePoint,
 }
 
 /// What a run can record beyond its counters. Nothing is recorded, and

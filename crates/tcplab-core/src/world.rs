@@ -7,6 +7,7 @@
 //! reached or nothing is left.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use crate::cc::registry::{self, CcSpec, Profile, VARIANTS};
 use crate::cc::CustomCc;
@@ -18,14 +19,15 @@ use crate::net::packet::TCP_HEADER;
 use crate::net::packet::{Packet, Proto, IPV4_HEADER, UDP_HEADER};
 use crate::net::queue::DropTail;
 use crate::net::route::{self, RouteTable, NO_ROUTE};
+use crate::pcap::{FlowOptions, PcapWriter};
 use crate::results::{
-    DropCause, DropRecord, EventRecord, FlowResult, IntervalRecord, LinkResult, Results,
-    RunSummary, Series,
+    DropCause, DropRecord, EventRecord, FlowResult, IntervalRecord, LinkResult, PcapRecord,
+    Results, RunSummary, Series,
 };
 use crate::rng::Rng;
 use crate::scenario::{
-    flow_kind_params, AppKind, FlowKind, FlowSpec, LossModel, LossSpec, Scenario, Sojourn,
-    TraceKind,
+    flow_kind_params, AppKind, CapturePoint, FlowKind, FlowSpec, LossModel, LossSpec, PcapSpec,
+    Scenario, Sojourn, TraceKind,
 };
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::{Sender, TcpEvent};
@@ -191,6 +193,12 @@ pub struct World {
     scratch: Vec<TcpHeader>,
     /// A user-written controller failed: the run stopped here.
     failure: Option<String>,
+    /// Packet traces by link direction (empty when none is asked for).
+    pcap: Vec<Option<PcapWriter>>,
+    /// Capture on reception (after the error model) rather than on transmission.
+    pcap_rx: bool,
+    /// Per flow: the options its SYNs carry, for encoding them.
+    flow_opts: Vec<FlowOptions>,
 }
 
 fn list_names<'a>(names: impl Iterator<Item = &'a String>) -> String {
@@ -565,6 +573,9 @@ impl World {
             event_log: None,
             scratch: Vec::new(),
             failure: None,
+            pcap: Vec::new(),
+            pcap_rx: false,
+            flow_opts: Vec::new(),
             scenario: sc,
         };
         if world.scenario.trace.contains(&TraceKind::Queue) {
@@ -577,6 +588,9 @@ impl World {
         }
         if world.scenario.trace.contains(&TraceKind::Events) {
             world.event_log = Some(Vec::new());
+        }
+        if let Some(spec) = world.scenario.pcap.clone() {
+            world.open_pcap(&spec)?;
         }
         for (i, f) in world.flows.iter().enumerate() {
             world.queue.push(f.start, Event::App { flow: i as u32 });
@@ -619,7 +633,85 @@ impl World {
         // Without a duration the run ends with its last real event, not with
         // a cancelled timer that popped later.
         self.finished_at = Some(self.end.unwrap_or(self.last_activity));
+        for w in self.pcap.iter_mut().flatten() {
+            w.flush();
+        }
         self.wall_seconds = started.elapsed().as_secs_f64();
+    }
+
+    /// Creates the trace files before anything runs.
+    fn open_pcap(&mut self, spec: &PcapSpec) -> Result<()> {
+        if !(40..=65_535).contains(&spec.snaplen) {
+            return Err(Error::invalid_allowed(
+                "pcap.snaplen",
+                format!("{} B", spec.snaplen),
+                "40 to 65535 bytes",
+            ));
+        }
+        if let Some(names) = &spec.links {
+            for (i, n) in names.iter().enumerate() {
+                if !self.link_names.contains(n) {
+                    return Err(Error::invalid_allowed(
+                        format!("pcap.links[{i}]"),
+                        format!("unknown link '{n}'"),
+                        list_names(self.link_names.iter()),
+                    ));
+                }
+            }
+        }
+        let dir = Path::new(&spec.dir);
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::Io(format!("pcap.dir '{}': {e}", spec.dir)))?;
+        self.pcap_rx = spec.capture == CapturePoint::Rx;
+        self.pcap = (0..self.links.len()).map(|_| None).collect();
+        for (ld, l) in self.links.iter().enumerate() {
+            let name = &self.link_names[l.link as usize];
+            if spec.links.as_ref().is_some_and(|v| !v.contains(name)) {
+                continue;
+            }
+            let file: String = name
+                .chars()
+                .map(|c| {
+                    if c.is_alphanumeric() || "-_.".contains(c) {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let path = dir.join(format!("{file}-{}.pcap", ld % 2));
+            let w = PcapWriter::create(&path, spec.snaplen)
+                .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
+            self.pcap[ld] = Some(w);
+        }
+        self.flow_opts = self
+            .flows
+            .iter()
+            .map(|f| match &f.app {
+                App::Tcp(t) => {
+                    let c = t.snd.config();
+                    FlowOptions {
+                        mss: c.mss.min(65_535) as u16,
+                        wscale: c
+                            .window_scaling
+                            .then(|| crate::tcp::window_shift(c.rcv_buf, true)),
+                        sack: c.sack,
+                        timestamps: c.timestamps,
+                    }
+                }
+                App::Cbr(_) => FlowOptions::default(),
+            })
+            .collect();
+        Ok(())
+    }
+
+    #[inline]
+    fn capture(&mut self, ld: u32, id: PacketId) {
+        if let Some(w) = &mut self.pcap[ld as usize] {
+            let p = self.packets.get(id);
+            let f = p.flow as usize;
+            w.write(self.now, p, self.flows[f].src, &self.flow_opts[f]);
+        }
     }
 
     /// Why the run stopped early, if a user-written controller failed.
@@ -701,6 +793,9 @@ impl World {
 
     #[inline]
     fn start_tx(&mut self, ld: u32, id: PacketId) {
+        if !self.pcap.is_empty() && !self.pcap_rx {
+            self.capture(ld, id);
+        }
         let now = self.now;
         let size = self.packets.get(id).size as u64;
         let l = &mut self.links[ld as usize];
@@ -749,6 +844,9 @@ impl World {
             }
         }
         let node = l.to;
+        if self.pcap_rx {
+            self.capture(ld, id);
+        }
         if self.packets.get(id).dst == node {
             let p = self.packets.remove(id);
             self.deliver(p);
@@ -1113,6 +1211,7 @@ impl World {
             },
             timeouts,
             fast_retransmits: frs,
+            dupacks: tcp.map_or(0, |t| t.snd.stats.dupacks),
             completion_time_s: completion.map_or(f64::NAN, |c| (c - f.start).as_secs_f64()),
             acked_bytes: tcp.map_or(0, |t| t.snd.bytes_acked()),
             ack_packets: s.rev.sent,
@@ -1259,12 +1358,30 @@ impl World {
                 }
             }
         }
+        let pcap = self
+            .pcap
+            .iter()
+            .enumerate()
+            .filter_map(|(ld, w)| {
+                let w = w.as_ref()?;
+                let (link, src, dst) = dir_name(ld);
+                Some(PcapRecord {
+                    path: w.path().display().to_string(),
+                    link,
+                    src,
+                    dst,
+                    packets: w.records,
+                    error: w.error.clone(),
+                })
+            })
+            .collect();
         Results {
             flows,
             links,
             drops,
             events,
             intervals,
+            pcap,
             series,
             summary: RunSummary {
                 sim_seconds: end.as_secs_f64(),

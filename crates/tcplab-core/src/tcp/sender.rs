@@ -97,6 +97,8 @@ pub struct SenderStats {
     pub retransmitted_bytes: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// Duplicate ACKs received (RFC 5681's definition).
+    pub dupacks: u64,
 }
 
 #[derive(Debug)]
@@ -245,6 +247,10 @@ impl Sender {
 
     pub fn mss(&self) -> u64 {
         self.cfg.mss as u64
+    }
+
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
     }
 
     fn log(&mut self, now: SimTime, kind: TcpEventKind, seq: u64) {
@@ -438,6 +444,7 @@ impl Sender {
         if ack > self.snd_una {
             self.new_ack(now, h);
         } else if ack == self.snd_una && h.len == 0 && self.snd_una < self.snd_max {
+            self.stats.dupacks += 1;
             // RFC 6675 2: with SACK recovery, a duplicate ACK must also SACK
             // something new (a resent duplicate segment's ACK does not count).
             let new_sack = self.sb.sacked_bytes() > sacked_before;
