@@ -227,6 +227,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
+    except BrokenPipeError:
+        # The output was piped into something that stopped reading (| head).
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except ScenarioError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
