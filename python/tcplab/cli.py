@@ -144,6 +144,27 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_studies(args: argparse.Namespace) -> int:
+    """List the published studies that `tcplab reproduce` runs."""
+    from tcplab.studies import STUDIES
+
+    for s in STUDIES.values():
+        print(f"{s.name:<18} {s.summary}")
+    return 0
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    """Run a published study end to end: sweep, tables (CSV), figures (PNG, SVG)."""
+    from tcplab.studies import reproduce
+
+    r = reproduce(args.study, args.out, quick=args.quick, jobs=args.jobs)
+    for name, t in r["tables"].items():
+        print(f"\n{args.study}: {name}")
+        with_pd_options(lambda t=t: print(t.to_string(index=False)))
+    print("\nwrote " + ", ".join(str(p) for p in r["files"]))
+    return 0
+
+
 def cmd_variants(args: argparse.Namespace) -> int:
     """List the built-in variants, their recovery and their parameters' defaults."""
     from tcplab.cc import variants
@@ -193,6 +214,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("variants", help="list the TCP variants and their parameters")
     v.set_defaults(func=cmd_variants)
+
+    st = sub.add_parser("studies", help="list the published studies")
+    st.set_defaults(func=cmd_studies)
+
+    rp = sub.add_parser("reproduce", help="reproduce a published study: tables and figures")
+    rp.add_argument("study")
+    rp.add_argument("--out", required=True, help="directory for the store, CSVs and figures")
+    rp.add_argument("--quick", action="store_true", help="reduced durations and seeds")
+    rp.add_argument("--jobs", type=int, help="local worker processes (default: all cores)")
+    rp.set_defaults(func=cmd_reproduce)
 
     sw = sub.add_parser("sweep", help="run a study (grid x seeds), resumable")
     sw.add_argument("file", help="study file (.toml)")

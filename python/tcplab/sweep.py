@@ -246,33 +246,37 @@ class Sweep:
                 the same sweep then runs on that cluster.
             progress: force the progress bar on or off (default: on a terminal).
         """
-        specs = self.runs()
-        with Store(self.db) as store:
-            done = store.done_keys()
-            todo = [s for s in specs if s.key not in done]
-            bar = Progress(len(todo), len(specs) - len(todo), progress)
-            by_key = {s.key: s for s in todo}
+        return run_specs(self.runs(), self.db, self.name, jobs=jobs, dask=dask,
+                         progress=progress, metrics=self.metrics)
 
-            def record(out: dict[str, Any]) -> None:
-                s = by_key[out["key"]]
-                store.put(key=s.key, study=self.name, params=s.params, seed=s.seed,
-                          status=out["status"], scenario=s.scenario,
-                          results=out.get("results"), error=out.get("error"),
-                          wall_s=out.get("wall_s"))
-                bar.update(out["status"])
 
-            payloads = [{"key": s.key, "scenario": s.scenario, "metrics": self.metrics}
-                        for s in todo]
-            try:
-                if dask is not None:
-                    for out in _run_dask(payloads, dask):
-                        record(out)
-                else:
-                    for out in _run_local(payloads, jobs or os.cpu_count() or 1):
-                        record(out)
-            finally:
-                bar.close()
-            return store.flows()
+def run_specs(specs: list[RunSpec], db: str | Path, name: str, *, jobs: int | None = None,
+              dask: str | Any | None = None, progress: bool | None = None,
+              metrics: list[str] | None = None) -> pd.DataFrame:
+    """Run the specs not stored in ``db`` yet; return all stored flow rows."""
+    with Store(db) as store:
+        done = store.done_keys()
+        todo = [s for s in specs if s.key not in done]
+        bar = Progress(len(todo), len(specs) - len(todo), progress)
+        by_key = {s.key: s for s in todo}
+
+        def record(out: dict[str, Any]) -> None:
+            s = by_key[out["key"]]
+            store.put(key=s.key, study=name, params=s.params, seed=s.seed,
+                      status=out["status"], scenario=s.scenario,
+                      results=out.get("results"), error=out.get("error"),
+                      wall_s=out.get("wall_s"))
+            bar.update(out["status"])
+
+        payloads = [{"key": s.key, "scenario": s.scenario, "metrics": metrics} for s in todo]
+        try:
+            outs = (_run_dask(payloads, dask) if dask is not None
+                    else _run_local(payloads, jobs or os.cpu_count() or 1))
+            for out in outs:
+                record(out)
+        finally:
+            bar.close()
+        return store.flows()
 
 
 def _run_local(payloads: list[dict[str, Any]], jobs: int) -> Iterator[dict[str, Any]]:

@@ -1,0 +1,247 @@
+"""The scenarios of the published work tcplab is built from (SPEC section 5).
+
+Each preset is a function returning a :class:`~tcplab.Scenario`; every
+parameter can be overridden by keyword. Where a paper leaves a value unstated,
+the default chosen here is named in the docstring ("not stated").
+
+    sc = tl.presets.westwood(per=0.01, cc="westwoodplus")
+    res = sc.run()
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tcplab.scenario import GilbertElliott, Network, OnOff, Scenario, Transfer, Uniform
+
+
+def _spread(lo_ms: float, hi_ms: float, n: int) -> list[float]:
+    """Spread n values uniformly over [lo, hi] (ms)."""
+    if n == 1:
+        return [hi_ms]
+    return [lo_ms + (hi_ms - lo_ms) * i / (n - 1) for i in range(n)]
+
+
+def channel(*, cc: Any = "reno", delay: str = "1ms", per: float = 0.005,
+            rate: str = "100Mbps", size: str = "10MiB", mss: int = 1460,
+            duration: str | None = "600s", seed: int = 1) -> Scenario:
+    """Channel study (Macura, Missoni, Kordic): a client fetches a file over one link.
+
+    client -(rate, one-way delay)- server; the server sends `size` bytes to the
+    client (a finite transfer); uniform PER on the data direction. MSS 1460.
+    Not stated: queue (100 packets), delayed ACK (2), the loss direction (data
+    only), a cap of 600 s on the run.
+    """
+    net = Network("channel")
+    client, server = net.host("client"), net.host("server")
+    net.link(server, client, rate=rate, delay=delay, loss=Uniform(per) if per else None,
+             name="channel")
+    net.tcp(server, client, cc=cc, mss=mss, app=Transfer(size=size))
+    return net.scenario(duration=duration, seed=seed)
+
+
+def _westwood_path(net: Network, *, per: float, bottleneck_rate: str, bottleneck_delay: str,
+                   mtu: int, queue: str = "100p"):  # noqa: ANN202
+    source, router, sink = net.host("source"), net.router("router"), net.host("sink")
+    net.link(source, router, rate="10Mbps", delay="45ms", mtu=mtu, queue=queue)
+    net.link(router, sink, rate=bottleneck_rate, delay=bottleneck_delay, mtu=mtu, queue=queue,
+             loss=Uniform(per) if per else None, name="bottleneck")
+    return source, router, sink
+
+
+def westwood(*, cc: Any = "newreno", per: float = 0.005, bottleneck_rate: str = "2Mbps",
+             bottleneck_delay: str = "0.01ms", mtu: int = 400, delayed_ack: bool = True,
+             duration: str = "600s", seed: int = 1, trace: list[str] | None = None) -> Scenario:
+    """The Westwood papers' path (Casetti et al. 2002; Mascolo et al. 2001).
+
+    source -(10 Mb/s, 45 ms)- router -(bottleneck_rate, bottleneck_delay)- sink;
+    400-B packets (MTU 400); delayed ACK 2 segments / 200 ms; uniform PER on the
+    bottleneck; one bulk flow. Not stated: drop-tail queues of 100 packets.
+    The slow-start study uses duration="5s".
+    """
+    net = Network("westwood")
+    source, _, sink = _westwood_path(net, per=per, bottleneck_rate=bottleneck_rate,
+                                     bottleneck_delay=bottleneck_delay, mtu=mtu)
+    net.tcp(source, sink, cc=cc, delayed_ack=2 if delayed_ack else 1)
+    return net.scenario(duration=duration, seed=seed, trace=trace)
+
+
+def ack_compression(*, cc: Any = "westwood", reverse_flows: int = 4, per: float = 0.0,
+                    duration: str = "300s", seed: int = 1) -> Scenario:
+    """ACK compression (Westwood vs Westwood+): the Westwood path with reverse traffic.
+
+    source -(10 Mb/s, 45 ms)- r1 -(2 Mb/s, 0.01 ms)- r2 -(100 Mb/s, 0.01 ms)- sink,
+    1500-B packets; `reverse_flows` NewReno bulk flows enter at r2 and leave at
+    r1, so their data queues with the forward flow's ACKs on the 2 Mb/s hop and
+    compresses them. Not stated: the number of reverse flows (4), the extra
+    router that lets them join, no random loss (per=0).
+    """
+    net = Network("ack-compression")
+    source, sink = net.host("source"), net.host("sink")
+    r1, r2 = net.router("r1"), net.router("r2")
+    net.link(source, r1, rate="10Mbps", delay="45ms")
+    net.link(r1, r2, rate="2Mbps", delay="0.01ms", loss=Uniform(per) if per else None,
+             name="bottleneck")
+    net.link(r2, sink, rate="100Mbps", delay="0.01ms")
+    net.tcp(source, sink, cc=cc, name="forward")
+    for i in range(reverse_flows):
+        s, d = net.host(f"rsrc{i}"), net.host(f"rdst{i}")
+        net.link(s, r2, rate="100Mbps", delay="0.01ms")
+        net.link(r1, d, rate="10Mbps", delay="45ms")
+        net.tcp(s, d, cc="newreno", name=f"reverse{i}")
+    return net.scenario(duration=duration, seed=seed)
+
+
+ACCESS = {"ethernet": ("10Mbps", "10ms"), "fast_ethernet": ("100Mbps", "1ms")}
+
+
+def dumbbell_udp(*, cc: Any = "reno", udp_rate: str = "800kbps", left: str = "ethernet",
+                 right: str = "ethernet", duration: str = "100s", seed: int = 1) -> Scenario:
+    """TCP with a UDP CBR flow (Chavda & Satoniya, ns-2).
+
+    TCP and UDP senders -(access)- r1 -(2 Mb/s, 50 ms)- r2 -(access)- TCP and UDP
+    receivers; each side's access links are Ethernet (10 Mb/s, 10 ms) or Fast
+    Ethernet (100 Mb/s, 1 ms). Not stated: UDP packets of 1000 B (payload), 1460-B
+    TCP segments, 100-packet queues, 100 s, delayed ACK 2.
+    """
+    if left not in ACCESS or right not in ACCESS:
+        raise ValueError(f"left/right access must be one of {sorted(ACCESS)}")
+    net = Network("dumbbell-udp")
+    r1, r2 = net.router("r1"), net.router("r2")
+    net.link(r1, r2, rate="2Mbps", delay="50ms", name="bottleneck")
+    ts, us = net.host("tcp_src"), net.host("udp_src")
+    td, ud = net.host("tcp_dst"), net.host("udp_dst")
+    for h in (ts, us):
+        net.link(h, r1, rate=ACCESS[left][0], delay=ACCESS[left][1])
+    for h in (td, ud):
+        net.link(r2, h, rate=ACCESS[right][0], delay=ACCESS[right][1])
+    net.tcp(ts, td, cc=cc, name="tcp")
+    net.udp(us, ud, rate=udp_rate, size="1000B", name="udp")
+    return net.scenario(duration=duration, seed=seed)
+
+
+def reverse_traffic(*, cc: Any = "newreno", reverse_flows: int = 10,
+                    duration: str = "1000s", seed: int = 1) -> Scenario:
+    """One persistent flow against ON-OFF reverse traffic (Grieco & Mascolo 2004).
+
+    src -(100 Mb/s, 1 ms)- r1 -(2 Mb/s, 123 ms)- r2 -(100 Mb/s, 1 ms)- dst: a
+    250 ms RTT; `reverse_flows` NewReno flows from the dst side to the src side,
+    ON during [250 s, 500 s] and [750 s, 1000 s]; goodput per 250-s interval
+    (the scenario sets interval = 250 s). Not stated: the access links, 1460-B
+    segments, 100-packet queues.
+    """
+    net = Network("reverse-traffic")
+    src, dst = net.host("src"), net.host("dst")
+    r1, r2 = net.router("r1"), net.router("r2")
+    net.link(src, r1, rate="100Mbps", delay="1ms")
+    net.link(r1, r2, rate="2Mbps", delay="123ms", name="bottleneck")
+    net.link(r2, dst, rate="100Mbps", delay="1ms")
+    net.tcp(src, dst, cc=cc, name="forward")
+    for i in range(reverse_flows):
+        s, d = net.host(f"rsrc{i}"), net.host(f"rdst{i}")
+        net.link(s, r2, rate="100Mbps", delay="1ms")
+        net.link(r1, d, rate="100Mbps", delay="1ms")
+        net.tcp(s, d, cc="newreno", name=f"reverse{i}",
+                app=OnOff(schedule=[("250s", "500s"), ("750s", "1000s")]))
+    return net.scenario(duration=duration, seed=seed, interval="250s")
+
+
+def fairness(*, cc: Any = "newreno", m: int = 10, reverse_flows: int = 10,
+             duration: str = "1000s", seed: int = 1) -> Scenario:
+    """M flows of one variant share a 10 Mb/s bottleneck (Grieco & Mascolo 2004).
+
+    Flow i's round-trip time is spread uniformly over [20 + 230/M, 250] ms (its
+    access link carries the extra delay); 10 NewReno reverse flows. Not stated:
+    the bottleneck's own delay (5 ms one way), 1460-B segments, a bottleneck
+    queue of one bandwidth-delay product at 250 ms (about 214 packets).
+    """
+    net = Network("fairness")
+    r1, r2 = net.router("r1"), net.router("r2")
+    net.link(r1, r2, rate="10Mbps", delay="5ms", queue="214p", name="bottleneck")
+    for i, rtt in enumerate(_spread(20 + 230 / m, 250, m)):
+        s, d = net.host(f"s{i}"), net.host(f"d{i}")
+        one_way = (rtt / 2 - 5) / 2  # split what remains between the two access links
+        net.link(s, r1, rate="100Mbps", delay=f"{max(one_way, 0.0):.6f}ms")
+        net.link(r2, d, rate="100Mbps", delay=f"{max(one_way, 0.0):.6f}ms")
+        net.tcp(s, d, cc=cc, name=f"f{i}")
+    for i in range(reverse_flows):
+        s, d = net.host(f"rs{i}"), net.host(f"rd{i}")
+        net.link(s, r2, rate="100Mbps", delay="20ms")
+        net.link(r1, d, rate="100Mbps", delay="20ms")
+        net.tcp(s, d, cc="newreno", name=f"reverse{i}")
+    return net.scenario(duration=duration, seed=seed)
+
+
+def parking_lot(*, cc: Any = "newreno", hops: int = 4, hop_rate: str = "10Mbps",
+                hop_delay: str = "10ms", duration: str = "1000s", seed: int = 1) -> Scenario:
+    """Parking lot (Grieco & Mascolo 2004): C1 crosses every hop against cross traffic.
+
+    Routers r0..rN in a chain of `hops` links; C1 goes from r0's side to rN's and
+    starts at 10 s; two NewReno cross-traffic flows per hop enter at its start
+    and leave at its end; entry/exit links 100 Mb/s, 20 ms; router queues 125
+    packets. Not stated: the hop links (10 Mb/s, 10 ms), 1460-B segments.
+    """
+    net = Network("parking-lot")
+    routers = [net.router(f"r{i}") for i in range(hops + 1)]
+    for i in range(hops):
+        net.link(routers[i], routers[i + 1], rate=hop_rate, delay=hop_delay, queue="125p",
+                 name=f"hop{i}")
+    c1s, c1d = net.host("c1_src"), net.host("c1_dst")
+    net.link(c1s, routers[0], rate="100Mbps", delay="20ms", queue="125p")
+    net.link(routers[-1], c1d, rate="100Mbps", delay="20ms", queue="125p")
+    from tcplab.scenario import Bulk
+
+    net.tcp(c1s, c1d, cc=cc, name="c1", app=Bulk(start="10s"))
+    for i in range(hops):
+        for j in range(2):
+            s, d = net.host(f"x{i}_{j}_src"), net.host(f"x{i}_{j}_dst")
+            net.link(s, routers[i], rate="100Mbps", delay="20ms", queue="125p")
+            net.link(routers[i + 1], d, rate="100Mbps", delay="20ms", queue="125p")
+            net.tcp(s, d, cc="newreno", name=f"cross{i}_{j}")
+    return net.scenario(duration=duration, seed=seed)
+
+
+def wireless_last_hop(*, cc: Any = "westwoodplus", bad_time: str = "10ms",
+                      delayed_ack: bool = True, cross: bool = False,
+                      duration: str = "1000s", seed: int = 1) -> Scenario:
+    """A wired path ending in a lossy wireless hop (Mascolo et al.; Grieco & Mascolo).
+
+    src -(10 Mb/s, 105 ms)- r -(2 Mb/s, 20 ms, wireless)- dst: 125 ms one way.
+    The wireless hop has Gilbert-Elliott losses in both directions: Good lasts
+    1 s (loss 0), Bad lasts `bad_time` (loss 0.1), each next state Bad with
+    p = 0.5, sojourns deterministic. With `cross`, 5 cross-traffic flows (RTTs
+    spread over [66, 250] ms) share the wireless hop and 10 NewReno reverse flows
+    (RTTs over [46, 250] ms) run the other way. Not stated: the wired link's
+    rate, 1460-B segments, 100-packet queues, cross flows are NewReno.
+    """
+    net = Network("wireless-last-hop")
+    src, r, dst = net.host("src"), net.router("r"), net.host("dst")
+    ge = GilbertElliott(good_loss=0.0, bad_loss=0.1, good_time="1s", bad_time=bad_time,
+                        p_bad=0.5)
+    net.link(src, r, rate="10Mbps", delay="105ms")
+    net.link(r, dst, rate="2Mbps", delay="20ms", loss=ge, reverse_loss=ge, name="wireless")
+    net.tcp(src, dst, cc=cc, name="main", delayed_ack=2 if delayed_ack else 1)
+    if cross:
+        r0 = net.router("r0")
+        net.link(r0, r, rate="100Mbps", delay="0.01ms")
+        for i, rtt in enumerate(_spread(66, 250, 5)):
+            s = net.host(f"cross{i}")
+            net.link(s, r0, rate="100Mbps", delay=f"{max(rtt / 2 - 20, 0):.6f}ms")
+            net.tcp(s, dst, cc="newreno", name=f"cross{i}")
+        for i, rtt in enumerate(_spread(46, 250, 10)):
+            d = net.host(f"rev{i}")
+            net.link(r0, d, rate="100Mbps", delay=f"{max(rtt / 2 - 20, 0):.6f}ms")
+            net.tcp(dst, d, cc="newreno", name=f"reverse{i}")
+    return net.scenario(duration=duration, seed=seed)
+
+
+PRESETS = {
+    "channel": channel,
+    "westwood": westwood,
+    "ack-compression": ack_compression,
+    "dumbbell-udp": dumbbell_udp,
+    "reverse-traffic": reverse_traffic,
+    "fairness": fairness,
+    "parking-lot": parking_lot,
+    "wireless-last-hop": wireless_last_hop,
+}

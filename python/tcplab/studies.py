@@ -1,0 +1,280 @@
+"""The published studies, reproducible with one command each.
+
+    tcplab studies                                   # what there is
+    tcplab reproduce westwood --out figs/ --jobs 2   # full size
+    tcplab reproduce westwood --quick --out figs/    # reduced durations and seeds
+
+A study is a list of panels. A panel varies one preset parameter (x) for
+each variant (the hue), over seeds, stores every run in ``{out}/{study}.db``
+(so an interrupted reproduction resumes), and writes ``{out}/{study}_{panel}.csv``
+and a figure (PNG and SVG). Values are the mean with a 90% Student-t confidence
+interval over seeds, or min/avg/max where the paper reports those.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from tcplab import _core, presets
+from tcplab.analysis import jain_index, summarize
+from tcplab.store import Store, run_key
+from tcplab.sweep import RunSpec, run_specs
+
+MB = 1e6
+
+
+@dataclass
+class Panel:
+    """One figure and table of a study."""
+
+    name: str
+    preset: str
+    x: str
+    values: list[Any]
+    hues: list[Any]
+    hue: str = "cc"
+    fixed: dict[str, Any] = field(default_factory=dict)
+    #: The flow whose metric counts (by name); None: the first flow.
+    flow: str | None = None
+    metric: str = "goodput_bps"
+    #: "mean" (with 90% CI), "minavgmax", "sum" or "jain" (across flows whose
+    #: names start with `flow`), or "intervals" (per-interval goodput of `flow`).
+    stat: str = "mean"
+    quick_values: list[Any] | None = None
+    ylabel: str = "goodput (Mb/s)"
+    scale: float = MB
+
+
+@dataclass
+class Study:
+    """A published study: its panels, seeds, and quick settings."""
+
+    name: str
+    summary: str
+    panels: list[Panel]
+    seeds: int = 5
+    quick_seeds: int = 2
+    quick_fixed: dict[str, Any] = field(default_factory=dict)
+    #: Extra figures made from single traced runs (e.g. cwnd over time).
+    extras: list[Callable[[Path, bool], list[Path]]] = field(default_factory=list)
+
+
+# ---- the studies ------------------------------------------------------------------
+
+W3 = ["newreno", "westwood", "westwoodplus"]
+V3 = ["newreno", "vegas", "westwoodplus"]
+
+
+def _cwnd_over_time(name: str, variants: list[str], **kw: Any):  # noqa: ANN202
+    def make(out: Path, quick: bool) -> list[Path]:
+        from tcplab.plot import timeseries
+
+        series = []
+        for cc in variants:
+            res = presets.westwood(cc=cc, trace=["cwnd"], **kw).run()
+            t, w = res.trace("cwnd", flow=0)
+            series.append((cc, t, w / 360))
+        paths = []
+        for ext in ("png", "svg"):
+            paths.append(timeseries(series, out / f"{name}.{ext}", ylabel="cwnd (segments)",
+                                    title=f"{name.replace('_', ' ')}"))
+        return paths
+
+    return make
+
+
+STUDIES: dict[str, Study] = {s.name: s for s in [
+    Study("channel", "throughput vs delay and vs PER for reno, vegas, westwood (10 MiB fetch)", [
+        Panel("throughput_vs_delay", "channel", "delay",
+              ["1ms", "5ms", "10ms", "25ms", "50ms", "100ms"], ["reno", "vegas", "westwood"],
+              fixed={"per": 0.005}, quick_values=["1ms", "25ms", "100ms"]),
+        Panel("throughput_vs_per", "channel", "per", [0.0, 0.001, 0.005, 0.01, 0.02, 0.05],
+              ["reno", "vegas", "westwood"], fixed={"delay": "1ms"},
+              quick_values=[0.001, 0.01, 0.05]),
+        Panel("retransmission_ratio_vs_per", "channel", "per",
+              [0.0, 0.001, 0.005, 0.01, 0.02, 0.05], ["reno", "vegas", "westwood"],
+              fixed={"delay": "1ms"}, metric="retransmission_ratio", ylabel="retransmission ratio",
+              scale=1.0, quick_values=[0.001, 0.01, 0.05]),
+    ], quick_fixed={"size": "2MiB"}),
+    Study("westwood", "Westwood/Westwood+/NewReno on the 2 Mb/s path; Petra's slow start", [
+        Panel("goodput_vs_per", "westwood", "per", [0.0, 0.001, 0.005, 0.01, 0.02], W3,
+              quick_values=[0.001, 0.01]),
+        Panel("goodput_vs_delay", "westwood", "bottleneck_delay",
+              ["0.01ms", "10ms", "50ms", "100ms"], W3, quick_values=["0.01ms", "100ms"]),
+        Panel("goodput_vs_bandwidth", "westwood", "bottleneck_rate",
+              ["1Mbps", "2Mbps", "5Mbps", "10Mbps"], W3, quick_values=["1Mbps", "5Mbps"]),
+        Panel("goodput_vs_mtu", "westwood", "mtu", [296, 400, 576, 1500], W3,
+              quick_values=[400, 1500]),
+        Panel("goodput_vs_delayed_ack", "westwood", "delayed_ack", [True, False], W3),
+        Panel("slowstart_goodput_vs_bandwidth", "westwood", "bottleneck_rate",
+              ["1Mbps", "2Mbps", "5Mbps", "10Mbps"], ["newreno", "westwood", "petra"],
+              fixed={"duration": "5s", "per": 0.0}, quick_values=["2Mbps", "10Mbps"]),
+        Panel("slowstart_goodput_vs_delay", "westwood", "bottleneck_delay",
+              ["0.01ms", "25ms", "50ms"], ["newreno", "westwood", "petra"],
+              fixed={"duration": "5s", "per": 0.0}, quick_values=["0.01ms", "50ms"]),
+        Panel("slowstart_goodput_vs_per", "westwood", "per", [0.0, 0.005, 0.01],
+              ["newreno", "westwood", "petra"], fixed={"duration": "5s"},
+              quick_values=[0.0, 0.01]),
+    ], quick_fixed={"duration": "60s"}, extras=[
+        _cwnd_over_time("cwnd_over_time", W3, duration="60s"),
+        _cwnd_over_time("slowstart_cwnd_over_time", ["newreno", "westwood", "petra"],
+                        duration="5s", per=0.0),
+    ]),
+    Study("ack-compression", "Westwood vs Westwood+ with and without reverse traffic", [
+        Panel("goodput_vs_reverse_flows", "ack-compression", "reverse_flows", [0, 2, 4, 8],
+              ["westwood", "westwoodplus"], flow="forward", quick_values=[0, 4]),
+    ], quick_fixed={"duration": "60s"}),
+    Study("dumbbell-udp", "TCP throughput vs UDP rate, 5 variants, 4 access combinations", [
+        Panel(f"tcp_vs_udp_{left}_{right}", "dumbbell-udp", "udp_rate",
+              ["400kbps", "800kbps", "1200kbps", "1600kbps", "1800kbps"],
+              ["tahoe", "reno", "newreno", "vegas", "sack"], flow="tcp",
+              fixed={"left": left, "right": right}, quick_values=["400kbps", "1600kbps"])
+        for left in ("ethernet", "fast_ethernet") for right in ("ethernet", "fast_ethernet")
+    ], quick_fixed={"duration": "30s"}),
+    Study("reverse-traffic", "goodput per 250-s interval against ON-OFF reverse traffic", [
+        Panel("goodput_per_interval", "reverse-traffic", "reverse_flows", [10], V3,
+              flow="forward", stat="intervals"),
+    ], quick_fixed={"duration": "1000s"}, quick_seeds=1),
+    Study("fairness", "total goodput and Jain's index vs the number of flows M", [
+        Panel("total_goodput_vs_m", "fairness", "m", [10, 20, 50, 100, 200], V3, flow="f",
+              stat="sum", quick_values=[10, 20]),
+        Panel("jain_vs_m", "fairness", "m", [10, 20, 50, 100, 200], V3, flow="f", stat="jain",
+              ylabel="Jain's fairness index", scale=1.0, quick_values=[10, 20]),
+    ], seeds=3, quick_fixed={"duration": "60s"}),
+    Study("parking-lot", "C1 goodput vs the number of hops", [
+        Panel("c1_goodput_vs_hops", "parking-lot", "hops", [1, 2, 4, 6, 8], V3, flow="c1",
+              quick_values=[1, 4]),
+    ], seeds=3, quick_fixed={"duration": "60s"}),
+    Study("wireless-last-hop", "min/avg/max goodput vs the Bad-state duration", [
+        Panel("goodput_vs_bad_time", "wireless-last-hop", "bad_time",
+              ["0.1ms", "1ms", "10ms", "50ms", "100ms"], ["westwoodplus", "newreno", "sack"],
+              flow="main", stat="minavgmax", quick_values=["1ms", "100ms"]),
+        Panel("goodput_vs_bad_time_no_delack", "wireless-last-hop", "bad_time",
+              ["0.1ms", "1ms", "10ms", "50ms", "100ms"], ["newreno"], flow="main",
+              fixed={"delayed_ack": False}, stat="minavgmax", quick_values=["1ms", "100ms"]),
+        Panel("goodput_vs_bad_time_cross", "wireless-last-hop", "bad_time",
+              ["0.1ms", "1ms", "10ms", "50ms", "100ms"], ["westwoodplus", "newreno", "sack"],
+              flow="main", fixed={"cross": True}, stat="minavgmax",
+              quick_values=["1ms", "100ms"]),
+    ], seeds=10, quick_fixed={"duration": "60s"}),
+]}
+
+
+# ---- running them ----------------------------------------------------------------
+
+
+def _specs(study: Study, quick: bool) -> list[RunSpec]:
+    seeds = range(1, (study.quick_seeds if quick else study.seeds) + 1)
+    specs = []
+    for panel in study.panels:
+        fn = presets.PRESETS[panel.preset]
+        values = panel.quick_values if quick and panel.quick_values else panel.values
+        for h in panel.hues:
+            for v in values:
+                for seed in seeds:
+                    kw = {**panel.fixed, panel.hue: h, panel.x: v, "seed": seed}
+                    if quick:
+                        # Quick settings never lengthen a panel's own duration.
+                        for k, q in study.quick_fixed.items():
+                            if k != "duration" or "duration" not in panel.fixed:
+                                kw[k] = q
+                    data = fn(**kw).to_dict()
+                    resolved = json.loads(_core.check_json(json.dumps(data)))
+                    params = {"panel": panel.name, panel.hue: h, panel.x: v}
+                    # The panel is part of the key: two panels may share a
+                    # configuration, and each keeps its own rows.
+                    key = run_key({"study": study.name, "panel": panel.name,
+                                   "scenario": resolved})
+                    specs.append(RunSpec(params, seed, resolved, key))
+    return specs
+
+
+def _panel_table(panel: Panel, flows: pd.DataFrame, intervals: pd.DataFrame) -> pd.DataFrame:
+    rows = flows[flows["panel"] == panel.name]
+    hue_col = "cc" if panel.hue == "cc" else panel.hue
+    by = ["param:cc" if panel.hue == "cc" and "param:cc" in rows.columns else hue_col, panel.x]
+    if panel.stat == "intervals":
+        iv = intervals[(intervals["panel"] == panel.name) & (intervals["flow"] == panel.flow)]
+        iv = iv.rename(columns={"param:cc": "variant"}) if "param:cc" in iv.columns else iv
+        by = ["variant" if "variant" in iv.columns else "cc", "start_s"]
+        t = summarize(iv, by, ["goodput_bps"], ci=0.90)
+        return t
+    if panel.stat in ("sum", "jain"):
+        sel = rows[rows["flow"].str.startswith(panel.flow)]
+        agg = jain_index if panel.stat == "jain" else np.sum
+        per_run = sel.groupby([*by, "seed"])[panel.metric].agg(agg).rename(panel.metric)
+        rows = per_run.reset_index()
+    else:
+        name = panel.flow
+        rows = rows[rows["flow"] == name] if name else rows.groupby("key").head(1)
+    return summarize(rows, by, [panel.metric], ci=0.90)
+
+
+def _figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -> list[Path]:
+    from tcplab.plot import _plt, _save
+
+    plt = _plt()
+    m = panel.metric if panel.stat != "intervals" else "goodput_bps"
+    hue, x = table.columns[0], table.columns[1]
+    paths = []
+    for ext in ("png", "svg"):
+        fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=100)
+        labels = [str(v) for v in table[x].drop_duplicates()]
+        pos = {lab: i for i, lab in enumerate(labels)}
+        for h, g in table.groupby(hue, sort=False):
+            xs = [pos[str(v)] for v in g[x]]
+            mean = g[f"{m}_mean"] / panel.scale
+            if panel.stat == "minavgmax":
+                lo = (mean - g[f"{m}_min"] / panel.scale).fillna(0)
+                hi = (g[f"{m}_max"] / panel.scale - mean).fillna(0)
+            else:
+                lo = (mean - g[f"{m}_ci90_low"] / panel.scale).fillna(0)
+                hi = (g[f"{m}_ci90_high"] / panel.scale - mean).fillna(0)
+            ax.errorbar(xs, mean, yerr=[lo, hi], marker="o", capsize=3, label=str(h))
+        ax.set_xticks(range(len(labels)))
+        ax.set_xticklabels(labels)
+        ax.set_xlabel(x)
+        ax.set_ylabel(panel.ylabel)
+        kind = "min/avg/max" if panel.stat == "minavgmax" else "mean, 90% CI"
+        ax.set_title(f"{study}: {panel.name.replace('_', ' ')} ({kind})", fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        paths.append(_save(fig, out / f"{study}_{panel.name}.{ext}"))
+    return paths
+
+
+def reproduce(name: str, out: str | Path, *, quick: bool = False, jobs: int | None = None,
+              progress: bool | None = None) -> dict[str, Any]:
+    """Run study ``name`` end to end: the sweep (stored in ``out``), tables, figures.
+
+    Returns {"tables": {panel: DataFrame}, "files": [paths]}.
+    """
+    if name not in STUDIES:
+        raise KeyError(f"no study {name!r}; studies: {', '.join(STUDIES)}")
+    study = STUDIES[name]
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    db = out / f"{name}{'-quick' if quick else ''}.db"
+    run_specs(_specs(study, quick), db, name, jobs=jobs, progress=progress)
+    with Store(db) as store:
+        flows, intervals = store.flows(), store.intervals()
+        failed = store.failures()
+    if not failed.empty:
+        raise RuntimeError(f"{len(failed)} runs failed: {failed['error'].iloc[0]}")
+    tables, files = {}, [db]
+    for panel in study.panels:
+        t = _panel_table(panel, flows, intervals)
+        tables[panel.name] = t
+        csv = out / f"{name}_{panel.name}.csv"
+        t.to_csv(csv, index=False)
+        files += [csv, *_figure(panel, t, out, name)]
+    for extra in study.extras:
+        files += extra(out, quick)
+    return {"tables": tables, "files": files}

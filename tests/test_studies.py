@@ -1,0 +1,98 @@
+"""Presets and the published studies (their quick versions)."""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import tcplab as tl
+from tcplab import presets
+from tcplab.studies import STUDIES, reproduce
+
+
+@pytest.mark.parametrize("name", sorted(presets.PRESETS))
+def test_every_preset_builds_and_runs_briefly(name):
+    fn = presets.PRESETS[name]
+    sc = fn(size="500KB") if name == "channel" else fn(duration="20s")
+    res = sc.run()
+    assert len(res.flows) >= 1 and res.flows["delivered_bytes"].iloc[0] > 0
+    # In every preset each flow crosses the slowest link: no goodput beyond it.
+    assert (res.flows["goodput_bps"] <= res.links["rate_bps"].min()).all()
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("studies")
+    return out, {name: reproduce(name, out, quick=True, progress=False) for name in STUDIES}
+
+
+def test_every_quick_study_writes_tables_and_figures(quick):
+    out, results = quick
+    for name, r in results.items():
+        study = STUDIES[name]
+        assert set(r["tables"]) == {p.name for p in study.panels}
+        for panel in study.panels:
+            csv = out / f"{name}_{panel.name}.csv"
+            t = pd.read_csv(csv)
+            assert not t.empty, csv
+            metric = "goodput_bps" if panel.stat == "intervals" else panel.metric
+            for col in ("mean", "std", "min", "max", "count", "ci90_low", "ci90_high"):
+                assert f"{metric}_{col}" in t.columns, (csv, col)
+            assert t[f"{metric}_count"].min() >= 1
+            for ext in ("png", "svg"):
+                fig = out / f"{name}_{panel.name}.{ext}"
+                assert fig.stat().st_size > 5_000, fig
+    assert (out / "cwnd_over_time.png").exists()
+
+
+def test_goodput_never_exceeds_the_bottleneck_rate(quick):
+    out, results = quick
+    bottleneck = {"westwood": None, "ack-compression": 2e6, "reverse-traffic": 2e6,
+                  "dumbbell-udp": 2e6, "wireless-last-hop": 2e6, "fairness": 10e6,
+                  "channel": 100e6, "parking-lot": 10e6}
+    bottleneck["westwood"] = 2e6
+
+    def limit(name: str, x: str, value: object) -> float:
+        if name == "westwood" and x == "bottleneck_rate":
+            return float(tl._core.parse_rate(str(value)))
+        return bottleneck[name]
+
+    for name, r in results.items():
+        for panel, t in r["tables"].items():
+            if panel.startswith("jain") or "ratio" in panel:
+                continue
+            x = t.columns[1]
+            for value, top in zip(t[x], t["goodput_bps_max"], strict=True):
+                assert top <= limit(name, x, value), (name, panel, value)
+
+
+def test_lossless_westwood_path_every_variant_reaches_90_percent():
+    for cc in ["newreno", "westwood", "westwoodplus", "petra", "vegas", "cubic", "bbr", "sack"]:
+        res = presets.westwood(cc=cc, per=0.0, duration="120s").run()
+        assert res.flow("tcp0")["goodput_bps"] >= 0.90 * 2e6 * 360 / 400, cc
+
+
+def test_dumbbell_udp_tcp_plus_udp_never_exceed_the_bottleneck(quick):
+    for left in ("ethernet", "fast_ethernet"):
+        for udp_rate in ("400kbps", "1800kbps"):
+            res = presets.dumbbell_udp(cc="reno", udp_rate=udp_rate, left=left,
+                                       duration="30s").run()
+            total = res.flow("tcp")["goodput_bps"] + res.flow("udp")["goodput_bps"]
+            assert total <= 2e6
+
+
+def test_reverse_traffic_hurts_vegas_while_it_is_on(quick):
+    _, results = quick
+    t = results["reverse-traffic"]["tables"]["goodput_per_interval"]
+    vegas = t[t[t.columns[0]] == "vegas"].set_index("start_s")["goodput_bps_mean"]
+    assert vegas[250.0] < 0.5 * vegas[0.0] and vegas[750.0] < 0.5 * vegas[500.0]
+
+
+def test_cli_studies_and_reproduce(tmp_path, capsys):
+    from tcplab.cli import main
+
+    assert main(["studies"]) == 0
+    listed = capsys.readouterr().out
+    assert all(name in listed for name in STUDIES)
+    assert main(["reproduce", "ack-compression", "--quick", "--out", str(tmp_path)]) == 0
+    assert "goodput_vs_reverse_flows" in capsys.readouterr().out
+    assert (Path(tmp_path) / "ack-compression_goodput_vs_reverse_flows.png").exists()
