@@ -1,5 +1,6 @@
 """tcplab: a fast, validated packet-level simulator for TCP congestion-control research."""
 
+from tcplab import presets
 from tcplab._core import __version__
 from tcplab.analysis import jain_index, summarize, t_interval
 from tcplab.cc import (
@@ -37,6 +38,7 @@ from tcplab.sweep import Sweep, load_study
 
 __all__ = [
     "__version__",
+    "presets",
     "Bbr",
     "Cubic",
     "Petra",

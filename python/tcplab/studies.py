@@ -196,6 +196,16 @@ def _specs(study: Study, quick: bool) -> list[RunSpec]:
     return specs
 
 
+def _in_panel_order(panel: Panel, table: pd.DataFrame) -> pd.DataFrame:
+    """Rows in the panel's own order of hues and x values (not alphabetical)."""
+    hue, x = table.columns[0], table.columns[1]
+    order = {str(v): i for i, v in enumerate(panel.values)}
+    hues = {str(v): i for i, v in enumerate(panel.hues)}
+    key = table[hue].map(lambda v: hues.get(str(v), 0)) * 10_000 + table[x].map(
+        lambda v: order.get(str(v), float(v) if isinstance(v, int | float) else 0))
+    return table.assign(_k=key).sort_values("_k").drop(columns="_k").reset_index(drop=True)
+
+
 def _panel_table(panel: Panel, flows: pd.DataFrame, intervals: pd.DataFrame) -> pd.DataFrame:
     rows = flows[flows["panel"] == panel.name]
     hue_col = "cc" if panel.hue == "cc" else panel.hue
@@ -271,6 +281,8 @@ def reproduce(name: str, out: str | Path, *, quick: bool = False, jobs: int | No
     tables, files = {}, [db]
     for panel in study.panels:
         t = _panel_table(panel, flows, intervals)
+        if panel.stat != "intervals":
+            t = _in_panel_order(panel, t)
         tables[panel.name] = t
         csv = out / f"{name}_{panel.name}.csv"
         t.to_csv(csv, index=False)
