@@ -232,3 +232,66 @@ def test_interval_goodput_and_interval_bars(tmp_path):
     res2 = net.run(duration="5s", seed=1, trace=["queue"])
     t, q = res2.trace("queue", link="a-b")
     assert timeseries([("queue", t, q)], tmp_path / "q.svg").exists()
+
+
+def simple_sweep(tmp_path, **kw) -> Sweep:
+    net = tl.Network()
+    a, b = net.host("a"), net.host("b")
+    net.link(a, b, rate="10Mbps", delay="5ms", name="l", loss=tl.Uniform(0.01))
+    net.tcp(a, b)
+    kw.setdefault("grid", {"links.l.delay": ["5ms", "20ms"]})
+    kw.setdefault("seeds", range(1, 7))
+    return Sweep(net.scenario(duration="5s"), db=tmp_path / "s.db", **kw)
+
+
+def test_a_crashing_run_is_isolated_and_innocent_runs_are_kept(tmp_path, monkeypatch):
+    from tcplab.sweep import CRASH_SEED_ENV
+
+    monkeypatch.setenv(CRASH_SEED_ENV, "3")
+    sweep = simple_sweep(tmp_path)
+    df = sweep.run(jobs=2, progress=False)
+    with Store(sweep.db) as s:
+        runs = s.runs()
+    failed = runs[runs["status"] == "failed"]
+    assert len(runs) == 12 and set(failed["seed"]) == {3} and len(failed) == 2
+    assert all("crashed" in e for e in failed["error"])
+    assert len(df) == 10  # every other run stored and returned
+
+
+def test_ranges_seeds_and_rows_of_this_sweep_only(tmp_path):
+    from tcplab.sweep import expand_values
+
+    assert expand_values({"start": 1, "stop": 10, "step": 3}, "k") == [1, 4, 7, 10]
+    assert all(isinstance(v, int) for v in expand_values({"start": 1, "stop": 4, "step": 1}, "k"))
+    assert expand_values({"start": 0.0, "stop": 1.0, "num": 3}, "k") == [0.0, 0.5, 1.0]
+    s = simple_sweep(tmp_path, grid={"flows.tcp0.initial_cwnd": {"start": 2, "stop": 4, "step": 1}},
+                     seeds=(x for x in [1, 2]))  # a generator of seeds
+    assert len(s.runs()) == 6 and len(s.runs()) == 6
+    assert len(s.run(jobs=2, progress=False)) == 6
+    narrower = simple_sweep(tmp_path, grid={"flows.tcp0.initial_cwnd": [2]}, seeds=[1])
+    assert len(narrower.run(jobs=1, progress=False)) == 1  # only its own rows
+
+
+def test_keys_cover_metrics_and_sweeps_refuse_pcap(tmp_path):
+    a = simple_sweep(tmp_path, metrics=["goodput_bps"]).runs()[0].key
+    b = simple_sweep(tmp_path, metrics=None).runs()[0].key
+    assert a != b
+    net = tl.Network()
+    x, y = net.host("x"), net.host("y")
+    net.link(x, y, rate="1Mbps", delay="1ms")
+    net.udp(x, y, rate="100kbps", count=3)
+    with pytest.raises(tl.ScenarioError, match="cannot write packet traces"):
+        Sweep(net.scenario(pcap=tl.Pcap(dir=str(tmp_path))), db=tmp_path / "p.db").runs()
+
+
+def test_checking_a_scenario_does_not_touch_its_pcap_files(tmp_path):
+    net = tl.Network()
+    x, y = net.host("x"), net.host("y")
+    net.link(x, y, rate="1Mbps", delay="1ms", name="l")
+    net.udp(x, y, rate="100kbps", count=50)
+    sc = net.scenario(pcap=tl.Pcap(dir=str(tmp_path)))
+    sc.run()
+    size = (tmp_path / "l-0.pcap").stat().st_size
+    assert size > 1000
+    sc.check()
+    assert (tmp_path / "l-0.pcap").stat().st_size == size

@@ -43,8 +43,25 @@ def canonical(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=True)
 
 
-def run_key(resolved_scenario: dict[str, Any], version: str = __version__) -> str:
-    """The key of a run: sha256 of its resolved scenario and the tcplab version."""
+def build_id() -> str:
+    """A fingerprint of the compiled core: a rebuild with other behaviour gets other keys."""
+    global _BUILD_ID
+    if _BUILD_ID is None:
+        from tcplab import _core
+
+        path = getattr(_core, "__file__", None)
+        data = Path(path).read_bytes() if path else _core.__version__.encode()
+        _BUILD_ID = hashlib.sha256(data).hexdigest()[:16]
+    return _BUILD_ID
+
+
+_BUILD_ID: str | None = None
+
+
+def run_key(resolved_scenario: dict[str, Any], version: str | None = None) -> str:
+    """The key of a run: sha256 of its resolved scenario, the version and the core's build."""
+    if version is None:
+        version = f"{__version__}+{build_id()}"
     h = hashlib.sha256()
     h.update(version.encode())
     h.update(b"\0")
@@ -105,20 +122,25 @@ class Store:
         r = self.runs()
         return r[r["status"] == "failed"].reset_index(drop=True)
 
-    def flows(self) -> pd.DataFrame:
-        """One row per (successful run, flow): the grid parameters, seed and flow metrics."""
-        return self._table("flows")
+    def flows(self, keys: set[str] | None = None) -> pd.DataFrame:
+        """One row per (successful run, flow): the grid parameters, seed and flow metrics.
 
-    def intervals(self) -> pd.DataFrame:
+        ``keys`` restricts it to those runs (a sweep passes its own).
+        """
+        return self._table("flows", keys)
+
+    def intervals(self, keys: set[str] | None = None) -> pd.DataFrame:
         """One row per (successful run, flow, interval), when the scenario set `interval`."""
-        return self._table("intervals")
+        return self._table("intervals", keys)
 
-    def _table(self, name: str) -> pd.DataFrame:
+    def _table(self, name: str, keys: set[str] | None = None) -> pd.DataFrame:
         rows = self.conn.execute(
             "SELECT key, params, seed, results FROM runs WHERE status = 'ok' "
             "ORDER BY finished_at, key").fetchall()
         frames = []
         for key, params, seed, results in rows:
+            if keys is not None and key not in keys:
+                continue
             data = json.loads(results).get(name, [])
             if not data:
                 continue

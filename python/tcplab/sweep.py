@@ -36,11 +36,13 @@ import tomllib
 from tcplab import _core
 from tcplab.errors import ScenarioError
 from tcplab.scenario import Scenario
-from tcplab.store import Store, run_key
+from tcplab.store import Store, build_id, run_key
 
 #: Set to a file path to have every executed run append its key there (used
 #: by the tests to count executions; handy to audit a resume).
 EXEC_LOG_ENV = "TCPLAB_SWEEP_EXEC_LOG"
+#: For tests of crash handling: a worker exits abruptly on runs with this seed.
+CRASH_SEED_ENV = "TCPLAB_SWEEP_CRASH_SEED"
 
 
 # ---- grids ----------------------------------------------------------------------
@@ -93,7 +95,10 @@ def expand_values(spec: Any, key: str) -> list[Any]:
             raise ScenarioError(f"grid: '{key}' has no values", key, "a non-empty list")
         return list(spec)
     if isinstance(spec, dict) and {"start", "stop"} <= spec.keys():
-        start, stop = float(spec["start"]), float(spec["stop"])
+        start, stop = spec["start"], spec["stop"]
+        if "step" in spec and all(isinstance(spec[k], int) for k in ("start", "stop", "step")):
+            return list(range(start, stop + 1, spec["step"]))  # integers stay integers
+        start, stop = float(start), float(stop)
         if "num" in spec:
             n = int(spec["num"])
             return [start + (stop - start) * i / (n - 1) for i in range(n)] if n > 1 else [start]
@@ -144,12 +149,15 @@ class RunSpec:
 
 def execute(payload: dict[str, Any]) -> dict[str, Any]:
     """Run one scenario (in a worker); never raises: failures are returned."""
-    log = os.environ.get(EXEC_LOG_ENV)
-    if log:
-        with open(log, "a") as f:
-            f.write(payload["key"] + "\n")
     t0 = time.perf_counter()
     try:
+        log = os.environ.get(EXEC_LOG_ENV)
+        if log:
+            with open(log, "a") as f:
+                f.write(payload["key"] + "\n")
+        crash = os.environ.get(CRASH_SEED_ENV)
+        if crash and payload["scenario"].get("seed") == int(crash):
+            os._exit(3)
         text, _series = _core.run_json(json.dumps(payload["scenario"]))
         raw = json.loads(text)
         keep = payload.get("metrics")
@@ -160,7 +168,7 @@ def execute(payload: dict[str, Any]) -> dict[str, Any]:
         results = {"flows": raw["flows"], "links": raw["links"], "summary": raw["summary"],
                    "intervals": raw.get("intervals", [])}
         return {"key": payload["key"], "status": "ok", "results": results,
-                "wall_s": time.perf_counter() - t0}
+                "wall_s": time.perf_counter() - t0, "build": build_id()}
     except Exception as e:  # noqa: BLE001 - a failed run is data, not a crash
         return {"key": payload["key"], "status": "failed",
                 "error": f"{type(e).__name__}: {e}", "wall_s": time.perf_counter() - t0}
@@ -210,8 +218,15 @@ class Sweep:
     name: str = "sweep"
     metrics: list[str] | None = None
 
+    def __post_init__(self) -> None:
+        self.seeds = [int(x) for x in self.seeds]  # an iterator would be used up
+
     def runs(self) -> list[RunSpec]:
         """Every run of the study, with its resolved scenario and key."""
+        if "pcap" in self.scenario.data:
+            raise ScenarioError("a sweep cannot write packet traces (every run would write the "
+                                "same files); trace single runs instead", "pcap",
+                                "no pcap in a sweep")
         if self.scenario.custom:
             raise ScenarioError("a sweep cannot run variants written in Python (they do not "
                                 "cross to worker processes); use a built-in variant", "cc",
@@ -233,7 +248,8 @@ class Sweep:
                     # error, and the run is stored as failed with it.
                     resolved = data
                 params = {names[k]: v for k, v in zip(keys, combo, strict=True)}
-                out.append(RunSpec(params, int(seed), resolved, run_key(resolved)))
+                key = run_key({"scenario": resolved, "metrics": self.metrics})
+                out.append(RunSpec(params, int(seed), resolved, key))
         return out
 
     def run(self, jobs: int | None = None, dask: str | Any | None = None,
@@ -262,6 +278,11 @@ def run_specs(specs: list[RunSpec], db: str | Path, name: str, *, jobs: int | No
 
         def record(out: dict[str, Any]) -> None:
             s = by_key[out["key"]]
+            if out["status"] == "ok" and out.get("build") != build_id():
+                # A worker (e.g. on a Dask cluster) runs another build of the core.
+                out = {"key": out["key"], "status": "failed",
+                       "error": f"the worker runs another tcplab build ({out.get('build')}), "
+                                f"not this one ({build_id()})"}
             store.put(key=s.key, study=name, params=s.params, seed=s.seed,
                       status=out["status"], scenario=s.scenario,
                       results=out.get("results"), error=out.get("error"),
@@ -276,47 +297,71 @@ def run_specs(specs: list[RunSpec], db: str | Path, name: str, *, jobs: int | No
                 record(out)
         finally:
             bar.close()
-        return store.flows()
+        return store.flows(keys={s.key for s in specs})
 
 
 def _run_local(payloads: list[dict[str, Any]], jobs: int) -> Iterator[dict[str, Any]]:
-    """Run in a process pool, replacing crashed workers.
+    """Run in a process pool with at most ``jobs`` runs in flight.
 
-    A run that crashes its worker twice is reported as failed.
+    When a worker process crashes, only the runs in flight can be to blame:
+    each is re-run alone, and a run that crashes its worker alone twice is
+    reported as failed; the others' results are kept. If the caller stops
+    (Ctrl-C, an error), pending runs are cancelled and the workers terminated.
     """
     import multiprocessing
 
-    pending = list(payloads)
-    crashes: dict[str, int] = {}
     ctx = multiprocessing.get_context("spawn")
-    while pending:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-            futures = {pool.submit(execute, p): p for p in pending}
-            pending = []
-            broken = False
-            not_done = set(futures)
-            while not_done:
-                finished, not_done = wait(not_done, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    p = futures[fut]
+    queue = list(reversed(payloads))
+    while queue:
+        suspects: list[dict[str, Any]] = []
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+        finished = False
+        try:
+            inflight: dict[Any, dict[str, Any]] = {}
+            while queue or inflight:
+                while queue and len(inflight) < jobs:
+                    p = queue.pop()
+                    inflight[pool.submit(execute, p)] = p
+                done, _ = wait(set(inflight), return_when=FIRST_COMPLETED)
+                broken = False
+                for fut in done:
+                    p = inflight.pop(fut)
                     try:
                         yield fut.result()
                     except BrokenProcessPool:
                         broken = True
-                        crashes[p["key"]] = crashes.get(p["key"], 0) + 1
-                        if crashes[p["key"]] >= 2:
-                            yield {"key": p["key"], "status": "failed",
-                                   "error": "the worker process crashed (twice) on this run"}
-                        else:
-                            pending.append(p)
+                        suspects.append(p)
                 if broken:
-                    for fut in not_done:
-                        p = futures[fut]
-                        if fut.done() and not fut.exception():
-                            yield fut.result()
-                        else:
-                            pending.append(p)
+                    suspects += list(inflight.values())
                     break
+            finished = True
+        finally:
+            if finished:
+                pool.shutdown(wait=True)
+            else:
+                _abandon(pool)
+        for p in suspects:
+            yield _run_alone(p, ctx)
+
+
+def _run_alone(p: dict[str, Any], ctx: Any) -> dict[str, Any]:
+    """A run suspected of crashing its worker, alone in a fresh worker (twice at most)."""
+    for _ in range(2):
+        with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+            try:
+                return pool.submit(execute, p).result()
+            except BrokenProcessPool:
+                continue
+    return {"key": p["key"], "status": "failed",
+            "error": "the worker process crashed (twice, running alone) on this run"}
+
+
+def _abandon(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool at once: cancel what is queued and end the workers."""
+    procs = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        proc.terminate()
 
 
 def _run_dask(payloads: list[dict[str, Any]], dask: str | Any) -> Iterator[dict[str, Any]]:

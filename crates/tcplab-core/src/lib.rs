@@ -38,7 +38,7 @@ pub fn run(scenario: &Scenario) -> Result<Results> {
 /// As `run`, with user-written controllers for flows whose `cc` is "python".
 pub fn run_with(scenario: &Scenario, custom: cc::CustomCc<'_>) -> Result<Results> {
     let mut world = World::build_with(scenario, custom)?;
-    world.run();
+    world.run()?;
     if let Some(f) = world.failure() {
         return Err(Error::Callback(f.to_string()));
     }

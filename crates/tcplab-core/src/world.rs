@@ -590,7 +590,7 @@ impl World {
             world.event_log = Some(Vec::new());
         }
         if let Some(spec) = world.scenario.pcap.clone() {
-            world.open_pcap(&spec)?;
+            world.check_pcap(&spec)?;
         }
         for (i, f) in world.flows.iter().enumerate() {
             world.queue.push(f.start, Event::App { flow: i as u32 });
@@ -598,8 +598,12 @@ impl World {
         Ok(world)
     }
 
-    /// Runs to the end of the duration, or until no event is left.
-    pub fn run(&mut self) {
+    /// Runs to the end of the duration, or until no event is left. Fails
+    /// before the first event if a trace file cannot be created.
+    pub fn run(&mut self) -> Result<()> {
+        if let Some(spec) = self.scenario.pcap.clone() {
+            self.open_pcap(&spec)?;
+        }
         let started = std::time::Instant::now();
         let end = self.end.unwrap_or(SimTime::MAX);
         while let Some((t, ev)) = self.queue.pop() {
@@ -637,10 +641,12 @@ impl World {
             w.flush();
         }
         self.wall_seconds = started.elapsed().as_secs_f64();
+        Ok(())
     }
 
-    /// Creates the trace files before anything runs.
-    fn open_pcap(&mut self, spec: &PcapSpec) -> Result<()> {
+    /// Checks the trace request (files are created only when the run starts,
+    /// so checking a scenario never touches them).
+    fn check_pcap(&self, spec: &PcapSpec) -> Result<()> {
         if !(40..=65_535).contains(&spec.snaplen) {
             return Err(Error::invalid_allowed(
                 "pcap.snaplen",
@@ -659,6 +665,11 @@ impl World {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Creates the trace files, before the first event.
+    fn open_pcap(&mut self, spec: &PcapSpec) -> Result<()> {
         let dir = Path::new(&spec.dir);
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::Io(format!("pcap.dir '{}': {e}", spec.dir)))?;

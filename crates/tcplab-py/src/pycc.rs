@@ -181,7 +181,8 @@ impl PyCc {
             // ssthresh crosses as at most 2^53 (a float-safe "unlimited"):
             // write it back only if the controller changed it.
             if v.ssthresh != tcb.ssthresh.min(1 << 53) {
-                tcb.ssthresh = v.ssthresh.max(tcb.mss);
+                // At most 2^53: the core adds segments to it (ssthresh + 3 MSS).
+                tcb.ssthresh = v.ssthresh.clamp(tcb.mss, 1 << 53);
             }
             Ok(())
         });
@@ -238,7 +239,7 @@ impl CongestionControl for PyCc {
                 .extract::<u64>()
         });
         match r {
-            Ok(v) => v.max(tcb.mss),
+            Ok(v) => v.clamp(tcb.mss, 1 << 53),
             Err(e) => {
                 self.keep(e);
                 fallback

@@ -163,6 +163,12 @@ pub struct Sender {
     segs: std::collections::VecDeque<SegRecord>,
     /// Pacing: when the next segment may leave.
     next_send: SimTime,
+    /// The RTT sample carried by the ACK being processed, if any.
+    ack_rtt: Option<SimDuration>,
+    /// Without SACK: bytes counted as delivered by duplicate ACKs (one MSS
+    /// each, Linux's Reno SACK emulation), deducted from the cumulative ACK
+    /// that follows.
+    dup_delivered: u64,
     /// The pacing timer's deadline, if the sender waits for it.
     pub pace_deadline: Option<SimTime>,
 }
@@ -241,6 +247,8 @@ impl Sender {
             first_sent_time: SimTime::ZERO,
             segs: std::collections::VecDeque::new(),
             next_send: SimTime::ZERO,
+            ack_rtt: None,
+            dup_delivered: 0,
             pace_deadline: None,
         }
     }
@@ -433,6 +441,9 @@ impl Sender {
             return; // acknowledges something never sent
         }
         self.rwnd = (h.wnd as u64) << self.peer_shift;
+        let was_recovering = matches!(self.tcb.ca_state, CaState::Recovery | CaState::Loss);
+        self.ack_rtt = None;
+        let mut is_dup = false;
         let sacked_before = self.sb.sacked_bytes();
         if self.cfg.sack {
             for &(a, b) in h.sack_blocks() {
@@ -444,6 +455,7 @@ impl Sender {
         if ack > self.snd_una {
             self.new_ack(now, h);
         } else if ack == self.snd_una && h.len == 0 && self.snd_una < self.snd_max {
+            is_dup = true;
             self.stats.dupacks += 1;
             // RFC 6675 2: with SACK recovery, a duplicate ACK must also SACK
             // something new (a resent duplicate segment's ACK does not count).
@@ -454,11 +466,18 @@ impl Sender {
         }
         if self.full {
             let fast_retransmits = self.stats.fast_retransmits;
-            let mut rs = self.rate_sample(now);
+            let mut rs = self.rate_sample(now, is_dup);
             rs.losses = self.stats.fast_retransmits > fast_retransmits;
             self.sync_tcb(now);
             rs.bytes_in_flight = self.tcb.bytes_in_flight;
-            rs.rtt = self.rtt.latest;
+            rs.rtt = self.ack_rtt;
+            if !self.cfg.sack && was_recovering {
+                // Without SACK, duplicate ACKs deliver nothing countable and
+                // the ACK ending recovery delivers a whole window at once: no
+                // rate sample from recovery (counts and rounds still advance).
+                rs.delivered = 0;
+                rs.interval = SimDuration::ZERO;
+            }
             self.cc.control(&mut self.tcb, &rs);
         }
         self.try_send(now, out);
@@ -466,7 +485,7 @@ impl Sender {
 
     /// Marks segments delivered by this ACK (cumulatively or by SACK) and
     /// forms the rate sample from the most recently sent of them.
-    fn rate_sample(&mut self, now: SimTime) -> RateSample {
+    fn rate_sample(&mut self, now: SimTime, is_dup: bool) -> RateSample {
         let mut newly = 0;
         let mut latest: Option<SegRecord> = None;
         for rec in self.segs.iter_mut().filter(|r| !r.done) {
@@ -487,11 +506,24 @@ impl Sender {
         {
             self.segs.pop_front();
         }
+        if !self.cfg.sack {
+            // A duplicate ACK means one segment arrived (out of order): count
+            // it now; the cumulative ACK that covers it counts only the rest.
+            if is_dup {
+                self.delivered += self.mss();
+                self.dup_delivered += self.mss();
+                self.delivered_time = now;
+            } else {
+                let credit = self.dup_delivered.min(newly);
+                self.dup_delivered -= credit;
+                newly -= credit;
+            }
+        }
         let mut rs = RateSample {
             newly_delivered: newly,
             ..RateSample::default()
         };
-        if newly == 0 {
+        if newly == 0 || latest.is_none() {
             rs.total_delivered = self.delivered;
             return rs;
         }
@@ -541,6 +573,7 @@ impl Sender {
         if let Some(r) = rtt {
             self.rtt.sample(r);
         }
+        self.ack_rtt = rtt;
         self.snd_una = ack;
         if self.snd_nxt < ack {
             self.snd_nxt = ack;
@@ -731,7 +764,8 @@ impl Sender {
         self.timed = None;
         match self.cfg.recovery {
             Recovery::Tahoe => {
-                self.recovery_cwnd(mss);
+                // Going back N needs the 1-MSS window whoever controls cwnd.
+                self.tcb.set_cwnd(mss);
                 self.snd_nxt = self.snd_una;
                 self.log(now, TcpEventKind::FastRetransmit, self.snd_una);
             }
@@ -947,7 +981,7 @@ impl Sender {
             let pipe = self
                 .sb
                 .pipe(self.snd_una, self.snd_max, self.high_rxt, mss, dt);
-            if self.tcb.cwnd < pipe + mss {
+            if self.tcb.cwnd < pipe + mss || self.paced_out(now) {
                 return;
             }
             let from = self.high_rxt.max(self.snd_una);
