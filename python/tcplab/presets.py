@@ -22,6 +22,22 @@ def _spread(lo_ms: float, hi_ms: float, n: int) -> list[float]:
     return [lo_ms + (hi_ms - lo_ms) * i / (n - 1) for i in range(n)]
 
 
+def _reverse_flows(net: Network, enter: Any, leave: Any, n: int, *, access_in: tuple[str, str],
+                   access_out: tuple[str, str], prefix: tuple[str, str, str],
+                   app: Any = None) -> None:
+    """Add the reverse traffic of several published scenarios.
+
+    n NewReno bulk (or `app`) flows enter the network at router `enter` and
+    leave it at `leave`.
+    """
+    src_name, dst_name, flow_name = prefix
+    for i in range(n):
+        s, d = net.host(f"{src_name}{i}"), net.host(f"{dst_name}{i}")
+        net.link(s, enter, rate=access_in[0], delay=access_in[1])
+        net.link(leave, d, rate=access_out[0], delay=access_out[1])
+        net.tcp(s, d, cc="newreno", name=f"{flow_name}{i}", app=app)
+
+
 def channel(*, cc: Any = "reno", delay: str = "1ms", per: float = 0.005,
             rate: str = "100Mbps", size: str = "10MiB", mss: int = 1460,
             duration: str | None = "600s", seed: int = 1) -> Scenario:
@@ -84,11 +100,8 @@ def ack_compression(*, cc: Any = "westwood", reverse_flows: int = 4, per: float 
              name="bottleneck")
     net.link(r2, sink, rate="100Mbps", delay="0.01ms")
     net.tcp(source, sink, cc=cc, name="forward")
-    for i in range(reverse_flows):
-        s, d = net.host(f"rsrc{i}"), net.host(f"rdst{i}")
-        net.link(s, r2, rate="100Mbps", delay="0.01ms")
-        net.link(r1, d, rate="10Mbps", delay="45ms")
-        net.tcp(s, d, cc="newreno", name=f"reverse{i}")
+    _reverse_flows(net, r2, r1, reverse_flows, access_in=("100Mbps", "0.01ms"),
+                   access_out=("10Mbps", "45ms"), prefix=("rsrc", "rdst", "reverse"))
     return net.scenario(duration=duration, seed=seed)
 
 
@@ -137,12 +150,9 @@ def reverse_traffic(*, cc: Any = "newreno", reverse_flows: int = 10,
     net.link(r1, r2, rate="2Mbps", delay="123ms", name="bottleneck")
     net.link(r2, dst, rate="100Mbps", delay="1ms")
     net.tcp(src, dst, cc=cc, name="forward")
-    for i in range(reverse_flows):
-        s, d = net.host(f"rsrc{i}"), net.host(f"rdst{i}")
-        net.link(s, r2, rate="100Mbps", delay="1ms")
-        net.link(r1, d, rate="100Mbps", delay="1ms")
-        net.tcp(s, d, cc="newreno", name=f"reverse{i}",
-                app=OnOff(schedule=[("250s", "500s"), ("750s", "1000s")]))
+    _reverse_flows(net, r2, r1, reverse_flows, access_in=("100Mbps", "1ms"),
+                   access_out=("100Mbps", "1ms"), prefix=("rsrc", "rdst", "reverse"),
+                   app=OnOff(schedule=[("250s", "500s"), ("750s", "1000s")]))
     return net.scenario(duration=duration, seed=seed, interval="250s")
 
 
@@ -164,11 +174,8 @@ def fairness(*, cc: Any = "newreno", m: int = 10, reverse_flows: int = 10,
         net.link(s, r1, rate="100Mbps", delay=f"{max(one_way, 0.0):.6f}ms")
         net.link(r2, d, rate="100Mbps", delay=f"{max(one_way, 0.0):.6f}ms")
         net.tcp(s, d, cc=cc, name=f"f{i}")
-    for i in range(reverse_flows):
-        s, d = net.host(f"rs{i}"), net.host(f"rd{i}")
-        net.link(s, r2, rate="100Mbps", delay="20ms")
-        net.link(r1, d, rate="100Mbps", delay="20ms")
-        net.tcp(s, d, cc="newreno", name=f"reverse{i}")
+    _reverse_flows(net, r2, r1, reverse_flows, access_in=("100Mbps", "20ms"),
+                   access_out=("100Mbps", "20ms"), prefix=("rs", "rd", "reverse"))
     return net.scenario(duration=duration, seed=seed)
 
 
