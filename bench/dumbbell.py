@@ -1,0 +1,69 @@
+"""Scaling with the number of flows: the dumbbell of issue 8, tcplab alone.
+
+N senders -(1 Gb/s, 1 ms)- R0 -(100 Mb/s, 10 ms, 100 p)- R1 -(1 Gb/s, 1 ms)- N
+receivers; NewReno bulk flows, flow i starting at i/N s, 1448-B segments,
+1 MiB buffers. Each N runs in a fresh process; the table gives the core's
+wall time, the cost per packet (data segments and ACKs the endpoints sent),
+the whole call (including result conversion) and the process's peak RSS.
+
+    python bench/dumbbell.py [--flows 1,10,100,1000,10000] [--duration 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+
+
+def child(n: int, duration: float) -> None:
+    import tcplab as tl
+
+    net = tl.Network(f"dumbbell-{n}")
+    r0, r1 = net.router("r0"), net.router("r1")
+    net.link(r0, r1, rate="100Mbps", delay="10ms", queue="100p", name="bottleneck")
+    for i in range(n):
+        s, d = net.host(f"s{i}"), net.host(f"d{i}")
+        net.link(s, r0, rate="1Gbps", delay="1ms")
+        net.link(r1, d, rate="1Gbps", delay="1ms")
+        net.tcp(s, d, mss=1448, rcv_buf="1MiB", app=tl.Bulk(start=f"{i / n}s"))
+    sc = net.scenario(duration=f"{duration}s", seed=1)
+    t0 = time.perf_counter()
+    res = sc.run()
+    call = time.perf_counter() - t0
+    f = res.flows
+    packets = int(f["sent_packets"].sum() + f["ack_packets"].sum())
+    print(json.dumps({
+        "n": n, "core_s": res.summary["wall_seconds"], "call_s": call, "packets": packets,
+        "events": res.summary["events"],
+        "util": float(res.link("bottleneck")["utilization"]),
+        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }))
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--flows", default="1,10,100,1000,10000")
+    p.add_argument("--duration", type=float, default=30.0)
+    p.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    a = p.parse_args()
+    if a.child is not None:
+        child(a.child, a.duration)
+        return
+    print(f"{'N':>6}{'core s':>9}{'packets':>12}{'ns/packet':>11}{'events/s':>11}"
+          f"{'call s':>9}{'util':>7}{'RSS MB':>8}")
+    for n in [int(x) for x in a.flows.split(",")]:
+        out = subprocess.run([sys.executable, __file__, "--child", str(n), "--duration",
+                              str(a.duration)], capture_output=True, text=True, check=True)
+        d = json.loads(out.stdout)
+        ns = d["core_s"] / d["packets"] * 1e9
+        print(f"{n:>6}{d['core_s']:>9.3f}{d['packets']:>12,}{ns:>11.0f}"
+              f"{d['events'] / d['core_s'] / 1e6:>9.2f} M{d['call_s']:>9.2f}{d['util']:>7.3f}"
+              f"{d['rss_mb']:>8.1f}")
+
+
+if __name__ == "__main__":
+    main()
