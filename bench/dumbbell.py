@@ -20,16 +20,9 @@ import time
 
 
 def child(n: int, duration: float) -> None:
-    import tcplab as tl
+    from tcp import dumbbell  # bench/tcp.py, beside this file
 
-    net = tl.Network(f"dumbbell-{n}")
-    r0, r1 = net.router("r0"), net.router("r1")
-    net.link(r0, r1, rate="100Mbps", delay="10ms", queue="100p", name="bottleneck")
-    for i in range(n):
-        s, d = net.host(f"s{i}"), net.host(f"d{i}")
-        net.link(s, r0, rate="1Gbps", delay="1ms")
-        net.link(r1, d, rate="1Gbps", delay="1ms")
-        net.tcp(s, d, mss=1448, rcv_buf="1MiB", app=tl.Bulk(start=f"{i / n}s"))
+    net = dumbbell(n, mss=1448, rcv_buf="1MiB")
     sc = net.scenario(duration=f"{duration}s", seed=1)
     t0 = time.perf_counter()
     res = sc.run()

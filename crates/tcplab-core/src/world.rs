@@ -1228,21 +1228,11 @@ impl World {
             ack_packets: s.rev.sent,
             acks_lost: s.rev.lost_queue + s.rev.lost_error,
             cc: tcp.map_or(String::new(), |t| t.cc_name.clone()),
-            recovery: tcp.map_or(String::new(), |_| {
-                self.scenario.flows[self.flow_index(f)]
-                    .recovery
-                    .map_or("", |r| r.name())
-                    .to_string()
+            recovery: tcp.map_or(String::new(), |t| {
+                t.snd.config().recovery.name().to_string()
             }),
             mss: tcp.map_or(0, |t| t.snd.mss()),
         }
-    }
-
-    fn flow_index(&self, f: &Flow) -> usize {
-        self.flows
-            .iter()
-            .position(|g| std::ptr::eq(g, f))
-            .unwrap_or(0)
     }
 
     /// The counters of the run so far, as plain records.

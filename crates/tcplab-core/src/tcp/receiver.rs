@@ -94,11 +94,6 @@ impl Receiver {
         }
     }
 
-    /// Bytes held out of order.
-    pub fn ooo_bytes(&self) -> u64 {
-        self.ooo.iter().map(|&(a, b, _)| b - a).sum()
-    }
-
     fn make_ack(&mut self, now: SimTime, flags: u8) -> TcpHeader {
         let mut h = TcpHeader {
             seq: if flags & SYN != 0 { 0 } else { 1 },

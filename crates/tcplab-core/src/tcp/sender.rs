@@ -353,11 +353,6 @@ impl Sender {
         self.try_send(now, out);
     }
 
-    /// Application bytes written so far (data_end - 1), or None if endless.
-    pub fn app_limit(&self) -> Option<u64> {
-        (self.data_end != u64::MAX).then(|| self.data_end - 1)
-    }
-
     // ---- ACK processing ---------------------------------------------------
 
     /// Handles a segment from the receiver.
@@ -858,7 +853,7 @@ impl Sender {
         self.snd_max = self.snd_max.max(end);
         self.last_send = now;
         if self.full && len > 0 {
-            if self.snd_una == self.snd_max || self.segs.iter().all(|r| r.done) {
+            if self.segs.iter().all(|r| r.done) {
                 // Nothing in flight: the sampling interval starts now.
                 self.first_sent_time = now;
                 self.delivered_time = now;
