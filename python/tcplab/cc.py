@@ -62,6 +62,12 @@ class Westwood(Variant):
             ``passes``: cascaded EWMA stages (Linux: 2).
         null_samples, tau, m: virtual null samples every tau/m without ACKs.
         min_interval: shortest per-RTT sampling interval (Linux: 50 ms).
+        rtt_min: ``"sample"`` (smallest RTT sample) or ``"srtt"`` (smallest
+            SRTT, as ns-3).
+        accounting: ``"paper"`` (duplicate ACKs count one segment, deducted
+            from the next cumulative ACK) or ``"ns3"`` (ns-3 3.44's counts,
+            which count a window twice across fast recovery; see
+            docs/variants.md).
     """
 
     name = "westwood"
@@ -69,10 +75,11 @@ class Westwood(Variant):
     def __init__(self, *, sampling: str | None = None, filter: str | None = None,  # noqa: A002
                  coefficient: float | None = None, passes: int | None = None,
                  null_samples: bool | None = None, tau: str | float | None = None,
-                 m: int | None = None, min_interval: str | float | None = None) -> None:
+                 m: int | None = None, min_interval: str | float | None = None,
+                 rtt_min: str | None = None, accounting: str | None = None) -> None:
         super().__init__(sampling=sampling, filter=filter, coefficient=coefficient,
                          passes=passes, null_samples=null_samples, tau=tau, m=m,
-                         min_interval=min_interval)
+                         min_interval=min_interval, rtt_min=rtt_min, accounting=accounting)
 
 
 class WestwoodPlus(Westwood):

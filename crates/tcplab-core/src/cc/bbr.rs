@@ -363,6 +363,7 @@ mod tests {
             bytes_in_flight: 0,
             snd_una: 1,
             snd_nxt: 1,
+            recover: 0,
             srtt: Some(SimDuration::from_millis(100)),
             min_rtt: None,
             latest_rtt: None,

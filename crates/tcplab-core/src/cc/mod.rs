@@ -68,6 +68,9 @@ pub struct Tcb {
     pub bytes_in_flight: u64,
     pub snd_una: u64,
     pub snd_nxt: u64,
+    /// The recovery point: the highest sequence sent when the current (or
+    /// last) loss recovery began (RFC 6582 `recover`).
+    pub recover: u64,
     pub srtt: Option<SimDuration>,
     pub min_rtt: Option<SimDuration>,
     pub latest_rtt: Option<SimDuration>,
@@ -245,6 +248,7 @@ pub(crate) mod testing {
                 bytes_in_flight: 0,
                 snd_una: 1,
                 snd_nxt: 1,
+                recover: 0,
                 srtt: None,
                 min_rtt: None,
                 latest_rtt: None,

@@ -75,7 +75,7 @@ impl CongestionControl for Petra {
     }
 
     fn on_ack_sample(&mut self, tcb: &Tcb, ack: &Ack) {
-        self.est.on_ack(ack, tcb.mss, tcb.srtt.or(tcb.latest_rtt));
+        self.est.on_ack(ack, tcb);
         if !ack.is_dup && ack.bytes_acked > 0 {
             if let Some(last) = self.last_ack {
                 let dt = ack.now - last;

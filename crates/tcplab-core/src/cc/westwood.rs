@@ -20,6 +20,23 @@
 //!   bwe' + (1 - a) s, a = 0.9 in the Westwood+ papers; Linux uses 7/8
 //!   applied twice: `passes = 2`).
 //!
+//! A third axis, `accounting`, says how many bytes each ACK reports:
+//! - `paper` (default): the duplicate-ACK accounting above, so that over a
+//!   loss episode the counted bytes equal the bytes delivered;
+//! - `ns3`: what ns-3 3.44's TcpSocketBase hands to TcpWestwoodPlus's
+//!   PktsAcked, and how that class windows it. A duplicate ACK counts one
+//!   segment in every state; a partial ACK in fast recovery counts one
+//!   segment; the ACK that ends fast recovery counts every segment it
+//!   acknowledges, including those its duplicates already counted; the
+//!   first new ACK after one or two duplicates (Disorder) is reduced by
+//!   them; after a timeout, ACKs below the recovery point count in full and
+//!   the one that passes it counts only the part above it. Per-RTT windows
+//!   open at an ACK, last one SRTT (as measured when they open), include
+//!   the opening ACK, and the sample is the count over that SRTT. With
+//!   random loss the ACK that ends recovery counts a window twice, so the
+//!   estimate runs above the delivered rate (docs/validation.md measures
+//!   it); the mode exists to reproduce ns-3's numbers, not as a model.
+//!
 //! Virtual null samples (MobiCom 2001 section 2.2): with per-ACK sampling,
 //! when a time tau/m passes without an ACK, the filter takes a sample of 0
 //! for each such interval, so the estimate decays when ACKs stop. The paper
@@ -35,7 +52,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::reno::Reno;
-use super::{reno_ssthresh, Ack, CongestionControl, LossCause, Tcb};
+use super::{reno_ssthresh, Ack, CaState, CongestionControl, LossCause, Tcb};
 use crate::time::{SimDuration, SimTime};
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -50,6 +67,18 @@ pub enum Sampling {
 pub enum Filter {
     Tustin,
     Ewma,
+}
+
+/// How many bytes each ACK reports to the estimator (see the module doc).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Accounting {
+    /// Duplicate ACKs count one segment; the cumulative ACK after them is
+    /// reduced by what they counted (the papers, Linux, INET, ns-2 TCPW).
+    #[default]
+    Paper,
+    /// ns-3 3.44's PktsAcked segment counts and EstimateBW window.
+    Ns3,
 }
 
 /// Which RTT minimum multiplies the estimate in ssthresh = BWE * RTTmin.
@@ -79,6 +108,9 @@ pub struct WestwoodConfig {
     pub min_interval: SimDuration,
     /// RTTmin from raw samples or from SRTT (ns-3).
     pub rtt_min: RttMin,
+    /// How ACKs are counted (see the module doc).
+    #[serde(default)]
+    pub accounting: Accounting,
 }
 
 impl WestwoodConfig {
@@ -94,6 +126,7 @@ impl WestwoodConfig {
             m: 2,
             min_interval: SimDuration::ZERO,
             rtt_min: RttMin::Sample,
+            accounting: Accounting::Paper,
         }
     }
     /// Westwood+ as published: one sample per RTT, EWMA 0.9.
@@ -106,7 +139,8 @@ impl WestwoodConfig {
             ..Self::paper()
         }
     }
-    /// ns-3's TcpWestwood (per ACK) and TcpWestwoodPlus (per RTT): Tustin, 0.9.
+    /// ns-3's TcpWestwood (per ACK, removed in ns-3.38) and TcpWestwoodPlus
+    /// (per RTT): Tustin 0.9, RTTmin from SRTT, ns-3's ACK accounting.
     pub fn ns3(plus: bool) -> Self {
         WestwoodConfig {
             sampling: if plus {
@@ -118,6 +152,7 @@ impl WestwoodConfig {
             coefficient: 0.9,
             null_samples: false,
             rtt_min: RttMin::Srtt,
+            accounting: Accounting::Ns3,
             ..Self::paper()
         }
     }
@@ -170,6 +205,10 @@ pub struct Estimator {
     /// Per-RTT sampling: bytes acknowledged since `window_start`.
     window_bytes: u64,
     window_start: Option<SimTime>,
+    /// ns-3 accounting: the open window's length (SRTT when it opened).
+    window_len: SimDuration,
+    /// ns-3 accounting: duplicate ACKs since the last new ACK.
+    dups: u64,
     pub samples: u64,
     /// Smallest smoothed RTT seen (for `RttMin::Srtt`).
     min_srtt: Option<SimDuration>,
@@ -186,6 +225,8 @@ impl Estimator {
             accounted: 0,
             window_bytes: 0,
             window_start: None,
+            window_len: SimDuration::ZERO,
+            dups: 0,
             samples: 0,
             min_srtt: None,
         }
@@ -208,6 +249,28 @@ impl Estimator {
             let net = acked - self.accounted;
             self.accounted = 0;
             net
+        }
+    }
+
+    /// Bytes this ACK reports under ns-3 3.44's accounting (see the module
+    /// doc); `tcb` is the sender after the ACK moved SND.UNA, before it
+    /// changed state.
+    pub fn acked_bytes_ns3(&mut self, ack: &Ack, tcb: &Tcb) -> u64 {
+        let mss = tcb.mss;
+        if ack.is_dup {
+            self.dups += 1;
+            return mss;
+        }
+        let dups = std::mem::take(&mut self.dups);
+        let acked = ack.bytes_acked;
+        let ack_no = tcb.snd_una;
+        match tcb.ca_state {
+            CaState::Open => acked,
+            CaState::Disorder => acked.saturating_sub(dups * mss),
+            CaState::Recovery if ack_no < tcb.recover => mss,
+            CaState::Recovery => acked,
+            CaState::Loss if ack_no < tcb.recover => acked,
+            CaState::Loss => ack_no - tcb.recover,
         }
     }
 
@@ -234,14 +297,22 @@ impl Estimator {
         self.prev_sample = sample;
     }
 
-    /// Feeds one ACK at `now`; `rtt` is the current RTT estimate (per-RTT
-    /// sampling).
-    pub fn on_ack(&mut self, ack: &Ack, mss: u64, rtt: Option<SimDuration>) {
-        let now = ack.now;
+    /// Feeds one ACK; the RTT for per-RTT windows is the sender's SRTT (or
+    /// its latest sample before there is one).
+    pub fn on_ack(&mut self, ack: &Ack, tcb: &Tcb) {
+        let rtt = tcb.srtt.or(tcb.latest_rtt);
+        let bytes = match self.cfg.accounting {
+            Accounting::Paper => self.acked_bytes(ack, tcb.mss),
+            Accounting::Ns3 => self.acked_bytes_ns3(ack, tcb),
+        };
+        self.feed(ack.now, bytes, rtt);
+    }
+
+    /// Feeds `bytes` reported at `now`; `rtt` is the current RTT estimate.
+    pub fn feed(&mut self, now: SimTime, bytes: u64, rtt: Option<SimDuration>) {
         if let Some(r) = rtt {
             self.min_srtt = Some(self.min_srtt.map_or(r, |m| m.min(r)));
         }
-        let bytes = self.acked_bytes(ack, mss);
         match self.cfg.sampling {
             Sampling::PerAck => {
                 if let Some(last) = self.last_ack {
@@ -260,6 +331,28 @@ impl Estimator {
                     }
                 }
                 self.last_ack = Some(now);
+            }
+            Sampling::PerRtt if self.cfg.accounting == Accounting::Ns3 => {
+                // ns-3's EstimateBW fires one SRTT after the window opened;
+                // here the first ACK past that instant closes it first.
+                if let Some(start) = self.window_start {
+                    if now > start + self.window_len {
+                        self.filter(self.window_bytes as f64 / self.window_len.as_secs_f64());
+                        self.window_bytes = 0;
+                        self.window_start = None;
+                    }
+                }
+                if self.window_start.is_none() {
+                    // ns-3 ignores ACKs while it has no (nonzero) RTT.
+                    match rtt {
+                        Some(r) if !r.is_zero() => {
+                            self.window_start = Some(now);
+                            self.window_len = r;
+                        }
+                        _ => return,
+                    }
+                }
+                self.window_bytes += bytes;
             }
             Sampling::PerRtt => {
                 self.window_bytes += bytes;
@@ -312,7 +405,7 @@ impl CongestionControl for Westwood {
     }
 
     fn on_ack_sample(&mut self, tcb: &Tcb, ack: &Ack) {
-        self.est.on_ack(ack, tcb.mss, tcb.srtt.or(tcb.latest_rtt));
+        self.est.on_ack(ack, tcb);
     }
 
     fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack) {
@@ -347,6 +440,12 @@ mod tests {
         }
     }
 
+    /// One ACK through the paper's accounting.
+    fn push(e: &mut Estimator, ack: Ack, rtt: Option<SimDuration>) {
+        let bytes = e.acked_bytes(&ack, MSS);
+        e.feed(ack.now, bytes, rtt);
+    }
+
     #[test]
     fn tustin_filter_after_a_known_ack_sequence() {
         let mut e = Estimator::new(WestwoodConfig {
@@ -354,16 +453,16 @@ mod tests {
             ..WestwoodConfig::paper()
         });
         // ACKs of 1000 B every 10 ms: samples of 100000 B/s.
-        e.on_ack(&ack_at(0, 1000, false), MSS, None); // first ACK: no interval yet
-        e.on_ack(&ack_at(10, 1000, false), MSS, None);
+        push(&mut e, ack_at(0, 1000, false), None); // first ACK: no interval yet
+        push(&mut e, ack_at(10, 1000, false), None);
         // bwe1 = 0.9047 * 0 + 0.04765 * (100000 + 0) = 4765
         assert!((e.bwe - 4765.0).abs() < 1e-6, "{}", e.bwe);
-        e.on_ack(&ack_at(20, 1000, false), MSS, None);
+        push(&mut e, ack_at(20, 1000, false), None);
         // bwe2 = 0.9047 * 4765 + 0.04765 * 200000 = 4310.8955 + 9530 = 13840.8955
         assert!((e.bwe - 13840.8955).abs() < 1e-6, "{}", e.bwe);
         // It converges to the sample rate.
         for k in 3..400 {
-            e.on_ack(&ack_at(10 * k, 1000, false), MSS, None);
+            push(&mut e, ack_at(10 * k, 1000, false), None);
         }
         assert!((e.bwe - 100_000.0).abs() < 1.0, "{}", e.bwe);
     }
@@ -386,12 +485,12 @@ mod tests {
     fn virtual_null_samples_decay_the_estimate_when_acks_stop() {
         let mut e = Estimator::new(WestwoodConfig::paper()); // tau 1 s, m 2: 500 ms
         for k in 0..200 {
-            e.on_ack(&ack_at(10 * k, 1000, false), MSS, None);
+            push(&mut e, ack_at(10 * k, 1000, false), None);
         }
         let before = e.bwe;
         let n = e.samples;
         // 1.2 s of silence: two null samples, then the real one.
-        e.on_ack(&ack_at(1990 + 1200, 1000, false), MSS, None);
+        push(&mut e, ack_at(1990 + 1200, 1000, false), None);
         assert_eq!(e.samples, n + 3);
         assert!(e.bwe < 0.85 * before, "{} vs {}", e.bwe, before);
     }
@@ -403,11 +502,84 @@ mod tests {
         let rtt = Some(SimDuration::from_millis(100));
         // 10 ACKs of 1000 B over 100 ms: one sample of 100 kB/s at t = 100 ms.
         for k in 0..=10 {
-            e.on_ack(&ack_at(10 * k, 1000, false), MSS, rtt);
+            push(&mut e, ack_at(10 * k, 1000, false), rtt);
         }
         assert_eq!(e.samples, 1);
         // First EWMA sample initializes: 11000 B over 100 ms (the first ACK's bytes count too).
         assert!((e.bwe - 110_000.0).abs() < 1e-6, "{}", e.bwe);
+    }
+
+    /// A sender view for ns-3 accounting: SND.UNA after the ACK, state, recover.
+    fn tcb_at(una_segs: u64, state: CaState, recover_segs: u64) -> Tcb {
+        let mut d = CcDriver::new(Reno { abc: false }, MSS, 10);
+        d.tcb.snd_una = una_segs * MSS;
+        d.tcb.ca_state = state;
+        d.tcb.recover = recover_segs * MSS;
+        d.tcb.srtt = Some(SimDuration::from_millis(100));
+        d.tcb
+    }
+
+    #[test]
+    fn ns3_accounting_counts_the_window_twice_across_fast_recovery() {
+        // Segment 10 of 10..30 is lost: 19 dupACKs, a retransmission, then
+        // one cumulative ACK of 20 segments that ends recovery (recover = 30).
+        let mut paper = Estimator::new(WestwoodConfig::plus_paper());
+        let mut ns3 = Estimator::new(WestwoodConfig::ns3(true));
+        let (mut p, mut n) = (0, 0);
+        for k in 0..19 {
+            let state = if k < 3 { CaState::Disorder } else { CaState::Recovery };
+            let dup = ack_at(k, 0, true);
+            p += paper.acked_bytes(&dup, MSS);
+            n += ns3.acked_bytes_ns3(&dup, &tcb_at(10, state, 30));
+        }
+        let exit = ack_at(20, 20 * MSS, false);
+        p += paper.acked_bytes(&exit, MSS);
+        n += ns3.acked_bytes_ns3(&exit, &tcb_at(30, CaState::Recovery, 30));
+        assert_eq!(p, 20 * MSS, "paper: each delivered segment once");
+        assert_eq!(n, 39 * MSS, "ns-3: 19 dupACKs + all 20 segments again");
+    }
+
+    #[test]
+    fn ns3_accounting_partial_disorder_and_timeout_cases() {
+        let mut e = Estimator::new(WestwoodConfig::ns3(true));
+        // A partial ACK of 5 segments in recovery counts one.
+        let partial = ack_at(0, 5 * MSS, false);
+        assert_eq!(e.acked_bytes_ns3(&partial, &tcb_at(15, CaState::Recovery, 30)), MSS);
+        // Two dupACKs then a new ACK of 4 segments in Disorder: 4 - 2.
+        for k in 1..=2 {
+            let d = ack_at(k, 0, true);
+            assert_eq!(e.acked_bytes_ns3(&d, &tcb_at(15, CaState::Disorder, 30)), MSS);
+        }
+        let new = ack_at(3, 4 * MSS, false);
+        assert_eq!(e.acked_bytes_ns3(&new, &tcb_at(19, CaState::Disorder, 30)), 2 * MSS);
+        // After a timeout: in full below recover, only the part above it after.
+        let below = ack_at(4, 3 * MSS, false);
+        assert_eq!(e.acked_bytes_ns3(&below, &tcb_at(22, CaState::Loss, 30)), 3 * MSS);
+        let past = ack_at(5, 10 * MSS, false);
+        assert_eq!(e.acked_bytes_ns3(&past, &tcb_at(32, CaState::Loss, 30)), 2 * MSS);
+        // In Open, everything.
+        let open = ack_at(6, 2 * MSS, false);
+        assert_eq!(e.acked_bytes_ns3(&open, &tcb_at(34, CaState::Open, 30)), 2 * MSS);
+    }
+
+    #[test]
+    fn ns3_window_opens_at_an_ack_lasts_one_srtt_and_divides_by_it() {
+        let mut e = Estimator::new(WestwoodConfig::ns3(true));
+        let rtt = Some(SimDuration::from_millis(100));
+        // ACKs of 1000 B every 10 ms from t = 0: the window [0, 100 ms]
+        // holds 11 of them; the ACK at 110 ms closes it: 11000 B / 0.1 s.
+        for k in 0..=11 {
+            e.feed(ack_at(10 * k, 0, false).now, 1000, rtt);
+        }
+        assert_eq!(e.samples, 1);
+        // Tustin with a = 0.9 from zero: 0.05 * (110000 + 0).
+        assert!((e.bwe - 5500.0).abs() < 1e-6, "{}", e.bwe);
+        // The closing ACK opened the next window with its own bytes.
+        assert_eq!(e.window_bytes, 1000);
+        // Without an RTT, ACKs are ignored (ns-3 returns on a zero RTT).
+        let mut f = Estimator::new(WestwoodConfig::ns3(true));
+        f.feed(SimTime::ZERO, 1000, None);
+        assert_eq!((f.window_bytes, f.samples), (0, 0));
     }
 
     #[test]

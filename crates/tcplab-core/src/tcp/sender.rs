@@ -198,6 +198,7 @@ impl Sender {
             bytes_in_flight: 0,
             snd_una: 0,
             snd_nxt: 0,
+            recover: 0,
             srtt: None,
             min_rtt: None,
             latest_rtt: None,
@@ -289,6 +290,7 @@ impl Sender {
         self.tcb.now = now;
         self.tcb.snd_una = self.snd_una;
         self.tcb.snd_nxt = self.snd_nxt;
+        self.tcb.recover = self.recover;
         self.tcb.bytes_in_flight = self.flight_size();
         self.tcb.srtt = self.rtt.srtt;
         self.tcb.min_rtt = self.rtt.min_rtt;
