@@ -90,9 +90,13 @@ impl Rate {
     /// Time to serialize `bytes` onto a link of this rate: `bytes * 8 / rate`,
     /// rounded up to the nanosecond.
     pub fn tx_time(self, bytes: u64) -> SimDuration {
+        let den = self.0.max(1);
+        // 64-bit arithmetic whenever it cannot overflow (any packet size).
+        if let Some(num) = bytes.checked_mul(8_000_000_000) {
+            return SimDuration(num.div_ceil(den));
+        }
         let num = bytes as u128 * 8 * 1_000_000_000;
-        let den = self.0.max(1) as u128;
-        SimDuration(num.div_ceil(den).min(u64::MAX as u128) as u64)
+        SimDuration(num.div_ceil(den as u128).min(u64::MAX as u128) as u64)
     }
     /// The interval between packets of `bytes` sent at this rate (the same
     /// rounding as `tx_time`).

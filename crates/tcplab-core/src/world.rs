@@ -6,7 +6,7 @@
 //! then processes events in (time, scheduling order) until the duration is
 //! reached or nothing is left.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 
 use crate::cc::registry::{self, CcSpec, Profile, VARIANTS};
@@ -339,6 +339,7 @@ impl World {
                     error: None,
                     busy_until: SimTime::ZERO,
                     txdone_pending: false,
+                    pipe: VecDeque::new(),
                     stats: LinkStats::default(),
                 });
             }
@@ -617,7 +618,13 @@ impl World {
                     self.tx_done(ld);
                     true
                 }
-                Event::Arrive { ld, pkt } => {
+                Event::Arrive { ld } => {
+                    let pipe = &mut self.links[ld as usize].pipe;
+                    let (at, _, pkt) = pipe.pop_front().expect("an arrival has a packet");
+                    debug_assert_eq!(at, t);
+                    if let Some(&(next, seq, _)) = pipe.front() {
+                        self.queue.push_seq(next, seq, Event::Arrive { ld });
+                    }
                     self.arrive(ld, pkt);
                     true
                 }
@@ -820,7 +827,14 @@ impl World {
         };
         l.stats.busy_ns += (busy_end.max(now) - now).as_nanos();
         let arrive = done + l.delay;
-        self.queue.push(arrive, Event::Arrive { ld, pkt: id });
+        // The arrival keeps the place in the event order it would have had
+        // if it were queued now; arrivals on one link never overtake.
+        let seq = self.queue.reserve_seq();
+        if l.pipe.is_empty() {
+            self.queue.push_seq(arrive, seq, Event::Arrive { ld });
+        }
+        debug_assert!(l.pipe.back().is_none_or(|b| b.0 <= arrive));
+        l.pipe.push_back((arrive, seq, id));
     }
 
     fn tx_done(&mut self, ld: u32) {

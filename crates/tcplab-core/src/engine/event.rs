@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Events: small `Copy` values made of ids. No allocation per event; packets
-//! live in the [`super::Slab`] and events carry their `PacketId`.
-
-use super::PacketId;
+//! live in the [`super::Slab`], and a packet on the wire waits in its link's
+//! pipe, not in the event queue.
 
 /// What a transport timer is for. Each (flow, kind) has one slot; see
 /// `world::TimerSlot` for the lazy cancellation by generation.
@@ -22,9 +21,11 @@ pub enum Event {
     /// Link direction `ld` finished serializing a packet and may start the
     /// next one from its queue.
     TxDone { ld: u32 },
-    /// `pkt` reaches the far end of link direction `ld` (after transmission
-    /// and propagation); the error model is applied here.
-    Arrive { ld: u32, pkt: PacketId },
+    /// The packet at the head of link direction `ld`'s pipe reaches the far
+    /// end (after transmission and propagation); the error model is applied
+    /// here. A link's arrivals come in the order its packets were sent, so
+    /// only the head of each pipe is in the event queue.
+    Arrive { ld: u32 },
     /// The application of `flow` acts: a CBR send, an ON/OFF edge, a start.
     App { flow: u32 },
     /// A transport timer of `flow`; ignored on pop if `gen` is stale.

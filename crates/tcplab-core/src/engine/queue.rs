@@ -59,6 +59,25 @@ impl EventQueue {
         self.heap.push(Entry { time, seq, event });
     }
 
+    /// Takes the next insertion sequence number without scheduling anything,
+    /// for an event that will be pushed later with [`Self::push_seq`] but
+    /// must keep its place among events scheduled now.
+    #[inline]
+    pub fn reserve_seq(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+
+    /// Schedules `event` with a sequence number from [`Self::reserve_seq`]:
+    /// it runs exactly where it would have had it been pushed then.
+    #[inline]
+    pub fn push_seq(&mut self, time: SimTime, seq: u64, event: Event) {
+        debug_assert!(time >= self.last_popped, "event scheduled in the past");
+        debug_assert!(seq < self.next_seq, "sequence number not reserved");
+        self.heap.push(Entry { time, seq, event });
+    }
+
     /// The earliest event, O(log n).
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
@@ -110,6 +129,19 @@ mod tests {
                 (30, "App { flow: 0 }".to_string()),
             ]
         );
+    }
+
+    #[test]
+    fn a_reserved_sequence_keeps_its_place_at_equal_times() {
+        let mut q = EventQueue::new();
+        let early = q.reserve_seq();
+        q.push(t(10), Event::App { flow: 1 });
+        q.push_seq(t(10), early, Event::App { flow: 0 });
+        q.push(t(10), Event::App { flow: 2 });
+        let flows: Vec<String> = std::iter::from_fn(|| q.pop())
+            .map(|(_, e)| format!("{e:?}"))
+            .collect();
+        assert_eq!(flows, ["App { flow: 0 }", "App { flow: 1 }", "App { flow: 2 }"]);
     }
 
     #[test]

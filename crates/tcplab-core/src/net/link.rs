@@ -9,6 +9,9 @@
 //! left. Only a busy link with a backlog has a `TxDone` event pending, so an
 //! uncongested hop costs one event per packet.
 
+use std::collections::VecDeque;
+
+use crate::engine::PacketId;
 use crate::net::error_model::ErrorModel;
 use crate::net::queue::DropTail;
 use crate::time::{Rate, SimDuration, SimTime};
@@ -42,6 +45,10 @@ pub struct LinkDir {
     pub busy_until: SimTime,
     /// A `TxDone` event is scheduled at `busy_until`.
     pub txdone_pending: bool,
+    /// Packets serialized and propagating, in sending order, each with its
+    /// arrival time and the event sequence number reserved when it was
+    /// sent; only the head has an `Arrive` event in the queue.
+    pub pipe: VecDeque<(SimTime, u64, PacketId)>,
     pub stats: LinkStats,
 }
 
