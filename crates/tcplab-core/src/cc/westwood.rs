@@ -527,7 +527,11 @@ mod tests {
         let mut ns3 = Estimator::new(WestwoodConfig::ns3(true));
         let (mut p, mut n) = (0, 0);
         for k in 0..19 {
-            let state = if k < 3 { CaState::Disorder } else { CaState::Recovery };
+            let state = if k < 3 {
+                CaState::Disorder
+            } else {
+                CaState::Recovery
+            };
             let dup = ack_at(k, 0, true);
             p += paper.acked_bytes(&dup, MSS);
             n += ns3.acked_bytes_ns3(&dup, &tcb_at(10, state, 30));
@@ -544,22 +548,40 @@ mod tests {
         let mut e = Estimator::new(WestwoodConfig::ns3(true));
         // A partial ACK of 5 segments in recovery counts one.
         let partial = ack_at(0, 5 * MSS, false);
-        assert_eq!(e.acked_bytes_ns3(&partial, &tcb_at(15, CaState::Recovery, 30)), MSS);
+        assert_eq!(
+            e.acked_bytes_ns3(&partial, &tcb_at(15, CaState::Recovery, 30)),
+            MSS
+        );
         // Two dupACKs then a new ACK of 4 segments in Disorder: 4 - 2.
         for k in 1..=2 {
             let d = ack_at(k, 0, true);
-            assert_eq!(e.acked_bytes_ns3(&d, &tcb_at(15, CaState::Disorder, 30)), MSS);
+            assert_eq!(
+                e.acked_bytes_ns3(&d, &tcb_at(15, CaState::Disorder, 30)),
+                MSS
+            );
         }
         let new = ack_at(3, 4 * MSS, false);
-        assert_eq!(e.acked_bytes_ns3(&new, &tcb_at(19, CaState::Disorder, 30)), 2 * MSS);
+        assert_eq!(
+            e.acked_bytes_ns3(&new, &tcb_at(19, CaState::Disorder, 30)),
+            2 * MSS
+        );
         // After a timeout: in full below recover, only the part above it after.
         let below = ack_at(4, 3 * MSS, false);
-        assert_eq!(e.acked_bytes_ns3(&below, &tcb_at(22, CaState::Loss, 30)), 3 * MSS);
+        assert_eq!(
+            e.acked_bytes_ns3(&below, &tcb_at(22, CaState::Loss, 30)),
+            3 * MSS
+        );
         let past = ack_at(5, 10 * MSS, false);
-        assert_eq!(e.acked_bytes_ns3(&past, &tcb_at(32, CaState::Loss, 30)), 2 * MSS);
+        assert_eq!(
+            e.acked_bytes_ns3(&past, &tcb_at(32, CaState::Loss, 30)),
+            2 * MSS
+        );
         // In Open, everything.
         let open = ack_at(6, 2 * MSS, false);
-        assert_eq!(e.acked_bytes_ns3(&open, &tcb_at(34, CaState::Open, 30)), 2 * MSS);
+        assert_eq!(
+            e.acked_bytes_ns3(&open, &tcb_at(34, CaState::Open, 30)),
+            2 * MSS
+        );
     }
 
     #[test]
