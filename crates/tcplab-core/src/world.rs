@@ -6,7 +6,7 @@
 //! then processes events in (time, scheduling order) until the duration is
 //! reached or nothing is left.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::path::Path;
 
 use crate::cc::registry::{self, CcSpec, Profile, VARIANTS};
@@ -17,7 +17,7 @@ use crate::net::error_model::{ErrorModel, GilbertElliott};
 use crate::net::link::{LinkDir, LinkStats};
 use crate::net::packet::TCP_HEADER;
 use crate::net::packet::{Packet, Proto, IPV4_HEADER, UDP_HEADER};
-use crate::net::queue::DropTail;
+use crate::net::queue::{InFlight, LinkQueue};
 use crate::net::route::{self, RouteTable, NO_ROUTE};
 use crate::pcap::{FlowOptions, PcapWriter};
 use crate::results::{
@@ -335,11 +335,9 @@ impl World {
                     rate: l.rate,
                     delay: l.delay,
                     mtu: l.mtu,
-                    queue: DropTail::new(l.queue),
+                    queue: LinkQueue::new(l.queue),
                     error: None,
                     busy_until: SimTime::ZERO,
-                    txdone_pending: false,
-                    pipe: VecDeque::new(),
                     stats: LinkStats::default(),
                 });
             }
@@ -614,18 +612,15 @@ impl World {
             self.now = t;
             self.events += 1;
             let acted = match ev {
-                Event::TxDone { ld } => {
-                    self.tx_done(ld);
-                    true
-                }
                 Event::Arrive { ld } => {
-                    let pipe = &mut self.links[ld as usize].pipe;
-                    let (at, _, pkt) = pipe.pop_front().expect("an arrival has a packet");
-                    debug_assert_eq!(at, t);
-                    if let Some(&(next, seq, _)) = pipe.front() {
-                        self.queue.push_seq(next, seq, Event::Arrive { ld });
+                    self.advance_link(ld, t);
+                    let q = &mut self.links[ld as usize].queue;
+                    let e = q.pop_arrival().expect("an arrival has a packet");
+                    debug_assert_eq!(e.arrive, t);
+                    if let Some(n) = q.front() {
+                        self.queue.push_seq(n.arrive, n.seq, Event::Arrive { ld });
                     }
-                    self.arrive(ld, pkt);
+                    self.arrive(ld, e.id);
                     true
                 }
                 Event::App { flow } => {
@@ -643,7 +638,12 @@ impl World {
         }
         // Without a duration the run ends with its last real event, not with
         // a cancelled timer that popped later.
-        self.finished_at = Some(self.end.unwrap_or(self.last_activity));
+        let finished = self.end.unwrap_or(self.last_activity);
+        self.finished_at = Some(finished);
+        // Queues up to date at the end: departures that happened by then.
+        for ld in 0..self.links.len() as u32 {
+            self.advance_link(ld, finished);
+        }
         for w in self.pcap.iter_mut().flatten() {
             w.flush();
         }
@@ -724,11 +724,11 @@ impl World {
     }
 
     #[inline]
-    fn capture(&mut self, ld: u32, id: PacketId) {
+    fn capture(&mut self, ld: u32, id: PacketId, at: SimTime) {
         if let Some(w) = &mut self.pcap[ld as usize] {
             let p = self.packets.get(id);
             let f = p.flow as usize;
-            w.write(self.now, p, self.flows[f].src, &self.flow_opts[f]);
+            w.write(at, p, self.flows[f].src, &self.flow_opts[f]);
         }
     }
 
@@ -765,31 +765,77 @@ impl World {
         self.enqueue(ld, id);
     }
 
+    /// Brings link direction `ld`'s queue up to `now`: the packets whose
+    /// transmission started by then leave it (recorded at their start times).
+    #[inline]
+    fn advance_link(&mut self, ld: u32, now: SimTime) {
+        let l = &mut self.links[ld as usize];
+        let stats = &mut l.stats;
+        let mut trace = self.queue_trace.as_mut().map(|tr| &mut tr[ld as usize]);
+        l.queue.advance(now, |at, len| {
+            stats.note_queue(at, len + 1, len);
+            if let Some((t, v)) = trace.as_mut() {
+                t.push(at.as_nanos());
+                v.push(len as f64);
+            }
+        });
+    }
+
+    /// A packet reaches the egress of link direction `ld`: it goes onto the
+    /// wire at once if the link is idle, else waits (or is dropped when the
+    /// queue is full). Its start, end of serialization and arrival are all
+    /// known now; only its arrival will be an event.
     #[inline]
     fn enqueue(&mut self, ld: u32, id: PacketId) {
         let now = self.now;
-        let l = &mut self.links[ld as usize];
-        if !l.txdone_pending && l.busy_until <= now {
-            // Idle with an empty queue: straight onto the wire.
-            self.start_tx(ld, id);
-            return;
-        }
+        self.advance_link(ld, now);
         let size = self.packets.get(id).size;
-        let old = l.queue.len();
-        if l.queue.push(id, size) {
-            l.note_queue(now, old);
-            let len = l.queue.len();
-            if !l.txdone_pending {
-                l.txdone_pending = true;
-                let at = l.busy_until;
-                self.queue.push(at, Event::TxDone { ld });
+        let l = &mut self.links[ld as usize];
+        let tx_start = l.busy_until.max(now);
+        if tx_start > now {
+            if !l.queue.fits(size) {
+                l.stats.drops_queue += 1;
+                let p = self.packets.remove(id);
+                self.dir_stats(&p).lost_queue += 1;
+                self.record_drop(ld, &p, DropCause::Queue);
+                return;
             }
-            self.record_queue(ld, len);
-        } else {
-            l.stats.drops_queue += 1;
-            let p = self.packets.remove(id);
-            self.dir_stats(&p).lost_queue += 1;
-            self.record_drop(ld, &p, DropCause::Queue);
+            let old = l.queue.len();
+            l.stats.note_queue(now, old, old + 1);
+            self.record_queue(ld, old + 1);
+        }
+        let l = &mut self.links[ld as usize];
+        let done = tx_start + l.rate.tx_time(size as u64);
+        l.busy_until = done;
+        // Counted (and captured) only if it starts before the run ends.
+        let started = self.end.is_none_or(|e| tx_start <= e);
+        if started {
+            l.stats.tx_packets += 1;
+            l.stats.tx_bytes += size as u64;
+            let busy_end = match self.end {
+                Some(e) if e < done => e,
+                _ => done,
+            };
+            l.stats.busy_ns += (busy_end - tx_start).as_nanos();
+        }
+        let arrive = done + l.delay;
+        // The arrival's place among events at the same instant is fixed now.
+        let seq = self.queue.reserve_seq();
+        if l.queue.front().is_none() {
+            self.queue.push_seq(arrive, seq, Event::Arrive { ld });
+        }
+        l.queue.push(
+            InFlight {
+                tx_start,
+                arrive,
+                seq,
+                id,
+                size,
+            },
+            now,
+        );
+        if started && !self.pcap.is_empty() && !self.pcap_rx {
+            self.capture(ld, id, tx_start);
         }
     }
 
@@ -809,53 +855,6 @@ impl World {
         }
     }
 
-    #[inline]
-    fn start_tx(&mut self, ld: u32, id: PacketId) {
-        if !self.pcap.is_empty() && !self.pcap_rx {
-            self.capture(ld, id);
-        }
-        let now = self.now;
-        let size = self.packets.get(id).size as u64;
-        let l = &mut self.links[ld as usize];
-        let done = now + l.rate.tx_time(size);
-        l.busy_until = done;
-        l.stats.tx_packets += 1;
-        l.stats.tx_bytes += size;
-        let busy_end = match self.end {
-            Some(e) if e < done => e,
-            _ => done,
-        };
-        l.stats.busy_ns += (busy_end.max(now) - now).as_nanos();
-        let arrive = done + l.delay;
-        // The arrival keeps the place in the event order it would have had
-        // if it were queued now; arrivals on one link never overtake.
-        let seq = self.queue.reserve_seq();
-        if l.pipe.is_empty() {
-            self.queue.push_seq(arrive, seq, Event::Arrive { ld });
-        }
-        debug_assert!(l.pipe.back().is_none_or(|b| b.0 <= arrive));
-        l.pipe.push_back((arrive, seq, id));
-    }
-
-    fn tx_done(&mut self, ld: u32) {
-        let now = self.now;
-        let l = &mut self.links[ld as usize];
-        l.txdone_pending = false;
-        let old = l.queue.len();
-        if let Some(id) = l.queue.pop() {
-            l.note_queue(now, old);
-            let len = l.queue.len();
-            self.record_queue(ld, len);
-            self.start_tx(ld, id);
-            let l = &mut self.links[ld as usize];
-            if !l.queue.is_empty() {
-                l.txdone_pending = true;
-                let at = l.busy_until;
-                self.queue.push(at, Event::TxDone { ld });
-            }
-        }
-    }
-
     fn arrive(&mut self, ld: u32, id: PacketId) {
         let now = self.now;
         let l = &mut self.links[ld as usize];
@@ -870,7 +869,7 @@ impl World {
         }
         let node = l.to;
         if self.pcap_rx {
-            self.capture(ld, id);
+            self.capture(ld, id, now);
         }
         if self.packets.get(id).dst == node {
             let p = self.packets.remove(id);

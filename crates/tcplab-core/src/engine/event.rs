@@ -18,9 +18,6 @@ pub enum TimerKind {
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
-    /// Link direction `ld` finished serializing a packet and may start the
-    /// next one from its queue.
-    TxDone { ld: u32 },
     /// The packet at the head of link direction `ld`'s pipe reaches the far
     /// end (after transmission and propagation); the error model is applied
     /// here. A link's arrivals come in the order its packets were sent, so

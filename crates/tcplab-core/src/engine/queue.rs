@@ -115,7 +115,7 @@ mod tests {
         q.push(t(10), Event::App { flow: 1 });
         q.push(t(20), Event::App { flow: 2 });
         q.push(t(10), Event::App { flow: 3 });
-        q.push(t(10), Event::TxDone { ld: 4 });
+        q.push(t(10), Event::Arrive { ld: 4 });
         let order: Vec<(u64, String)> = std::iter::from_fn(|| q.pop())
             .map(|(tm, e)| (tm.as_nanos(), format!("{e:?}")))
             .collect();
@@ -124,7 +124,7 @@ mod tests {
             vec![
                 (10, "App { flow: 1 }".to_string()),
                 (10, "App { flow: 3 }".to_string()),
-                (10, "TxDone { ld: 4 }".to_string()),
+                (10, "Arrive { ld: 4 }".to_string()),
                 (20, "App { flow: 2 }".to_string()),
                 (30, "App { flow: 0 }".to_string()),
             ]
@@ -141,7 +141,10 @@ mod tests {
         let flows: Vec<String> = std::iter::from_fn(|| q.pop())
             .map(|(_, e)| format!("{e:?}"))
             .collect();
-        assert_eq!(flows, ["App { flow: 0 }", "App { flow: 1 }", "App { flow: 2 }"]);
+        assert_eq!(
+            flows,
+            ["App { flow: 0 }", "App { flow: 1 }", "App { flow: 2 }"]
+        );
     }
 
     #[test]

@@ -6,14 +6,11 @@
 //! A packet handed to an idle link starts serializing at once; otherwise it
 //! waits in the queue (or is dropped when the queue is full). Serialization
 //! takes `size * 8 / rate` and the packet arrives `delay` after its last bit
-//! left. Only a busy link with a backlog has a `TxDone` event pending, so an
-//! uncongested hop costs one event per packet.
+//! left. The link knows each packet's start time when it admits it (see
+//! [`crate::net::queue`]), so a hop costs one event per packet, its arrival.
 
-use std::collections::VecDeque;
-
-use crate::engine::PacketId;
 use crate::net::error_model::ErrorModel;
-use crate::net::queue::DropTail;
+use crate::net::queue::LinkQueue;
 use crate::time::{Rate, SimDuration, SimTime};
 
 #[derive(Debug, Default, Clone)]
@@ -39,26 +36,21 @@ pub struct LinkDir {
     pub rate: Rate,
     pub delay: SimDuration,
     pub mtu: u32,
-    pub queue: DropTail,
+    /// The waiting, serializing and propagating packets.
+    pub queue: LinkQueue,
     pub error: Option<ErrorModel>,
-    /// When the packet now on the wire has been serialized.
+    /// When the last admitted packet will have been serialized.
     pub busy_until: SimTime,
-    /// A `TxDone` event is scheduled at `busy_until`.
-    pub txdone_pending: bool,
-    /// Packets serialized and propagating, in sending order, each with its
-    /// arrival time and the event sequence number reserved when it was
-    /// sent; only the head has an `Arrive` event in the queue.
-    pub pipe: VecDeque<(SimTime, u64, PacketId)>,
     pub stats: LinkStats,
 }
 
-impl LinkDir {
-    /// Accounts for a queue length change at `now` (for the time average).
+impl LinkStats {
+    /// Accounts for a queue length change from `old_len` at `at` (for the
+    /// time average and the maximum).
     #[inline]
-    pub fn note_queue(&mut self, now: SimTime, old_len: usize) {
-        let s = &mut self.stats;
-        s.queue_area += old_len as u128 * (now - s.queue_changed_at).as_nanos() as u128;
-        s.queue_changed_at = now;
-        s.queue_max = s.queue_max.max(self.queue.len() as u64);
+    pub fn note_queue(&mut self, at: SimTime, old_len: usize, new_len: usize) {
+        self.queue_area += old_len as u128 * (at - self.queue_changed_at).as_nanos() as u128;
+        self.queue_changed_at = at;
+        self.queue_max = self.queue_max.max(new_len as u64);
     }
 }
