@@ -42,34 +42,66 @@ class Results:
 
     def __init__(self, raw: dict[str, Any], series: RawSeries | None = None) -> None:
         self.raw = raw
-        self.flows: pd.DataFrame = _frame(raw["flows"])
-        self.links: pd.DataFrame = _frame(raw["links"])
         self.summary: dict[str, Any] = dict(raw["summary"])
         self.scenario: dict[str, Any] = raw["scenario"]
-        drops = pd.DataFrame(
-            raw.get("drops", []),
-            columns=["time_ns", "link", "src", "dst", "flow", "packet", "cause"],
-        )
-        drops.insert(0, "time_s", drops.pop("time_ns") * 1e-9)
-        self.drops: pd.DataFrame = drops
-        events = pd.DataFrame(
-            raw.get("events", []),
-            columns=["time_ns", "flow", "event", "seq", "cwnd", "ssthresh"],
-        )
-        events.insert(0, "time_s", events.pop("time_ns") * 1e-9)
-        self.events: pd.DataFrame = events
-        self.pcap: pd.DataFrame = pd.DataFrame(
-            raw.get("pcap", []), columns=["path", "link", "src", "dst", "packets", "error"])
-        self.intervals: pd.DataFrame = pd.DataFrame(
-            raw.get("intervals", []),
-            columns=["flow", "start_s", "end_s", "delivered_bytes", "goodput_bps"],
-        )
+        self._frames: dict[str, pd.DataFrame] = {}
         self._series: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
         for name, target, t, v in series or []:
             self._series[(name, target)] = (
                 np.frombuffer(t, dtype="<u8").astype(np.float64) * 1e-9,
                 np.frombuffer(v, dtype="<f8"),
             )
+
+    # The tables are built on first use: a sweep that reads one column, or a
+    # benchmark that reads the summary, does not pay for the others.
+
+    def _table(self, key: str, build: Any) -> pd.DataFrame:
+        df = self._frames.get(key)
+        if df is None:
+            df = self._frames[key] = build()
+        return df
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        return self._table("flows", lambda: _frame(self.raw["flows"]))
+
+    @property
+    def links(self) -> pd.DataFrame:
+        return self._table("links", lambda: _frame(self.raw["links"]))
+
+    @property
+    def drops(self) -> pd.DataFrame:
+        def build() -> pd.DataFrame:
+            drops = pd.DataFrame(
+                self.raw.get("drops", []),
+                columns=["time_ns", "link", "src", "dst", "flow", "packet", "cause"],
+            )
+            drops.insert(0, "time_s", drops.pop("time_ns") * 1e-9)
+            return drops
+        return self._table("drops", build)
+
+    @property
+    def events(self) -> pd.DataFrame:
+        def build() -> pd.DataFrame:
+            events = pd.DataFrame(
+                self.raw.get("events", []),
+                columns=["time_ns", "flow", "event", "seq", "cwnd", "ssthresh"],
+            )
+            events.insert(0, "time_s", events.pop("time_ns") * 1e-9)
+            return events
+        return self._table("events", build)
+
+    @property
+    def pcap(self) -> pd.DataFrame:
+        return self._table("pcap", lambda: pd.DataFrame(
+            self.raw.get("pcap", []), columns=["path", "link", "src", "dst", "packets", "error"]))
+
+    @property
+    def intervals(self) -> pd.DataFrame:
+        return self._table("intervals", lambda: pd.DataFrame(
+            self.raw.get("intervals", []),
+            columns=["flow", "start_s", "end_s", "delivered_bytes", "goodput_bps"],
+        ))
 
     def traces(self) -> list[tuple[str, str]]:
         """The recorded time series, as (name, target) pairs."""
