@@ -605,7 +605,17 @@ impl World {
         }
         let started = std::time::Instant::now();
         let end = self.end.unwrap_or(SimTime::MAX);
-        while let Some((t, ev)) = self.queue.pop() {
+        loop {
+            // An arrival's successor on the same link takes its place in the
+            // event queue at once.
+            let links = &self.links;
+            let popped = self.queue.pop_and_follow(|ev| match *ev {
+                Event::Arrive { ld } => {
+                    links[ld as usize].queue.second().map(|e| (e.arrive, e.seq))
+                }
+                _ => None,
+            });
+            let Some((t, ev)) = popped else { break };
             if t > end {
                 break;
             }
@@ -617,9 +627,6 @@ impl World {
                     let q = &mut self.links[ld as usize].queue;
                     let e = q.pop_arrival().expect("an arrival has a packet");
                     debug_assert_eq!(e.arrive, t);
-                    if let Some(n) = q.front() {
-                        self.queue.push_seq(n.arrive, n.seq, Event::Arrive { ld });
-                    }
                     self.arrive(ld, e.id);
                     true
                 }
@@ -767,8 +774,15 @@ impl World {
 
     /// Brings link direction `ld`'s queue up to `now`: the packets whose
     /// transmission started by then leave it (recorded at their start times).
-    #[inline]
+    #[inline(always)]
     fn advance_link(&mut self, ld: u32, now: SimTime) {
+        if self.links[ld as usize].queue.due(now) {
+            self.advance_link_departures(ld, now);
+        }
+    }
+
+    #[inline(never)]
+    fn advance_link_departures(&mut self, ld: u32, now: SimTime) {
         let l = &mut self.links[ld as usize];
         let stats = &mut l.stats;
         let mut trace = self.queue_trace.as_mut().map(|tr| &mut tr[ld as usize]);

@@ -77,6 +77,15 @@ impl LinkQueue {
         }
     }
 
+    /// Whether some packet counted as waiting has started by `now` (so
+    /// [`Self::advance`] has work to do).
+    #[inline]
+    pub fn due(&self, now: SimTime) -> bool {
+        self.pipe
+            .get(self.departed)
+            .is_some_and(|e| e.tx_start <= now)
+    }
+
     /// Takes out of the queue every packet whose transmission has started by
     /// `now`, in order, calling `departed(tx_start, waiting_after)` for each.
     #[inline]
@@ -112,6 +121,12 @@ impl LinkQueue {
     #[inline]
     pub fn front(&self) -> Option<&InFlight> {
         self.pipe.front()
+    }
+
+    /// The packet that arrives after the head.
+    #[inline]
+    pub fn second(&self) -> Option<&InFlight> {
+        self.pipe.get(1)
     }
 
     /// Removes the head when it arrives; [`Self::advance`] must have run up
