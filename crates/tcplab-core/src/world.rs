@@ -86,10 +86,16 @@ struct Cbr {
 /// slot: re-arming to a later deadline only moves `deadline`, and the event
 /// re-arms itself when it fires early; an earlier deadline schedules a new
 /// event and bumps `gen`, which makes the old one stale.
+///
+/// The slots of all flows live in one dense table, beside a copy of the
+/// endpoint's deadline, so a stale or early timer event (most of them, with
+/// thousands of flows) is settled without touching the connection.
 #[derive(Debug, Default, Clone, Copy)]
 struct TimerSlot {
     gen: u32,
     scheduled: Option<SimTime>,
+    /// The endpoint's deadline as of its last action.
+    deadline: Option<SimTime>,
 }
 
 impl TimerSlot {
@@ -128,9 +134,6 @@ struct TcpFlow {
     /// transfer: bytes to deliver.
     transfer: Option<u64>,
     completion: Option<SimTime>,
-    rto_slot: TimerSlot,
-    delack_slot: TimerSlot,
-    pace_slot: TimerSlot,
     series: Vec<TcpSeries>,
     rtt_samples: u64,
     cc_name: String,
@@ -176,6 +179,8 @@ pub struct World {
     links: Vec<LinkDir>,
     link_names: Vec<String>,
     flows: Vec<Flow>,
+    /// Timer slots per flow, indexed by `TimerKind`.
+    timers: Vec<[TimerSlot; 3]>,
     events: u64,
     /// When the last event that did something happened.
     last_activity: SimTime,
@@ -562,6 +567,7 @@ impl World {
             nodes,
             links,
             link_names,
+            timers: vec![[TimerSlot::default(); 3]; flows.len()],
             flows,
             events: 0,
             last_activity: SimTime::ZERO,
@@ -986,14 +992,14 @@ impl World {
         let App::Tcp(t) = &mut self.flows[flow as usize].app else {
             return;
         };
-        let rto = t.snd.rto_deadline;
-        let delack = t.rcv.delack_deadline;
-        let pace = t.snd.pace_deadline;
-        for (slot, deadline, kind) in [
-            (&mut t.rto_slot, rto, TimerKind::Rto),
-            (&mut t.delack_slot, delack, TimerKind::DelayedAck),
-            (&mut t.pace_slot, pace, TimerKind::Pace),
+        let slots = &mut self.timers[flow as usize];
+        for (kind, deadline) in [
+            (TimerKind::Rto, t.snd.rto_deadline),
+            (TimerKind::DelayedAck, t.rcv.delack_deadline),
+            (TimerKind::Pace, t.snd.pace_deadline),
         ] {
+            let slot = &mut slots[kind as usize];
+            slot.deadline = deadline;
             if let Some(d) = deadline {
                 if slot.scheduled.is_none_or(|s| d < s) {
                     slot.arm(&mut self.queue, flow, kind, d);
@@ -1055,24 +1061,12 @@ impl World {
     /// Handles a timer event; false if it was stale or cancelled (a no-op).
     fn timer(&mut self, flow: u32, kind: TimerKind, gen: u32) -> bool {
         let now = self.now;
-        let App::Tcp(t) = &mut self.flows[flow as usize].app else {
-            return false;
-        };
-        let slot = match kind {
-            TimerKind::Rto => &mut t.rto_slot,
-            TimerKind::DelayedAck => &mut t.delack_slot,
-            TimerKind::Pace => &mut t.pace_slot,
-        };
+        let slot = &mut self.timers[flow as usize][kind as usize];
         if slot.gen != gen {
             return false; // superseded by an earlier deadline
         }
         slot.scheduled = None;
-        let deadline = match kind {
-            TimerKind::Rto => t.snd.rto_deadline,
-            TimerKind::DelayedAck => t.rcv.delack_deadline,
-            TimerKind::Pace => t.snd.pace_deadline,
-        };
-        match deadline {
+        match slot.deadline {
             None => false,
             Some(d) if d > now => {
                 // Moved later since this event was scheduled: wait again.
@@ -1080,6 +1074,9 @@ impl World {
                 false
             }
             Some(_) => {
+                let App::Tcp(t) = &mut self.flows[flow as usize].app else {
+                    return false;
+                };
                 let mut out = std::mem::take(&mut self.scratch);
                 match kind {
                     TimerKind::Rto => {
@@ -1834,9 +1831,6 @@ fn build_tcp(
         opened: false,
         transfer,
         completion: None,
-        rto_slot: TimerSlot::default(),
-        delack_slot: TimerSlot::default(),
-        pace_slot: TimerSlot::default(),
         series,
         rtt_samples: 0,
         cc_name: variant,
