@@ -91,9 +91,10 @@ def main() -> None:
     wall = time.perf_counter() - t0
     sink = ns.DynamicCast[ns.PacketSink](sinks.Get(0))
     rx = sink.GetTotalRx()
+    events = int(core.Simulator.GetEventCount())
     core.Simulator.Destroy()
     print(json.dumps({"cc": a.cc, "run": a.run, "duration": a.duration, "rx_bytes": int(rx),
-                      "goodput_bps": rx * 8 / a.duration, "wall_s": wall}))
+                      "goodput_bps": rx * 8 / a.duration, "wall_s": wall, "events": events}))
 
 
 if __name__ == "__main__":
