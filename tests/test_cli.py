@@ -20,6 +20,23 @@ def test_run_example_prints_table_and_writes_results(tmp_path, capsys):
     assert 1.47e6 < data["flows"][0]["goodput_bps"] < 1.5e6
 
 
+def test_run_table_has_every_column_and_the_cli_never_loads_pandas():
+    # `tcplab run` stays small: pandas with pyarrow alone is ~90 MB (issue 8's
+    # memory target is 100 MB for a 1000-flow run).
+    code = (
+        "import sys\n"
+        "from tcplab.cli import main\n"
+        f"main(['run', {str(ROOT / 'examples' / 'westwood_path_newreno.toml')!r}])\n"
+        "print('LOADED', [m for m in ('pandas', 'numpy', 'pyarrow') if m in sys.modules])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert "LOADED []" in out
+    header = next(line for line in out.splitlines() if "goodput Mb/s" in line).split()
+    assert header[:3] == ["flow", "kind", "path"] and header[-2:] == ["retx", "timeouts"]
+    assert "max queue" in out and "newreno" in out
+
+
 def test_duration_override(capsys):
     assert main(["run", str(EXAMPLE), "--duration", "2s"]) == 0
     assert "simulated 2.000 s" in capsys.readouterr().out

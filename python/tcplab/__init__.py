@@ -1,8 +1,9 @@
 """tcplab: a fast, validated packet-level simulator for TCP congestion-control research."""
 
+from typing import Any
+
 from tcplab import presets
 from tcplab._core import __version__
-from tcplab.analysis import jain_index, summarize, t_interval
 from tcplab.cc import (
     Bbr,
     CongestionControl,
@@ -33,8 +34,34 @@ from tcplab.scenario import (
     Uniform,
     load,
 )
-from tcplab.store import Store
-from tcplab.sweep import Sweep, load_study
+
+# The analysis, sweep and store modules need pandas (and pyarrow, when
+# installed: about 90 MB of memory together); they load on first use, so that
+# `tcplab run` and a plain simulation stay small.
+_LAZY = {
+    "jain_index": "tcplab.analysis",
+    "summarize": "tcplab.analysis",
+    "t_interval": "tcplab.analysis",
+    "Store": "tcplab.store",
+    "Sweep": "tcplab.sweep",
+    "load_study": "tcplab.sweep",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tcplab' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "__version__",

@@ -51,10 +51,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         frame = res.series_frame(period)
         out = Path(args.trace_out) / f"traces.{args.trace_format}"
         print(f"wrote {export(frame, out)} ({len(frame):,} rows)")
-    if not res.pcap.empty:
-        print("pcap: " + ", ".join(f"{p} ({n:,} packets)"
-                                   for p, n in zip(res.pcap["path"], res.pcap["packets"],
-                                                   strict=True)))
+    if res.raw.get("pcap"):
+        print("pcap: " + ", ".join(f"{p['path']} ({p['packets']:,} packets)"
+                                   for p in res.raw["pcap"]))
     return 0
 
 

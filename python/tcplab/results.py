@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+# numpy and pandas are imported on first use, so that `tcplab run` and
+# programs that read only the summary stay small (pandas with pyarrow alone
+# is about 90 MB of memory).
 
 RawSeries = list[tuple[str, str, bytes, bytes]]
 
@@ -20,6 +26,8 @@ _FLOAT_COLUMNS = (
 
 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    import pandas as pd
+
     df = pd.DataFrame(rows)
     for c in _FLOAT_COLUMNS:
         if c in df.columns:
@@ -45,12 +53,21 @@ class Results:
         self.summary: dict[str, Any] = dict(raw["summary"])
         self.scenario: dict[str, Any] = raw["scenario"]
         self._frames: dict[str, pd.DataFrame] = {}
+        self._raw_series: dict[tuple[str, str], tuple[bytes, bytes]] = {
+            (name, target): (t, v) for name, target, t, v in series or []}
         self._series: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
-        for name, target, t, v in series or []:
-            self._series[(name, target)] = (
+
+    def _arrays(self, key: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
+        arrays = self._series.get(key)
+        if arrays is None:
+            import numpy as np
+
+            t, v = self._raw_series[key]
+            arrays = self._series[key] = (
                 np.frombuffer(t, dtype="<u8").astype(np.float64) * 1e-9,
                 np.frombuffer(v, dtype="<f8"),
             )
+        return arrays
 
     # The tables are built on first use: a sweep that reads one column, or a
     # benchmark that reads the summary, does not pay for the others.
@@ -58,20 +75,25 @@ class Results:
     def _table(self, key: str, build: Any) -> pd.DataFrame:
         df = self._frames.get(key)
         if df is None:
-            df = self._frames[key] = build()
+            import pandas
+
+            df = self._frames[key] = build(pandas)
         return df
 
     @property
     def flows(self) -> pd.DataFrame:
-        return self._table("flows", lambda: _frame(self.raw["flows"]))
+        """One row per flow (see docs/results.md for every column)."""
+        return self._table("flows", lambda pd: _frame(self.raw["flows"]))
 
     @property
     def links(self) -> pd.DataFrame:
-        return self._table("links", lambda: _frame(self.raw["links"]))
+        """One row per link direction."""
+        return self._table("links", lambda pd: _frame(self.raw["links"]))
 
     @property
     def drops(self) -> pd.DataFrame:
-        def build() -> pd.DataFrame:
+        """One row per dropped packet, when the run traced ``"drops"``."""
+        def build(pd: Any) -> pd.DataFrame:
             drops = pd.DataFrame(
                 self.raw.get("drops", []),
                 columns=["time_ns", "link", "src", "dst", "flow", "packet", "cause"],
@@ -82,7 +104,8 @@ class Results:
 
     @property
     def events(self) -> pd.DataFrame:
-        def build() -> pd.DataFrame:
+        """The TCP event log, when the run traced ``"events"``."""
+        def build(pd: Any) -> pd.DataFrame:
             events = pd.DataFrame(
                 self.raw.get("events", []),
                 columns=["time_ns", "flow", "event", "seq", "cwnd", "ssthresh"],
@@ -93,19 +116,21 @@ class Results:
 
     @property
     def pcap(self) -> pd.DataFrame:
-        return self._table("pcap", lambda: pd.DataFrame(
+        """The packet-trace files written, with their packet counts."""
+        return self._table("pcap", lambda pd: pd.DataFrame(
             self.raw.get("pcap", []), columns=["path", "link", "src", "dst", "packets", "error"]))
 
     @property
     def intervals(self) -> pd.DataFrame:
-        return self._table("intervals", lambda: pd.DataFrame(
+        """Per-interval goodput of every flow, when the run set ``interval=``."""
+        return self._table("intervals", lambda pd: pd.DataFrame(
             self.raw.get("intervals", []),
             columns=["flow", "start_s", "end_s", "delivered_bytes", "goodput_bps"],
         ))
 
     def traces(self) -> list[tuple[str, str]]:
         """The recorded time series, as (name, target) pairs."""
-        return sorted(self._series)
+        return sorted(self._raw_series)
 
     def trace(
         self, name: str, *, flow: int | str | None = None, link: str | None = None,
@@ -127,11 +152,12 @@ class Results:
                 raise KeyError(f"no link direction {link!r} leaving {src!r}")
             r = rows.iloc[0]
             target = f"{r['link']}:{r['src']}>{r['dst']}"
-        matches = [k for k in self._series if k[0] == name and (target is None or k[1] == target)]
+        matches = [k for k in self._raw_series
+                   if k[0] == name and (target is None or k[1] == target)]
         if not matches:
             have = ", ".join(f"{n}[{t}]" for n, t in self.traces()) or "none (pass trace=[...])"
             raise KeyError(f"no {name!r} series for {target!r}; recorded: {have}")
-        return self._series[matches[0]]
+        return self._arrays(matches[0])
 
     def flow(self, name: str) -> pd.Series:
         """The row of flow ``name``."""
@@ -159,9 +185,14 @@ class Results:
         0 to the end of the run, holding the last value (a series recorded at
         each change is a step function).
         """
+        import numpy as np
+        import pandas as pd
+
         frames = []
         end = float(self.summary["sim_seconds"])
-        for (name, target), (t, v) in sorted(self._series.items()):
+        for key in sorted(self._raw_series):
+            name, target = key
+            t, v = self._arrays(key)
             if period:
                 grid = np.arange(0.0, end + period / 2, period)
                 idx = np.searchsorted(t, grid, side="right") - 1
@@ -188,45 +219,62 @@ class Results:
         return paths
 
     def table(self) -> str:
-        """A readable summary: the run, the flows, the links."""
+        """A readable summary: the run, the flows, the links (built without pandas)."""
         s = self.summary
         lines = [
             f"simulated {s['sim_seconds']:.3f} s in {s['wall_seconds']:.3f} s wall "
             f"({s['events']:,} events, {s['events_per_second'] / 1e6:.1f} M events/s)",
             "",
         ]
-        if not self.flows.empty:
-            f = self.flows
-            ft = pd.DataFrame({
-                "flow": f["flow"],
-                "kind": f["kind"],
-                "path": f["src"] + " -> " + f["dst"],
-                "sent": f["sent_packets"],
-                "delivered": f["delivered_packets"],
-                "lost (queue)": f["lost_queue"],
-                "lost (error)": f["lost_error"],
-                "goodput Mb/s": (f["goodput_bps"] / 1e6).round(4),
-                "mean delay ms": (f["delay_mean_s"] * 1e3).round(3),
-            })
-            if (f["kind"] == "tcp").any():
-                ft["retx"] = f["retransmitted_segments"]
-                ft["timeouts"] = f["timeouts"]
-                ft["done s"] = f["completion_time_s"].round(3)
-            ft = ft.dropna(axis="columns", how="all")
-            lines += ["flows:", ft.to_string(index=False), ""]
-        if not self.links.empty:
-            lk = self.links
-            lt = pd.DataFrame({
-                "link": lk["link"],
-                "direction": lk["src"] + " -> " + lk["dst"],
-                "tx packets": lk["tx_packets"],
-                "drops (queue)": lk["drops_queue"],
-                "drops (error)": lk["drops_error"],
-                "utilization": lk["utilization"].round(4),
-                "max queue": lk["queue_max_packets"],
-            })
-            lines += ["links:", lt.to_string(index=False)]
+        flows = self.raw["flows"]
+        if flows:
+            cols: list[tuple[str, list[Any]]] = [
+                ("flow", [f["flow"] for f in flows]),
+                ("kind", [f["kind"] for f in flows]),
+                ("path", [f"{f['src']} -> {f['dst']}" for f in flows]),
+                ("sent", [f["sent_packets"] for f in flows]),
+                ("delivered", [f["delivered_packets"] for f in flows]),
+                ("lost (queue)", [f["lost_queue"] for f in flows]),
+                ("lost (error)", [f["lost_error"] for f in flows]),
+                ("goodput Mb/s", [_scaled(f["goodput_bps"], 1e-6, 4) for f in flows]),
+                ("mean delay ms", [_scaled(f["delay_mean_s"], 1e3, 3) for f in flows]),
+            ]
+            if any(f["kind"] == "tcp" for f in flows):
+                cols += [
+                    ("retx", [f["retransmitted_segments"] for f in flows]),
+                    ("timeouts", [f["timeouts"] for f in flows]),
+                    ("done s", [_scaled(f["completion_time_s"], 1.0, 3) for f in flows]),
+                ]
+            lines += ["flows:", _text_table(cols), ""]
+        links = self.raw["links"]
+        if links:
+            lines += ["links:", _text_table([
+                ("link", [lk["link"] for lk in links]),
+                ("direction", [f"{lk['src']} -> {lk['dst']}" for lk in links]),
+                ("tx packets", [lk["tx_packets"] for lk in links]),
+                ("drops (queue)", [lk["drops_queue"] for lk in links]),
+                ("drops (error)", [lk["drops_error"] for lk in links]),
+                ("utilization", [_scaled(lk["utilization"], 1.0, 4) for lk in links]),
+                ("max queue", [lk["queue_max_packets"] for lk in links]),
+            ])]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return f"<Results: {len(self.flows)} flows, {len(self.links)} link directions>"
+        return (f"<Results: {len(self.raw['flows'])} flows, "
+                f"{len(self.raw['links'])} link directions>")
+
+
+def _scaled(x: float | None, factor: float, digits: int) -> float | None:
+    """The value times factor, rounded; None for a missing value (JSON null, NaN)."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return None
+    return round(x * factor, digits)
+
+
+def _text_table(cols: list[tuple[str, list[Any]]]) -> str:
+    """Right-aligned columns under their headers; a column with no values is left out."""
+    cols = [(h, v) for h, v in cols if any(x is not None for x in v)]
+    cells = [[h] + ["NaN" if x is None else str(x) for x in v] for h, v in cols]
+    widths = [max(len(c) for c in col) for col in cells]
+    rows = zip(*cells, strict=True)
+    return "\n".join(" ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
