@@ -5,9 +5,12 @@ Scenarios (NewReno, bulk, 1460-B segments, delayed ACK 2, 60 simulated s):
   single   one flow:  a -(1 Gb/s, 1 ms)- r0 -(100 Mb/s, 10 ms, 100 p)- r1 -(1 Gb/s, 1 ms)- b
   shared   100 flows: 100 senders -(1 Gb/s, 1 ms)- r0 -(100 Mb/s, 10 ms, 100 p)- r1 - 100
            receivers, flow i starting at i/100 s
+  traced   the same 100 flows, recording every time series (cwnd, ssthresh, srtt,
+           rtt, rto, state, queue) and the drop and TCP event logs: the cost of
+           the trace machinery when it is on (off, it is one branch per change)
 
 Each scenario runs in a fresh process, so its peak RSS is its own; the
-baseline line is a process that only imports tcplab (Python, numpy, pandas).
+baseline line is a process that only imports tcplab (pandas and numpy load on first use).
 "Packets" are data segments and ACKs put on the wire by the endpoints;
 "packet-hops" count every link a packet crossed.
 
@@ -38,8 +41,12 @@ def dumbbell(n: int, **tcp: object) -> tl.Network:
     return net
 
 
+TRACES = ["cwnd", "ssthresh", "srtt", "rtt", "rto", "state", "queue", "drops", "events"]
+
+
 def child(name: str, flows: int, duration: float) -> None:
-    res = dumbbell(flows).run(duration=duration, seed=1)
+    trace = TRACES if name == "traced" else []
+    res = dumbbell(flows).run(duration=duration, seed=1, trace=trace)
     s = res.summary
     f = res.flows
     out = {
@@ -74,7 +81,7 @@ def main() -> None:
     print(f"baseline (import tcplab): peak RSS {float(base.stdout):.1f} MB")
     print(f"{'scenario':<9}{'flows':>6}{'sim s':>7}{'wall s':>9}{'packets':>12}"
           f"{'pkts/wall s':>14}{'events/s':>12}{'goodput':>12}{'util':>7}{'RSS MB':>8}")
-    for name, n in [("single", 1), ("shared", a.flows)]:
+    for name, n in [("single", 1), ("shared", a.flows), ("traced", a.flows)]:
         r = subprocess.run([sys.executable, __file__, "--child", name, str(n), str(a.duration)],
                            capture_output=True, text=True, check=True)
         d = json.loads(r.stdout)

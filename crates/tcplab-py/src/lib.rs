@@ -200,6 +200,13 @@ fn parse_rate(s: &str) -> PyResult<u64> {
 }
 
 /// Parses a duration ("45ms") into nanoseconds.
+/// The bare event loop (bench/engine.py): (wall seconds, checksum) for
+/// `events` steps with `pending` events queued.
+#[pyfunction]
+fn bench_event_loop(py: Python<'_>, events: u64, pending: u32) -> (f64, u64) {
+    py.detach(|| tcplab_core::engine::microbench::event_loop(events, pending))
+}
+
 #[pyfunction]
 fn parse_duration(s: &str) -> PyResult<u64> {
     tcplab_core::units::parse_duration(s)
@@ -223,6 +230,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pycc::TcbView>()?;
     m.add_class::<pycc::AckView>()?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_event_loop, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -3,6 +3,7 @@
 //! slab. The run loop itself lives in [`crate::world`], which owns the network.
 
 mod event;
+pub mod microbench;
 mod queue;
 mod slab;
 
