@@ -98,6 +98,12 @@ impl Rate {
         let num = bytes as u128 * 8 * 1_000_000_000;
         SimDuration(num.div_ceil(den as u128).min(u64::MAX as u128) as u64)
     }
+    /// Nanoseconds per byte when that is a whole number (8e9 divisible by
+    /// the rate: 1 Gb/s, 100 Mb/s, 2 Mb/s, ...), so `tx_time` is a product.
+    pub fn exact_ns_per_byte(self) -> Option<u64> {
+        let bps = self.0.max(1);
+        (8_000_000_000 % bps == 0).then_some(8_000_000_000 / bps)
+    }
     /// The interval between packets of `bytes` sent at this rate (the same
     /// rounding as `tx_time`).
     pub fn interval(self, bytes: u64) -> SimDuration {
@@ -200,6 +206,15 @@ mod tests {
         );
         // 1 B at 3 bit/s = 8/3 s = 2.666..., rounded up to ...667 ns.
         assert_eq!(Rate::from_bps(3).tx_time(1).as_nanos(), 2_666_666_667);
+        // Whole nanoseconds per byte when 8e9 / rate divides exactly.
+        assert_eq!(Rate::from_bps(2_000_000).exact_ns_per_byte(), Some(4000));
+        assert_eq!(Rate::from_bps(3).exact_ns_per_byte(), None);
+        for bps in [1_000_000_000, 100_000_000, 10_000_000, 2_000_000, 1_500_000] {
+            let r = Rate::from_bps(bps);
+            if let Some(k) = r.exact_ns_per_byte() {
+                assert_eq!(r.tx_time(1500).as_nanos(), 1500 * k);
+            }
+        }
     }
 
     #[test]

@@ -341,6 +341,7 @@ impl World {
                     from,
                     to,
                     rate: l.rate,
+                    ns_per_byte: l.rate.exact_ns_per_byte().unwrap_or(0),
                     delay: l.delay,
                     mtu: l.mtu,
                     queue: LinkQueue::new(l.queue),
@@ -828,7 +829,7 @@ impl World {
             self.record_queue(ld, old + 1);
         }
         let l = &mut self.links[ld as usize];
-        let done = tx_start + l.rate.tx_time(size as u64);
+        let done = tx_start + l.tx_time(size as u64);
         l.busy_until = done;
         // Counted (and captured) only if it starts before the run ends.
         let started = self.end.is_none_or(|e| tx_start <= e);

@@ -39,6 +39,8 @@ pub struct LinkDir {
     /// When the last admitted packet will have been serialized.
     pub busy_until: SimTime,
     pub rate: Rate,
+    /// `rate.exact_ns_per_byte()`, or 0: serialization time without a division.
+    pub ns_per_byte: u64,
     pub delay: SimDuration,
     pub to: u32,
     pub from: u32,
@@ -47,6 +49,18 @@ pub struct LinkDir {
     pub mtu: u32,
     pub stats: LinkStats,
     pub error: Option<Box<ErrorModel>>,
+}
+
+impl LinkDir {
+    /// How long `bytes` take to serialize (as `Rate::tx_time`).
+    #[inline]
+    pub fn tx_time(&self, bytes: u64) -> SimDuration {
+        if self.ns_per_byte != 0 {
+            SimDuration::from_nanos(bytes * self.ns_per_byte)
+        } else {
+            self.rate.tx_time(bytes)
+        }
+    }
 }
 
 impl LinkStats {
