@@ -48,10 +48,13 @@ class Results:
         intervals: per-interval goodput of every flow, when the run set ``interval=``.
     """
 
-    def __init__(self, raw: dict[str, Any], series: RawSeries | None = None) -> None:
+    def __init__(self, raw: dict[str, Any], series: RawSeries | None = None,
+                 scenario: str | None = None) -> None:
         self.raw = raw
         self.summary: dict[str, Any] = dict(raw["summary"])
-        self.scenario: dict[str, Any] = raw["scenario"]
+        # The effective scenario comes apart as JSON text from a run (it is
+        # large with many flows) and is parsed when first asked for.
+        self._scenario_text = scenario
         self._frames: dict[str, pd.DataFrame] = {}
         self._raw_series: dict[tuple[str, str], tuple[bytes, bytes]] = {
             (name, target): (t, v) for name, target, t, v in series or []}
@@ -68,6 +71,13 @@ class Results:
                 np.frombuffer(v, dtype="<f8"),
             )
         return arrays
+
+    @property
+    def scenario(self) -> dict[str, Any]:
+        """The scenario as it ran, with every default filled in."""
+        if "scenario" not in self.raw:
+            self.raw["scenario"] = json.loads(self._scenario_text or "{}")
+        return self.raw["scenario"]
 
     # The tables are built on first use: a sweep that reads one column, or a
     # benchmark that reads the summary, does not pay for the others.
@@ -206,6 +216,7 @@ class Results:
 
     def to_json(self) -> str:
         """Everything, as JSON text."""
+        self.scenario  # noqa: B018 - parses it into raw if still text
         return json.dumps(self.raw, allow_nan=True)
 
     def save(self, out_dir: str | Path) -> list[Path]:

@@ -541,8 +541,8 @@ class Scenario:
         """
         from tcplab.results import Results
 
-        text, series = _core.run_json(self.to_json(), self.custom or None)
-        return Results(json.loads(text), series)
+        text, scenario, series = _core.run_json(self.to_json(), self.custom or None)
+        return Results(json.loads(text), series, scenario)
 
     def __repr__(self) -> str:
         return f"Scenario({self.data!r})"

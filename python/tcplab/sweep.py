@@ -158,7 +158,7 @@ def execute(payload: dict[str, Any]) -> dict[str, Any]:
         crash = os.environ.get(CRASH_SEED_ENV)
         if crash and payload["scenario"].get("seed") == int(crash):
             os._exit(3)
-        text, _series = _core.run_json(json.dumps(payload["scenario"]))
+        text, _scenario, _series = _core.run_json(json.dumps(payload["scenario"]))
         raw = json.loads(text)
         keep = payload.get("metrics")
         if keep:

@@ -171,3 +171,35 @@ pub struct Results {
     #[serde(skip)]
     pub series: Vec<Series>,
 }
+
+/// The tables of [`Results`] without the scenario, for [`Results::to_json_parts`].
+#[derive(Serialize)]
+struct Tables<'a> {
+    flows: &'a [FlowResult],
+    links: &'a [LinkResult],
+    summary: &'a RunSummary,
+    drops: &'a [DropRecord],
+    events: &'a [EventRecord],
+    intervals: &'a [IntervalRecord],
+    pcap: &'a [PcapRecord],
+}
+
+impl Results {
+    /// The results as two JSON texts: the tables, and the effective scenario
+    /// (large with many flows; the Python side parses it only if asked).
+    pub fn to_json_parts(&self) -> serde_json::Result<(String, String)> {
+        let tables = Tables {
+            flows: &self.flows,
+            links: &self.links,
+            summary: &self.summary,
+            drops: &self.drops,
+            events: &self.events,
+            intervals: &self.intervals,
+            pcap: &self.pcap,
+        };
+        Ok((
+            serde_json::to_string(&tables)?,
+            serde_json::to_string(&self.scenario)?,
+        ))
+    }
+}

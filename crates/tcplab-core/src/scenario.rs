@@ -480,6 +480,11 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
 impl Scenario {
     /// Parses a scenario from JSON, naming the path of any bad field.
     pub fn from_json(text: &str) -> Result<Scenario> {
+        // The fast parser first; on an error, again with the field path
+        // tracked for the message.
+        if let Ok(sc) = serde_json::from_str(text) {
+            return Ok(sc);
+        }
         let de = &mut serde_json::Deserializer::from_str(text);
         serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();

@@ -83,7 +83,9 @@ fn guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, Error> + Send)
 type PySeries = (String, String, Py<PyBytes>, Py<PyBytes>);
 
 /// Parses, checks, builds and runs a scenario given as JSON text. Returns the
-/// results as JSON text and the time series as raw arrays. `custom` maps
+/// results' tables as JSON text, the effective scenario as JSON text (apart:
+/// it is large with many flows and often not needed), and the time series as
+/// raw arrays. `custom` maps
 /// flow indices to Python congestion controllers (flows whose cc is
 /// "python").
 #[pyfunction]
@@ -92,7 +94,7 @@ fn run_json(
     py: Python<'_>,
     scenario: &str,
     custom: Option<HashMap<usize, Py<PyAny>>>,
-) -> PyResult<(String, Vec<PySeries>)> {
+) -> PyResult<(String, String, Vec<PySeries>)> {
     let text = scenario.to_owned();
     let error: pycc::ErrorSlot = Arc::new(Mutex::new(None));
     let mut ccs = HashMap::new();
@@ -106,14 +108,16 @@ fn run_json(
                 .map(|c| Box::new(c) as Box<dyn tcplab_core::cc::CongestionControl>)
         };
         let r = tcplab_core::run_with(&sc, &mut supply)?;
-        let json = serde_json::to_string(&r).map_err(|e| Error::Internal(e.to_string()))?;
-        Ok((json, r.series))
+        let (tables, scenario) = r
+            .to_json_parts()
+            .map_err(|e| Error::Internal(e.to_string()))?;
+        Ok((tables, scenario, r.series))
     });
     // A Python controller's own exception is re-raised unchanged.
     if let Some(e) = error.lock().ok().and_then(|mut slot| slot.take()) {
         return Err(e);
     }
-    let (json, series) = result?;
+    let (json, scenario, series) = result?;
     let series = series
         .into_iter()
         .map(|s| {
@@ -127,7 +131,7 @@ fn run_json(
             )
         })
         .collect();
-    Ok((json, series))
+    Ok((json, scenario, series))
 }
 
 /// Checks a scenario without running it; returns the effective scenario
