@@ -5,6 +5,8 @@ receivers; NewReno bulk flows, flow i starting at i/N s, 1448-B segments,
 1 MiB buffers. Each N runs in a fresh process; the table gives the core's
 wall time, the cost per packet (data segments and ACKs the endpoints sent),
 the whole call (including result conversion) and the process's peak RSS.
+The last line is the cost per packet at the largest N over that at N = 10
+(issue 8's target: at most 2).
 
     python bench/dumbbell.py [--flows 1,10,100,1000,10000] [--duration 30]
 """
@@ -27,12 +29,14 @@ def child(n: int, duration: float) -> None:
     t0 = time.perf_counter()
     res = sc.run()
     call = time.perf_counter() - t0
-    f = res.flows
-    packets = int(f["sent_packets"].sum() + f["ack_packets"].sum())
+    # Raw results, not the tables: pandas would weigh on the measured RSS.
+    flows = res.raw["flows"]
+    packets = sum(f["sent_packets"] + f["ack_packets"] for f in flows)
+    bottleneck = next(lk for lk in res.raw["links"] if lk["link"] == "bottleneck")
     print(json.dumps({
         "n": n, "core_s": res.summary["wall_seconds"], "call_s": call, "packets": packets,
         "events": res.summary["events"],
-        "util": float(res.link("bottleneck")["utilization"]),
+        "util": bottleneck["utilization"],
         "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }))
 
@@ -48,14 +52,19 @@ def main() -> None:
         return
     print(f"{'N':>6}{'core s':>9}{'packets':>12}{'ns/packet':>11}{'events/s':>11}"
           f"{'call s':>9}{'util':>7}{'RSS MB':>8}")
+    per_packet = {}
     for n in [int(x) for x in a.flows.split(",")]:
         out = subprocess.run([sys.executable, __file__, "--child", str(n), "--duration",
                               str(a.duration)], capture_output=True, text=True, check=True)
         d = json.loads(out.stdout)
         ns = d["core_s"] / d["packets"] * 1e9
+        per_packet[n] = ns
         print(f"{n:>6}{d['core_s']:>9.3f}{d['packets']:>12,}{ns:>11.0f}"
               f"{d['events'] / d['core_s'] / 1e6:>9.2f} M{d['call_s']:>9.2f}{d['util']:>7.3f}"
               f"{d['rss_mb']:>8.1f}")
+    if 10 in per_packet and len(per_packet) > 1:
+        top = max(per_packet)
+        print(f"cost per packet, N = {top:,} over N = 10: {per_packet[top] / per_packet[10]:.2f}x")
 
 
 if __name__ == "__main__":
