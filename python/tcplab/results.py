@@ -288,4 +288,4 @@ def _text_table(cols: list[tuple[str, list[Any]]]) -> str:
     cells = [[h] + ["NaN" if x is None else str(x) for x in v] for h, v in cols]
     widths = [max(len(c) for c in col) for col in cells]
     rows = zip(*cells, strict=True)
-    return "\n".join(" ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
+    return "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
