@@ -21,6 +21,7 @@ import argparse
 import json
 import time
 
+from common import configure_tcp  # bench/ns3/common.py, beside this script
 from ns import ns
 
 
@@ -33,18 +34,8 @@ def main() -> None:
     a = p.parse_args()
     n = a.flows
 
-    ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType", ns.StringValue("ns3::TcpNewReno"))
-    ns.Config.SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                         ns.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpClassicRecovery")))
-    ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(1448))
-    ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(1 << 20))
-    ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(1 << 20))
-    ns.Config.SetDefault("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(10))
-    ns.Config.SetDefault("ns3::TcpSocket::DelAckCount", ns.UintegerValue(2))
-    ns.Config.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue(a.sack))
-    ns.Config.SetDefault("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
-    ns.RngSeedManager.SetSeed(1)
-    ns.RngSeedManager.SetRun(a.run)
+    configure_tcp(ns, "TcpNewReno", segment_size=1448, delack=2, sack=a.sack, run=a.run,
+                  buffers=1 << 20, initial_cwnd=10)
 
     routers = ns.NodeContainer()
     routers.Create(2)

@@ -21,6 +21,7 @@ import argparse
 import json
 import time
 
+from common import configure_tcp  # bench/ns3/common.py, beside this script
 from ns import ns
 
 
@@ -34,15 +35,7 @@ def main() -> None:
     a = p.parse_args()
 
     core = ns
-    core.Config.SetDefault("ns3::TcpL4Protocol::SocketType", core.StringValue("ns3::" + a.cc))
-    core.Config.SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                           core.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpClassicRecovery")))
-    core.Config.SetDefault("ns3::TcpSocket::SegmentSize", core.UintegerValue(360))
-    core.Config.SetDefault("ns3::TcpSocket::DelAckCount", core.UintegerValue(a.delack))
-    core.Config.SetDefault("ns3::TcpSocketBase::Sack", core.BooleanValue(False))
-    core.Config.SetDefault("ns3::TcpSocketBase::Timestamp", core.BooleanValue(False))
-    core.RngSeedManager.SetSeed(1)
-    core.RngSeedManager.SetRun(a.run)
+    configure_tcp(ns, a.cc, segment_size=360, delack=a.delack, sack=False, run=a.run)
 
     nodes = ns.NodeContainer()
     nodes.Create(3)

@@ -546,42 +546,25 @@ mod tests {
     #[test]
     fn ns3_accounting_partial_disorder_and_timeout_cases() {
         let mut e = Estimator::new(WestwoodConfig::ns3(true));
-        // A partial ACK of 5 segments in recovery counts one.
-        let partial = ack_at(0, 5 * MSS, false);
-        assert_eq!(
-            e.acked_bytes_ns3(&partial, &tcb_at(15, CaState::Recovery, 30)),
-            MSS
-        );
-        // Two dupACKs then a new ACK of 4 segments in Disorder: 4 - 2.
-        for k in 1..=2 {
-            let d = ack_at(k, 0, true);
-            assert_eq!(
-                e.acked_bytes_ns3(&d, &tcb_at(15, CaState::Disorder, 30)),
-                MSS
-            );
+        // (ACK bytes, duplicate, SND.UNA, state, recover, counted), in segments:
+        let cases = [
+            // a partial ACK of 5 segments in fast recovery counts one
+            (5, false, 15, CaState::Recovery, 30, 1),
+            // two dupACKs, then a new ACK of 4 segments in Disorder: 4 - 2
+            (0, true, 15, CaState::Disorder, 30, 1),
+            (0, true, 15, CaState::Disorder, 30, 1),
+            (4, false, 19, CaState::Disorder, 30, 2),
+            // after a timeout: in full below recover, only the part above it after
+            (3, false, 22, CaState::Loss, 30, 3),
+            (10, false, 32, CaState::Loss, 30, 2),
+            // in Open, everything
+            (2, false, 34, CaState::Open, 30, 2),
+        ];
+        for (k, (segs, dup, una, state, recover, counted)) in cases.into_iter().enumerate() {
+            let ack = ack_at(k as u64 + 1, segs * MSS, dup);
+            let got = e.acked_bytes_ns3(&ack, &tcb_at(una, state, recover));
+            assert_eq!(got, counted * MSS, "case {k}");
         }
-        let new = ack_at(3, 4 * MSS, false);
-        assert_eq!(
-            e.acked_bytes_ns3(&new, &tcb_at(19, CaState::Disorder, 30)),
-            2 * MSS
-        );
-        // After a timeout: in full below recover, only the part above it after.
-        let below = ack_at(4, 3 * MSS, false);
-        assert_eq!(
-            e.acked_bytes_ns3(&below, &tcb_at(22, CaState::Loss, 30)),
-            3 * MSS
-        );
-        let past = ack_at(5, 10 * MSS, false);
-        assert_eq!(
-            e.acked_bytes_ns3(&past, &tcb_at(32, CaState::Loss, 30)),
-            2 * MSS
-        );
-        // In Open, everything.
-        let open = ack_at(6, 2 * MSS, false);
-        assert_eq!(
-            e.acked_bytes_ns3(&open, &tcb_at(34, CaState::Open, 30)),
-            2 * MSS
-        );
     }
 
     #[test]
