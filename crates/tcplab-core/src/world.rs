@@ -158,6 +158,8 @@ struct Flow {
     /// Packets numbered per direction, from 1.
     fwd_number: u64,
     rev_number: u64,
+    /// The first link direction from src to dst and from dst to src.
+    egress: [u32; 2],
     stats: FlowStats,
     name: String,
     kind: FlowKind,
@@ -347,6 +349,9 @@ impl World {
                     queue: LinkQueue::new(l.queue),
                     error: None,
                     busy_until: SimTime::ZERO,
+                    tx_packets: 0,
+                    tx_bytes: 0,
+                    busy_ns: 0,
                     stats: LinkStats::default(),
                 });
             }
@@ -535,6 +540,7 @@ impl World {
                 },
                 fwd_number: 0,
                 rev_number: 0,
+                egress: [NO_ROUTE; 2],
                 per_interval: Vec::new(),
             });
         }
@@ -562,6 +568,13 @@ impl World {
 
         for (n, t) in nodes.iter_mut().zip(tables) {
             n.routes = t;
+        }
+        // Routes are fixed: each endpoint's first hop is looked up once.
+        for f in &mut flows {
+            f.egress = [
+                nodes[f.src as usize].routes.next(f.dst),
+                nodes[f.dst as usize].routes.next(f.src),
+            ];
         }
         let mut world = World {
             now: SimTime::ZERO,
@@ -834,13 +847,13 @@ impl World {
         // Counted (and captured) only if it starts before the run ends.
         let started = self.end.is_none_or(|e| tx_start <= e);
         if started {
-            l.stats.tx_packets += 1;
-            l.stats.tx_bytes += size as u64;
+            l.tx_packets += 1;
+            l.tx_bytes += size as u64;
             let busy_end = match self.end {
                 Some(e) if e < done => e,
                 _ => done,
             };
-            l.stats.busy_ns += (busy_end - tx_start).as_nanos();
+            l.busy_ns += (busy_end - tx_start).as_nanos();
         }
         let arrive = done + l.delay;
         // The arrival's place among events at the same instant is fixed now.
@@ -965,15 +978,15 @@ impl World {
         let now = self.now;
         for h in out.drain(..) {
             let f = &mut self.flows[flow as usize];
-            let (src, dst, number) = if from_sender {
+            let (src, dst, number, egress) = if from_sender {
                 f.fwd_number += 1;
                 f.stats.fwd.sent += 1;
                 f.stats.sent_bytes += h.len as u64;
-                (f.src, f.dst, f.fwd_number)
+                (f.src, f.dst, f.fwd_number, f.egress[0])
             } else {
                 f.rev_number += 1;
                 f.stats.rev.sent += 1;
-                (f.dst, f.src, f.rev_number)
+                (f.dst, f.src, f.rev_number, f.egress[1])
             };
             let pkt = Packet {
                 flow,
@@ -986,7 +999,12 @@ impl World {
                 proto: Proto::Tcp,
                 tcp: h,
             };
-            self.send_from(src, pkt);
+            let id = self.packets.insert(pkt);
+            if egress != NO_ROUTE {
+                self.enqueue(egress, id);
+            } else {
+                self.forward(src, id); // (validated paths always have a route)
+            }
         }
     }
 
@@ -1286,14 +1304,14 @@ impl World {
                     dst: self.nodes[l.to as usize].name.clone(),
                     rate_bps: l.rate.bps(),
                     delay_s: l.delay.as_secs_f64(),
-                    tx_packets: s.tx_packets,
-                    tx_bytes: s.tx_bytes,
+                    tx_packets: l.tx_packets,
+                    tx_bytes: l.tx_bytes,
                     drops_queue: s.drops_queue,
                     drops_error: s.drops_error,
                     utilization: if end_ns == 0 {
                         0.0
                     } else {
-                        s.busy_ns as f64 / end_ns as f64
+                        l.busy_ns as f64 / end_ns as f64
                     },
                     queue_max_packets: s.queue_max,
                     queue_mean_packets: if end_ns == 0 {

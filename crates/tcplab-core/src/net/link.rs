@@ -13,13 +13,10 @@ use crate::net::error_model::ErrorModel;
 use crate::net::queue::LinkQueue;
 use crate::time::{Rate, SimDuration, SimTime};
 
+/// The queue counters of a link direction (the per-packet ones live in
+/// [`LinkDir`] itself, beside what the packet path reads).
 #[derive(Debug, Default, Clone)]
-#[repr(C)]
 pub struct LinkStats {
-    pub tx_packets: u64,
-    pub tx_bytes: u64,
-    /// Time spent serializing, clipped to the end of the run.
-    pub busy_ns: u64,
     pub queue_changed_at: SimTime,
     /// Integral of the queue length (packets) over time, in packet-ns.
     pub queue_area: u128,
@@ -28,27 +25,32 @@ pub struct LinkStats {
     pub drops_error: u64,
 }
 
-/// Fields in the order the packet path uses them (`repr(C)` keeps it): what
-/// every admission reads comes first, so a hop touches as few cache lines as
-/// possible when there are tens of thousands of links.
+/// Laid out by cache line (`repr(C)`, 64-byte aligned), because with tens of
+/// thousands of links each hop's link is usually out of cache: line 0 is the
+/// queue, line 1 everything else an admission or an arrival touches; the
+/// rest is read when the run ends or when a packet has to wait.
 #[derive(Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct LinkDir {
     /// The waiting, serializing and propagating packets.
     pub queue: LinkQueue,
     /// When the last admitted packet will have been serialized.
     pub busy_until: SimTime,
-    pub rate: Rate,
     /// `rate.exact_ns_per_byte()`, or 0: serialization time without a division.
     pub ns_per_byte: u64,
     pub delay: SimDuration,
+    pub error: Option<Box<ErrorModel>>,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    /// Time spent serializing, clipped to the end of the run.
+    pub busy_ns: u64,
     pub to: u32,
     pub from: u32,
+    pub rate: Rate,
     /// Index of the link in the scenario; this direction is `link*2 + dir`.
     pub link: u32,
     pub mtu: u32,
     pub stats: LinkStats,
-    pub error: Option<Box<ErrorModel>>,
 }
 
 impl LinkDir {
@@ -60,6 +62,17 @@ impl LinkDir {
         } else {
             self.rate.tx_time(bytes)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_hop_touches_two_cache_lines() {
+        use std::mem::offset_of;
+        assert_eq!(std::mem::size_of::<super::LinkQueue>(), 64);
+        assert_eq!(offset_of!(super::LinkDir, busy_until), 64);
+        assert!(offset_of!(super::LinkDir, to) + 4 <= 128);
     }
 }
 
