@@ -65,17 +65,6 @@ impl LinkDir {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn a_hop_touches_two_cache_lines() {
-        use std::mem::offset_of;
-        assert_eq!(std::mem::size_of::<super::LinkQueue>(), 64);
-        assert_eq!(offset_of!(super::LinkDir, busy_until), 64);
-        assert!(offset_of!(super::LinkDir, to) + 4 <= 128);
-    }
-}
-
 impl LinkStats {
     /// Accounts for a queue length change from `old_len` at `at` (for the
     /// time average and the maximum).
@@ -84,5 +73,16 @@ impl LinkStats {
         self.queue_area += old_len as u128 * (at - self.queue_changed_at).as_nanos() as u128;
         self.queue_changed_at = at;
         self.queue_max = self.queue_max.max(new_len as u64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_hop_touches_two_cache_lines() {
+        use std::mem::offset_of;
+        assert_eq!(std::mem::size_of::<super::LinkQueue>(), 64);
+        assert_eq!(offset_of!(super::LinkDir, busy_until), 64);
+        assert!(offset_of!(super::LinkDir, to) + 4 <= 128);
     }
 }
