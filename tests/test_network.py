@@ -168,3 +168,32 @@ def test_start_stop_and_count():
     assert res.flow("window")["sent_packets"] == 200
     assert res.flow("window")["goodput_bps"] == pytest.approx(800e3)
     assert res.flow("counted")["sent_packets"] == 7
+
+
+def test_queue_trace_by_hand_and_departures_before_arrivals_at_one_instant():
+    # a -(1 Gb/s, 1 ms)- r -(1 Mb/s, 1 ms, 2 packets)- b. Three one-packet
+    # UDP flows at t = 0 (125 B on the wire: 1 us on the access link, 1 ms
+    # on the bottleneck) reach r at 1.001, 1.002 and 1.003 ms: the first goes
+    # straight onto the wire, the others wait. A fourth, sent at 1 ms, reaches
+    # r at 2.001 ms, the very instant the second starts serializing: the
+    # departure comes first, so the 2-packet queue has room for it.
+    net = tl.Network()
+    a, r, b = net.host("a"), net.router("r"), net.host("b")
+    net.link(a, r, rate="1Gbps", delay="1ms")
+    net.link(r, b, rate="1Mbps", delay="1ms", queue="2p", name="bottleneck")
+    for k in range(3):
+        net.udp(a, b, rate="1Mbps", size="97B", count=1, name=f"u{k}")
+    net.udp(a, b, rate="1Mbps", size="97B", count=1, start="1ms", name="late")
+    res = net.run(duration="10ms", seed=1, trace=["queue"])
+    t, q = res.trace("queue", link="bottleneck")
+    got = list(zip(np.round(t * 1e9).astype(int).tolist(), q.astype(int).tolist(), strict=True))
+    assert got == [(0, 0), (1_002_000, 1), (1_003_000, 2), (2_001_000, 1), (2_001_000, 2),
+                   (3_001_000, 1), (4_001_000, 0)]
+    link = res.link("bottleneck")
+    assert link["drops_queue"] == 0 and link["queue_max_packets"] == 2
+    assert link["tx_packets"] == 4
+    assert res.flows["delivered_packets"].sum() == 4
+    # The time-average queue over the 10 ms is the integral of that trace:
+    # 1 packet for 1 us, 2 for 998 us, 2 for 1 ms, 1 for 1 ms.
+    area = (1 * 1_000 + 2 * 998_000 + 2 * 1_000_000 + 1 * 1_000_000) / 10_000_000
+    assert link["queue_mean_packets"] == pytest.approx(area, rel=1e-12)
