@@ -349,26 +349,15 @@ impl CongestionControl for Bbr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::CaState;
 
     const MSS: u64 = 1000;
 
     fn tcb() -> Tcb {
         Tcb {
-            now: SimTime::ZERO,
-            cwnd: 10 * MSS,
-            ssthresh: u64::MAX,
-            mss: MSS,
-            ca_state: CaState::Open,
-            bytes_in_flight: 0,
             snd_una: 1,
             snd_nxt: 1,
-            recover: 0,
             srtt: Some(SimDuration::from_millis(100)),
-            min_rtt: None,
-            latest_rtt: None,
-            cwnd_cnt: 0,
-            pacing_rate: 0.0,
+            ..Tcb::new(10 * MSS, u64::MAX, MSS)
         }
     }
 

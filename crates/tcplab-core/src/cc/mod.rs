@@ -81,6 +81,27 @@ pub struct Tcb {
 }
 
 impl Tcb {
+    /// A connection's state before anything is sent: the given window,
+    /// threshold and segment size, in Open, with no RTT measured yet.
+    pub fn new(cwnd: u64, ssthresh: u64, mss: u64) -> Self {
+        Tcb {
+            now: SimTime::ZERO,
+            cwnd,
+            ssthresh,
+            mss,
+            ca_state: CaState::Open,
+            bytes_in_flight: 0,
+            snd_una: 0,
+            snd_nxt: 0,
+            recover: 0,
+            srtt: None,
+            min_rtt: None,
+            latest_rtt: None,
+            cwnd_cnt: 0,
+            pacing_rate: 0.0,
+        }
+    }
+
     pub fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
     }
@@ -240,20 +261,9 @@ pub(crate) mod testing {
     impl<C: CongestionControl> CcDriver<C> {
         pub fn new(cc: C, mss: u64, cwnd_segments: u64) -> Self {
             let mut tcb = Tcb {
-                now: SimTime::ZERO,
-                cwnd: cwnd_segments * mss,
-                ssthresh: u64::MAX,
-                mss,
-                ca_state: CaState::Open,
-                bytes_in_flight: 0,
                 snd_una: 1,
                 snd_nxt: 1,
-                recover: 0,
-                srtt: None,
-                min_rtt: None,
-                latest_rtt: None,
-                cwnd_cnt: 0,
-                pacing_rate: 0.0,
+                ..Tcb::new(cwnd_segments * mss, u64::MAX, mss)
             };
             let mut cc = cc;
             cc.init(&mut tcb);

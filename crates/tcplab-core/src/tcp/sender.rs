@@ -189,22 +189,7 @@ impl Sender {
     pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
         let full = cc.controls_fully();
         let shift = window_shift(cfg.rcv_buf, cfg.window_scaling);
-        let tcb = Tcb {
-            now: SimTime::ZERO,
-            cwnd: cfg.initial_cwnd,
-            ssthresh: cfg.initial_ssthresh,
-            mss: cfg.mss as u64,
-            ca_state: CaState::Open,
-            bytes_in_flight: 0,
-            snd_una: 0,
-            snd_nxt: 0,
-            recover: 0,
-            srtt: None,
-            min_rtt: None,
-            latest_rtt: None,
-            cwnd_cnt: 0,
-            pacing_rate: 0.0,
-        };
+        let tcb = Tcb::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss as u64);
         let rtt = RttEstimator::new(
             cfg.initial_rto,
             cfg.min_rto,
