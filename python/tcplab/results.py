@@ -216,8 +216,7 @@ class Results:
 
     def to_json(self) -> str:
         """Everything, as JSON text."""
-        self.scenario  # noqa: B018 - parses it into raw if still text
-        return json.dumps(self.raw, allow_nan=True)
+        return json.dumps({**self.raw, "scenario": self.scenario}, allow_nan=True)
 
     def save(self, out_dir: str | Path) -> list[Path]:
         """Write flows.csv, links.csv and results.json into ``out_dir``; return the paths."""
