@@ -42,6 +42,14 @@ impl<T: Copy> Slab<T> {
         self.items[id.0 as usize]
     }
 
+    /// Frees the slot without copying its value out. Freeing twice is a
+    /// logic error.
+    #[inline]
+    pub fn free(&mut self, id: PacketId) {
+        self.live -= 1;
+        self.free.push(id.0);
+    }
+
     #[inline]
     pub fn get(&self, id: PacketId) -> &T {
         &self.items[id.0 as usize]
