@@ -82,33 +82,53 @@ struct Cbr {
     sent: u64,
 }
 
-/// One timer of a connection. The queue holds at most one live event per
-/// slot: re-arming to a later deadline only moves `deadline`, and the event
+/// The timers of a connection, one slot per kind. The queue holds at most
+/// one live event per slot: re-arming to a later deadline only moves `deadline`, and the event
 /// re-arms itself when it fires early; an earlier deadline schedules a new
 /// event and bumps `gen`, which makes the old one stale.
 ///
 /// The slots of all flows live in one dense table, beside a copy of the
 /// endpoint's deadline, so a stale or early timer event (most of them, with
-/// thousands of flows) is settled without touching the connection.
-#[derive(Debug, Default, Clone, Copy)]
-struct TimerSlot {
-    gen: u32,
-    scheduled: Option<SimTime>,
-    /// The endpoint's deadline as of its last action.
-    deadline: Option<SimTime>,
+/// thousands of flows) is settled without touching the connection. A
+/// flow's three slots fill one cache line: `NEVER` stands for "none".
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
+struct FlowTimers {
+    /// Per [`TimerKind`]: when its queued event fires.
+    scheduled: [SimTime; 3],
+    /// Per kind: the endpoint's deadline as of its last action.
+    deadline: [SimTime; 3],
+    gen: [u32; 3],
 }
 
-impl TimerSlot {
-    /// Schedules the slot's event at `at`, making any earlier one stale.
+const NEVER: SimTime = SimTime::MAX;
+const _: () = assert!(
+    std::mem::size_of::<FlowTimers>() == 64,
+    "one cache line per flow"
+);
+
+impl Default for FlowTimers {
+    fn default() -> Self {
+        FlowTimers {
+            scheduled: [NEVER; 3],
+            deadline: [NEVER; 3],
+            gen: [0; 3],
+        }
+    }
+}
+
+impl FlowTimers {
+    /// Schedules the event of `kind` at `at`, making any earlier one stale.
     fn arm(&mut self, queue: &mut EventQueue, flow: u32, kind: TimerKind, at: SimTime) {
-        self.gen = self.gen.wrapping_add(1);
-        self.scheduled = Some(at);
+        let k = kind as usize;
+        self.gen[k] = self.gen[k].wrapping_add(1);
+        self.scheduled[k] = at;
         queue.push(
             at,
             Event::Timer {
                 flow,
                 kind,
-                gen: self.gen,
+                gen: self.gen[k],
             },
         );
     }
@@ -184,8 +204,8 @@ pub struct World {
     links: Vec<LinkDir>,
     link_names: Vec<String>,
     flows: Vec<Flow>,
-    /// Timer slots per flow, indexed by `TimerKind`.
-    timers: Vec<[TimerSlot; 3]>,
+    /// Timer slots per flow.
+    timers: Vec<FlowTimers>,
     events: u64,
     /// When the last event that did something happened.
     last_activity: SimTime,
@@ -584,7 +604,7 @@ impl World {
             nodes,
             links,
             link_names,
-            timers: vec![[TimerSlot::default(); 3]; flows.len()],
+            timers: vec![FlowTimers::default(); flows.len()],
             flows,
             events: 0,
             last_activity: SimTime::ZERO,
@@ -1030,12 +1050,10 @@ impl World {
             (TimerKind::DelayedAck, t.rcv.delack_deadline),
             (TimerKind::Pace, t.snd.pace_deadline),
         ] {
-            let slot = &mut slots[kind as usize];
-            slot.deadline = deadline;
-            if let Some(d) = deadline {
-                if slot.scheduled.is_none_or(|s| d < s) {
-                    slot.arm(&mut self.queue, flow, kind, d);
-                }
+            let d = deadline.unwrap_or(NEVER);
+            slots.deadline[kind as usize] = d;
+            if d < slots.scheduled[kind as usize] {
+                slots.arm(&mut self.queue, flow, kind, d);
             }
         }
         if !t.series.is_empty() {
@@ -1093,19 +1111,20 @@ impl World {
     /// Handles a timer event; false if it was stale or cancelled (a no-op).
     fn timer(&mut self, flow: u32, kind: TimerKind, gen: u32) -> bool {
         let now = self.now;
-        let slot = &mut self.timers[flow as usize][kind as usize];
-        if slot.gen != gen {
+        let slots = &mut self.timers[flow as usize];
+        let k = kind as usize;
+        if slots.gen[k] != gen {
             return false; // superseded by an earlier deadline
         }
-        slot.scheduled = None;
-        match slot.deadline {
-            None => false,
-            Some(d) if d > now => {
+        slots.scheduled[k] = NEVER;
+        match slots.deadline[k] {
+            NEVER => false,
+            d if d > now => {
                 // Moved later since this event was scheduled: wait again.
-                slot.arm(&mut self.queue, flow, kind, d);
+                slots.arm(&mut self.queue, flow, kind, d);
                 false
             }
-            Some(_) => {
+            _ => {
                 let App::Tcp(t) = &mut self.flows[flow as usize].app else {
                     return false;
                 };
