@@ -17,7 +17,6 @@ pub enum TimerKind {
 }
 
 #[derive(Clone, Copy, Debug)]
-#[repr(C, align(8))]
 pub enum Event {
     /// The packet at the head of link direction `ld`'s pipe reaches the far
     /// end (after transmission and propagation); the error model is applied
