@@ -231,10 +231,11 @@ struct Arrival {
 }
 
 /// The min-heap of pending arrivals, one per link direction with packets on
-/// it. Written out rather than `BinaryHeap<Entry>`: the element moved down
-/// the heap stays in registers, and a pop and a replacement of the head both
-/// walk the hole to the bottom first (the element that fills it is nearly
-/// always late) and then sift up, which takes fewer comparisons.
+/// it. Written out rather than `BinaryHeap<Entry>` so that the element moved
+/// down the heap stays in registers. A pop walks the hole to the bottom
+/// first and then sifts the last element up from there (it is nearly always
+/// late, so this takes fewer comparisons); a replacement of the head (the
+/// link's next arrival, often soon) sifts down and stops where it fits.
 #[derive(Debug, Default)]
 struct ArrivalHeap {
     v: Vec<Arrival>,
@@ -273,16 +274,8 @@ impl ArrivalHeap {
     #[inline]
     fn replace_top(&mut self, a: Arrival) {
         let v = &mut self.v[..];
-        let n = v.len();
         let mut hole = 0;
-        loop {
-            let mut c = 2 * hole + 1;
-            if c >= n {
-                break;
-            }
-            if c + 1 < n {
-                c += (v[c + 1].key < v[c].key) as usize;
-            }
+        while let Some(c) = Self::smaller_child(v, hole) {
             if a.key <= v[c].key {
                 break;
             }
@@ -292,21 +285,26 @@ impl ArrivalHeap {
         v[hole] = a;
     }
 
+    /// The smaller child of `hole`, if it has any (chosen without a branch).
+    #[inline(always)]
+    fn smaller_child(v: &[Arrival], hole: usize) -> Option<usize> {
+        let c = 2 * hole + 1;
+        if c >= v.len() {
+            None
+        } else if c + 1 < v.len() {
+            Some(c + (v[c + 1].key < v[c].key) as usize)
+        } else {
+            Some(c)
+        }
+    }
+
     /// Moves the hole at the root down along the smaller children to a
     /// leaf, then puts `a` in it and sifts it up.
     #[inline]
     fn fill_from_root(&mut self, a: Arrival) {
         let v = &mut self.v[..];
-        let n = v.len();
         let mut hole = 0;
-        loop {
-            let mut c = 2 * hole + 1;
-            if c >= n {
-                break;
-            }
-            if c + 1 < n {
-                c += (v[c + 1].key < v[c].key) as usize;
-            }
+        while let Some(c) = Self::smaller_child(v, hole) {
             v[hole] = v[c];
             hole = c;
         }
