@@ -83,9 +83,10 @@ struct Cbr {
 }
 
 /// The timers of a connection, one slot per kind. The queue holds at most
-/// one live event per slot: re-arming to a later deadline only moves `deadline`, and the event
-/// re-arms itself when it fires early; an earlier deadline schedules a new
-/// event and bumps `gen`, which makes the old one stale.
+/// one live event per slot: re-arming to a later deadline only moves
+/// `deadline`, and the event re-arms itself when it fires early; an earlier
+/// deadline schedules a new event and bumps `gen`, which makes the old one
+/// stale.
 ///
 /// The slots of all flows live in one dense table, beside a copy of the
 /// endpoint's deadline, so a stale or early timer event (most of them, with
