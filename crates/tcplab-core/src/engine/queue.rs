@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The event queue: binary min-heaps keyed by (time, insertion sequence).
+//! The event queue, keyed by (time, insertion sequence): arrivals in a
+//! binary min-heap, timer and application events on a [`TimerWheel`].
 //!
-//! Timer events live apart, in a [`TimerWheel`]. With thousands of
-//! connections nearly every connection has a retransmission timer pending,
-//! while only the links with packets on them have an arrival pending: kept
-//! apart, the arrivals (most events) sift through a heap of a few hundred
-//! entries instead of one dominated by timers, and a timer costs O(1)
-//! instead of a sift through tens of thousands. Each pop takes the earlier
-//! of the two heads, so the order is exactly that of a single heap.
+//! With thousands of connections nearly every connection has a
+//! retransmission timer pending, while only the links with packets on them
+//! have an arrival pending: kept apart, the arrivals (most events) sift
+//! through a heap of a few dozen entries instead of one dominated by timers,
+//! and a timer costs O(1) instead of a sift through tens of thousands. Each
+//! pop takes the earlier of the two heads, so the order is exactly that of
+//! a single heap.
 //!
 //! The order is total and deliberate: earlier time first; at the same
 //! instant, the event scheduled first runs first (FIFO), whatever its kind.
@@ -21,8 +22,18 @@ use std::collections::BinaryHeap;
 use super::Event;
 use crate::time::SimTime;
 
-/// An entry's key is (time, sequence) packed into one integer, so that the
-/// heap compares once.
+/// (time, sequence) packed into one integer, so that a heap compares once.
+#[inline]
+fn key(time: SimTime, seq: u64) -> u128 {
+    ((time.as_nanos() as u128) << 64) | seq as u128
+}
+
+/// The time of a [`key`].
+#[inline]
+fn key_time(key: u128) -> SimTime {
+    SimTime::from_nanos((key >> 64) as u64)
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     key: u128,
@@ -33,13 +44,9 @@ impl Entry {
     #[inline]
     fn new(time: SimTime, seq: u64, event: Event) -> Self {
         Entry {
-            key: ((time.as_nanos() as u128) << 64) | seq as u128,
+            key: key(time, seq),
             event,
         }
-    }
-    #[inline]
-    fn time(&self) -> SimTime {
-        SimTime::from_nanos((self.key >> 64) as u64)
     }
 }
 
@@ -330,8 +337,8 @@ impl ArrivalHeap {
 pub struct EventQueue {
     /// Arrivals.
     heap: ArrivalHeap,
-    /// Timer events.
-    timers: TimerWheel,
+    /// Timer and application events.
+    wheel: TimerWheel,
     next_seq: u64,
     last_popped: SimTime,
 }
@@ -354,15 +361,15 @@ impl EventQueue {
     fn insert(&mut self, e: Entry) {
         match e.event {
             Event::Arrive { ld } => self.heap.push(Arrival { key: e.key, ld }),
-            _ => self.timers.push(e),
+            _ => self.wheel.push(e),
         }
     }
 
-    /// Whether the next event is the first timer (rather than the head of
-    /// the main heap). Keys are unique, so there is never a tie.
+    /// Whether the next event is the wheel's first (rather than the first
+    /// arrival). Keys are unique, so there is never a tie.
     #[inline]
-    fn timer_first(&self) -> bool {
-        match (self.heap.peek(), self.timers.peek()) {
+    fn wheel_first(&self) -> bool {
+        match (self.heap.peek(), self.wheel.peek()) {
             (Some(h), Some(t)) => t.key < h.key,
             (None, Some(_)) => true,
             _ => false,
@@ -391,19 +398,17 @@ impl EventQueue {
     /// The earliest event, O(log n).
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        let e = if self.timer_first() {
-            self.timers.pop()?
+        let (key, event) = if self.wheel_first() {
+            let e = self.wheel.pop()?;
+            (e.key, e.event)
         } else {
             let a = self.heap.pop()?;
-            Entry {
-                key: a.key,
-                event: Event::Arrive { ld: a.ld },
-            }
+            (a.key, Event::Arrive { ld: a.ld })
         };
-        let time = e.time();
+        let time = key_time(key);
         debug_assert!(time >= self.last_popped, "time went backwards");
         self.last_popped = time;
-        Some((time, e.event))
+        Some((time, event))
     }
 
     /// The earliest event, like [`Self::pop`]; if `follow` gives the time and
@@ -415,20 +420,22 @@ impl EventQueue {
         &mut self,
         follow: impl FnOnce(&Event) -> Option<(SimTime, u64)>,
     ) -> Option<(SimTime, Event)> {
-        if self.timer_first() {
-            // A timer has no successor to schedule in its place.
+        if self.wheel_first() {
+            // Only arrivals have a successor to schedule in their place.
             return self.pop();
         }
         let top = *self.heap.peek()?;
-        let time = SimTime::from_nanos((top.key >> 64) as u64);
+        let time = key_time(top.key);
         let event = Event::Arrive { ld: top.ld };
         debug_assert!(time >= self.last_popped, "time went backwards");
         self.last_popped = time;
         match follow(&event) {
             Some((next, seq)) => {
                 debug_assert!(next >= time && seq < self.next_seq);
-                let key = Entry::new(next, seq, event).key;
-                self.heap.replace_top(Arrival { key, ld: top.ld });
+                self.heap.replace_top(Arrival {
+                    key: key(next, seq),
+                    ld: top.ld,
+                });
             }
             None => {
                 self.heap.pop();
@@ -438,21 +445,20 @@ impl EventQueue {
     }
 
     pub fn peek_time(&self) -> Option<SimTime> {
-        let t = self.timers.peek().map(|e| e.key);
-        let h = self.heap.peek().map(|a| a.key);
-        let key = match (h, t) {
-            (Some(h), Some(t)) => h.min(t),
-            (h, t) => h.or(t)?,
+        let key = if self.wheel_first() {
+            self.wheel.peek()?.key
+        } else {
+            self.heap.peek()?.key
         };
-        Some(SimTime::from_nanos((key >> 64) as u64))
+        Some(key_time(key))
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.timers.len()
+        self.heap.len() + self.wheel.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.len() == 0 && self.timers.is_empty()
+        self.heap.len() == 0 && self.wheel.is_empty()
     }
 }
 
@@ -564,7 +570,7 @@ mod tests {
             } else {
                 let want = reference
                     .pop()
-                    .map(|e| (e.time(), format!("{:?}", e.event)));
+                    .map(|e| (key_time(e.key), format!("{:?}", e.event)));
                 let got = q.pop().map(|(tm, e)| (tm, format!("{e:?}")));
                 assert_eq!(got, want, "pop {popped}");
                 if let Some((tm, _)) = got {
@@ -576,7 +582,7 @@ mod tests {
         }
         while let Some(e) = reference.pop() {
             let got = q.pop().map(|(tm, e)| (tm, format!("{e:?}")));
-            assert_eq!(got, Some((e.time(), format!("{:?}", e.event))));
+            assert_eq!(got, Some((key_time(e.key), format!("{:?}", e.event))));
         }
         assert!(q.is_empty() && q.pop().is_none());
         assert!(popped > 50_000, "the pops were exercised: {popped}");
