@@ -190,6 +190,18 @@ struct Flow {
     per_interval: Vec<u64>,
 }
 
+impl Flow {
+    /// The counters of the direction a packet from node `src` travels in.
+    #[inline]
+    fn dir_stats(&mut self, src: u32) -> &mut DirStats {
+        if src == self.src {
+            &mut self.stats.fwd
+        } else {
+            &mut self.stats.rev
+        }
+    }
+}
+
 /// A dropped packet as logged during the run: (time, link direction, flow,
 /// packet number, cause).
 type DropEntry = (SimTime, u32, u32, u64, DropCause);
@@ -939,12 +951,7 @@ impl World {
     /// The counters of the direction `p` travels in.
     #[inline]
     fn dir_stats(&mut self, p: &Packet) -> &mut DirStats {
-        let f = &mut self.flows[p.flow as usize];
-        if p.src == f.src {
-            &mut f.stats.fwd
-        } else {
-            &mut f.stats.rev
-        }
+        self.flows[p.flow as usize].dir_stats(p.src)
     }
 
     /// Hands packet `id` to its destination endpoint and frees it. The
@@ -956,11 +963,7 @@ impl World {
         let flow = p.flow;
         let f = &mut self.flows[flow as usize];
         let to_receiver = p.src == f.src;
-        if to_receiver {
-            f.stats.fwd.arrived += 1;
-        } else {
-            f.stats.rev.arrived += 1;
-        }
+        f.dir_stats(p.src).arrived += 1;
         match &mut f.app {
             App::Cbr(_) => {
                 if let Some(iv) = self.scenario.interval {
