@@ -319,18 +319,27 @@ def _run_local(payloads: list[dict[str, Any]], jobs: int) -> Iterator[dict[str, 
         try:
             inflight: dict[Any, dict[str, Any]] = {}
             while queue or inflight:
+                broken = False
                 while queue and len(inflight) < jobs:
                     p = queue.pop()
-                    inflight[pool.submit(execute, p)] = p
-                done, _ = wait(set(inflight), return_when=FIRST_COMPLETED)
-                broken = False
-                for fut in done:
-                    p = inflight.pop(fut)
                     try:
-                        yield fut.result()
+                        inflight[pool.submit(execute, p)] = p
                     except BrokenProcessPool:
+                        # A worker crashed since the last wait: this run never
+                        # started, so it goes back to the queue, not to the
+                        # suspects.
+                        queue.append(p)
                         broken = True
-                        suspects.append(p)
+                        break
+                if not broken:
+                    done, _ = wait(set(inflight), return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        p = inflight.pop(fut)
+                        try:
+                            yield fut.result()
+                        except BrokenProcessPool:
+                            broken = True
+                            suspects.append(p)
                 if broken:
                     suspects += list(inflight.values())
                     break
