@@ -234,6 +234,11 @@ pub struct World {
     event_log: Option<Vec<(u32, TcpEvent)>>,
     /// Reused buffer for the segments a TCP endpoint emits.
     scratch: Vec<TcpHeader>,
+    /// Some connection records a time series / runs a user-written
+    /// controller. Checked before the per-flow fields, which sit on cache
+    /// lines of their own that a packet need not touch otherwise.
+    any_series: bool,
+    any_custom_cc: bool,
     /// A user-written controller failed: the run stopped here.
     failure: Option<String>,
     /// Packet traces by link direction (empty when none is asked for).
@@ -627,6 +632,8 @@ impl World {
             drop_log: None,
             event_log: None,
             scratch: Vec::new(),
+            any_series: false,
+            any_custom_cc: false,
             failure: None,
             pcap: Vec::new(),
             pcap_rx: false,
@@ -643,6 +650,12 @@ impl World {
         }
         if world.scenario.trace.contains(&TraceKind::Events) {
             world.event_log = Some(Vec::new());
+        }
+        for f in &world.flows {
+            if let App::Tcp(t) = &f.app {
+                world.any_series |= !t.series.is_empty();
+                world.any_custom_cc |= t.custom_cc;
+            }
         }
         if let Some(spec) = world.scenario.pcap.clone() {
             world.check_pcap(&spec)?;
@@ -1060,7 +1073,7 @@ impl World {
                 slots.arm(&mut self.queue, flow, kind, d);
             }
         }
-        if !t.series.is_empty() {
+        if self.any_series && !t.series.is_empty() {
             let snd = &t.snd;
             let new_sample = snd.rtt.samples != t.rtt_samples;
             t.rtt_samples = snd.rtt.samples;
@@ -1098,16 +1111,19 @@ impl World {
                 }
             }
         }
-        if t.custom_cc {
+        if self.any_custom_cc && t.custom_cc {
             if let Some(e) = t.snd.cc.take_error() {
                 self.failure = Some(format!("flow '{}': {e}", self.flows[flow as usize].name));
                 return;
             }
         }
+        let Some(log) = &mut self.event_log else {
+            return;
+        };
         let App::Tcp(t) = &mut self.flows[flow as usize].app else {
             return;
         };
-        if let (Some(log), Some(ev)) = (&mut self.event_log, &mut t.snd.events) {
+        if let Some(ev) = &mut t.snd.events {
             log.extend(ev.drain(..).map(|e| (flow, e)));
         }
     }
