@@ -76,20 +76,31 @@ const BUCKETS: usize = 4096;
 
 /// A hashed timing wheel that pops in exact key order.
 ///
-/// Time is cut into buckets of 2^[`BUCKET_SHIFT`] ns. `ready` is a heap of
-/// every entry in bucket `cur` or earlier; `wheel` holds, unsorted, the
-/// entries of the next `BUCKETS - 1` buckets, each in the slot of its bucket
-/// number modulo `BUCKETS`; `far` is a heap of the rest. Whenever `ready`
-/// runs dry, `cur` jumps to the next non-empty bucket (found through a
-/// two-level bitmap), that bucket's entries become `ready`, and entries of
-/// `far` that are now within the horizon move onto the wheel. So `ready` is
-/// never empty while anything is pending, and its head is the minimum.
-/// Insertion is O(1) (O(log n) beyond the horizon); a pop is a sift through
-/// one bucket's entries.
+/// Time is cut into buckets of 2^[`BUCKET_SHIFT`] ns. `ready[next..]`
+/// holds every entry in bucket `cur` or earlier, sorted; `wheel` holds, unsorted, the entries of the
+/// next `BUCKETS - 1` buckets, each in the slot of its bucket number modulo
+/// `BUCKETS`; `far` is a heap of the rest. Whenever `ready` runs dry, `cur`
+/// jumps to the next non-empty bucket (found through a two-level bitmap),
+/// that bucket is sorted and becomes `ready`, and entries of `far` that are
+/// now within the horizon move onto the wheel. So `ready` is never empty
+/// while anything is pending, and `ready[next]` is the minimum.
+///
+/// Insertion is O(1) (O(log n) beyond the horizon; into the current bucket,
+/// O(1) for an entry later than those there, as most are, and otherwise a
+/// shift of the later ones); a pop is O(1) after one sort per bucket, which
+/// costs less than sifting each entry through a heap.
+/// Bucket buffers circulate: an emptied one goes to `spare`, and an empty
+/// slot that receives an entry takes the most recently emptied buffer, so
+/// with thousands of timers the entries are written to memory still in
+/// cache rather than to a buffer that last held entries a revolution ago.
 #[derive(Debug)]
 struct TimerWheel {
-    ready: BinaryHeap<Entry>,
+    /// Sorted by key; `ready[..next]` have been popped.
+    ready: Vec<Entry>,
+    next: usize,
     wheel: Vec<Vec<Entry>>,
+    /// Emptied bucket buffers (with their capacity), most recent last.
+    spare: Vec<Vec<Entry>>,
     /// Bit `i` of word `w`: slot `64 w + i` is not empty.
     occupied: [u64; BUCKETS / 64],
     /// Bit `w`: word `w` of `occupied` is not zero.
@@ -104,8 +115,10 @@ const _: () = assert!(BUCKETS == 64 * 64, "a two-level bitmap of 64-bit words");
 impl Default for TimerWheel {
     fn default() -> Self {
         TimerWheel {
-            ready: BinaryHeap::new(),
+            ready: Vec::new(),
+            next: 0,
             wheel: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            spare: Vec::new(),
             occupied: [0; BUCKETS / 64],
             summary: 0,
             far: BinaryHeap::new(),
@@ -123,7 +136,7 @@ impl TimerWheel {
 
     #[inline]
     fn peek(&self) -> Option<&Entry> {
-        self.ready.peek()
+        self.ready.get(self.next)
     }
 
     fn len(&self) -> usize {
@@ -148,10 +161,21 @@ impl TimerWheel {
     fn place(&mut self, e: Entry) {
         let b = Self::bucket(&e);
         if b <= self.cur {
-            self.ready.push(e);
+            if self.ready.last().is_none_or(|r| r.key < e.key) {
+                self.ready.push(e);
+            } else {
+                let at = self.next + self.ready[self.next..].partition_point(|r| r.key < e.key);
+                self.ready.insert(at, e);
+            }
         } else if b - self.cur < BUCKETS as u64 {
             let slot = b as usize % BUCKETS;
-            self.wheel[slot].push(e);
+            let bucket = &mut self.wheel[slot];
+            if bucket.capacity() == 0 {
+                if let Some(buf) = self.spare.pop() {
+                    *bucket = buf;
+                }
+            }
+            bucket.push(e);
             self.occupied[slot / 64] |= 1 << (slot % 64);
             self.summary |= 1 << (slot / 64);
         } else {
@@ -161,10 +185,15 @@ impl TimerWheel {
 
     #[inline]
     fn pop(&mut self) -> Option<Entry> {
-        let e = self.ready.pop()?;
+        let e = *self.ready.get(self.next)?;
+        self.next += 1;
         self.len -= 1;
-        if self.ready.is_empty() && self.len > 0 {
-            self.refill();
+        if self.next == self.ready.len() {
+            self.ready.clear();
+            self.next = 0;
+            if self.len > 0 {
+                self.refill();
+            }
         }
         Some(e)
     }
@@ -183,17 +212,26 @@ impl TimerWheel {
             if self.occupied[slot / 64] == 0 {
                 self.summary &= !(1 << (slot / 64));
             }
-            let mut bucket = std::mem::take(&mut self.wheel[slot]);
-            self.ready.extend(bucket.drain(..));
-            self.wheel[slot] = bucket; // keeps its allocation
+            let bucket = std::mem::take(&mut self.wheel[slot]);
+            let drained = std::mem::replace(&mut self.ready, bucket);
+            debug_assert!(drained.is_empty(), "refilled before ready ran dry");
+            if drained.capacity() > 0 {
+                self.spare.push(drained);
+            }
         }
         while let Some(e) = self.far.peek() {
-            if Self::bucket(e) - self.cur >= BUCKETS as u64 {
+            let b = Self::bucket(e);
+            if b - self.cur >= BUCKETS as u64 {
                 break;
             }
             let e = self.far.pop().expect("peeked");
-            self.place(e);
+            if b == self.cur {
+                self.ready.push(e); // sorted below
+            } else {
+                self.place(e);
+            }
         }
+        self.ready.sort_unstable_by_key(|e| e.key);
     }
 
     /// The bucket number of the first non-empty slot after `cur`.
