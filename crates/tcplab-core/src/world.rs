@@ -202,6 +202,31 @@ impl Flow {
     }
 }
 
+/// Asks for the cache lines of `*v` (a hint: no effect on results).
+#[inline(always)]
+fn prefetch<T>(v: &T) {
+    prefetch_bytes(v, std::mem::size_of::<T>());
+}
+
+/// Asks for the cache lines of the first `n` bytes at `v`.
+#[inline(always)]
+fn prefetch_bytes<T>(v: &T, n: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let start = v as *const T as usize;
+        let mut line = start & !63;
+        while line < start + n {
+            // SAFETY: prefetching is a hint; it never faults, even on an
+            // invalid address, and the lines are those of a live value.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(line as *const i8) };
+            line += 64;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (v, n);
+}
+
 /// A dropped packet as logged during the run: (time, link direction, flow,
 /// packet number, cause).
 type DropEntry = (SimTime, u32, u32, u64, DropCause);
@@ -690,6 +715,9 @@ impl World {
             }
             self.now = t;
             self.events += 1;
+            if !matches!(ev, Event::Arrive { .. }) {
+                self.prefetch_timers();
+            }
             let acted = match ev {
                 Event::Arrive { ld } => {
                     self.advance_link(ld, t);
@@ -919,6 +947,35 @@ impl World {
         );
         if started && !self.pcap.is_empty() && !self.pcap_rx {
             self.capture(ld, id, tx_start);
+        }
+    }
+
+    /// A timer or application event popped: prefetches for the next two
+    /// in its bucket, which come a few arrivals later. Most timers are
+    /// stale or fire early and touch only their slots; one that will fire
+    /// reads the connection and sends a segment. So: the slots and the
+    /// `Flow` of the second; for the first, whose slots are in cache by now,
+    /// the connection state and its egress link if it will fire.
+    #[inline(never)]
+    fn prefetch_timers(&self) {
+        if let Some((_, Event::Timer { flow, .. })) = self.queue.upcoming_timer(1) {
+            prefetch(&self.flows[flow as usize]);
+            prefetch(&self.timers[flow as usize]);
+        }
+        let Some((at, Event::Timer { flow, kind, gen })) = self.queue.upcoming_timer(0) else {
+            return;
+        };
+        let slots = &self.timers[flow as usize];
+        let k = kind as usize;
+        if slots.gen[k] == gen && slots.deadline[k] <= at {
+            let f = &self.flows[flow as usize];
+            if let App::Tcp(t) = &f.app {
+                prefetch(&**t);
+            }
+            let dir = (kind == TimerKind::DelayedAck) as usize;
+            if let Some(l) = self.links.get(f.egress[dir] as usize) {
+                prefetch_bytes(l, 128); // the lines a hop reads
+            }
         }
     }
 

@@ -4,7 +4,7 @@
 //! pipe, not in the event queue.
 
 /// What a transport timer is for. Each (flow, kind) has one slot; see
-/// `world::TimerSlot` for the lazy cancellation by generation.
+/// `world::FlowTimers` for the lazy cancellation by generation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum TimerKind {
