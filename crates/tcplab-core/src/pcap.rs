@@ -288,6 +288,7 @@ mod tests {
             dst: 1,
             size: 40 + h.opt_len as u32 + h.len,
             payload: h.len,
+            next_hop: crate::net::route::NO_ROUTE,
             number: 1,
             sent_at: SimTime::ZERO,
             proto: Proto::Tcp,

@@ -900,7 +900,26 @@ impl World {
     fn enqueue(&mut self, ld: u32, id: PacketId) {
         let now = self.now;
         self.advance_link(ld, now);
-        let size = self.packets.get(id).size;
+        let p = self.packets.get_mut(id);
+        let size = p.size;
+        // The route onwards is looked up now rather than on arrival, so
+        // that the link the packet takes next (or, at its destination, the
+        // reverse of this one: a host's one link, over which a reply most
+        // likely leaves) can be asked for from memory a hop ahead.
+        let to = self.links[ld as usize].to;
+        p.next_hop = if to == p.dst {
+            NO_ROUTE
+        } else {
+            self.nodes[to as usize].routes.next(p.dst)
+        };
+        let ahead = if p.next_hop == NO_ROUTE {
+            ld ^ 1
+        } else {
+            p.next_hop
+        };
+        if let Some(l) = self.links.get(ahead as usize) {
+            prefetch_bytes(l, 128); // the lines a hop reads
+        }
         let l = &mut self.links[ld as usize];
         let tx_start = l.busy_until.max(now);
         if tx_start > now {
@@ -1011,10 +1030,14 @@ impl World {
         if self.pcap_rx {
             self.capture(ld, id, now);
         }
-        if self.packets.get(id).dst == node {
+        let p = self.packets.get(id);
+        if p.dst == node {
             self.deliver(id);
+        } else if p.next_hop != NO_ROUTE {
+            self.enqueue(p.next_hop, id);
         } else {
-            self.forward(node, id);
+            debug_assert!(false, "validated paths always have a route");
+            self.packets.remove(id);
         }
     }
 
@@ -1098,6 +1121,7 @@ impl World {
                 dst,
                 size: IPV4_HEADER + TCP_HEADER + h.opt_len as u32 + h.len,
                 payload: h.len,
+                next_hop: NO_ROUTE,
                 number,
                 sent_at: now,
                 proto: Proto::Tcp,
@@ -1249,6 +1273,7 @@ impl World {
                     dst,
                     size: c.payload + IPV4_HEADER + UDP_HEADER,
                     payload: c.payload,
+                    next_hop: NO_ROUTE,
                     number: f.fwd_number,
                     sent_at: now,
                     proto: Proto::Udp,

@@ -32,6 +32,7 @@ pub fn event_loop(events: u64, pending: u32) -> (f64, u64) {
         dst: 1,
         size: 1500,
         payload: 1448,
+        next_hop: crate::net::route::NO_ROUTE,
         number: 0,
         sent_at: SimTime::ZERO,
         proto: Proto::Tcp,

@@ -55,6 +55,11 @@ impl<T: Copy> Slab<T> {
         &self.items[id.0 as usize]
     }
 
+    #[inline]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut T {
+        &mut self.items[id.0 as usize]
+    }
+
     /// Packets currently stored.
     pub fn live(&self) -> usize {
         self.live

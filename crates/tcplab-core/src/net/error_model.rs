@@ -164,6 +164,7 @@ mod tests {
             dst: 1,
             size,
             payload: 0,
+            next_hop: crate::net::route::NO_ROUTE,
             number: 0,
             sent_at: SimTime::ZERO,
             proto: Proto::Udp,

@@ -30,6 +30,9 @@ pub struct Packet {
     pub size: u32,
     /// Application bytes carried.
     pub payload: u32,
+    /// Set when the packet enters a link: the link direction it takes at
+    /// the far end, or `NO_ROUTE` if the far end is its destination.
+    pub next_hop: u32,
     /// Per-flow packet number, from 1, in the direction of travel.
     pub number: u64,
     /// When the source handed it to the network.
