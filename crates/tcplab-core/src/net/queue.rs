@@ -47,7 +47,10 @@ impl LinkQueue {
     pub fn new(limit: QueueLimit) -> Self {
         LinkQueue {
             limit,
-            pipe: VecDeque::new(),
+            // Allocated now rather than by a link's first packet: with
+            // tens of thousands of links, that is tens of thousands of
+            // allocations (and page faults) inside the event loop.
+            pipe: VecDeque::with_capacity(4),
             departed: 0,
             waiting_bytes: 0,
         }
