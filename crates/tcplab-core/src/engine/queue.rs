@@ -76,28 +76,24 @@ const BUCKETS: usize = 4096;
 
 /// A hashed timing wheel that pops in exact key order.
 ///
-/// Time is cut into buckets of 2^[`BUCKET_SHIFT`] ns. `ready[next..]`
-/// holds every entry in bucket `cur` or earlier, sorted; `wheel` holds, unsorted, the entries of the
-/// next `BUCKETS - 1` buckets, each in the slot of its bucket number modulo
-/// `BUCKETS`; `far` is a heap of the rest. Whenever `ready` runs dry, `cur`
-/// jumps to the next non-empty bucket (found through a two-level bitmap),
-/// that bucket is sorted and becomes `ready`, and entries of `far` that are
-/// now within the horizon move onto the wheel. So `ready` is never empty
-/// while anything is pending, and `ready[next]` is the minimum.
+/// Time is cut into buckets of 2^[`BUCKET_SHIFT`] ns. `ready` is a heap of
+/// every entry in bucket `cur` or earlier; `wheel` holds, unsorted, the
+/// entries of the next `BUCKETS - 1` buckets, each in the slot of its bucket
+/// number modulo `BUCKETS`; `far` is a heap of the rest. Whenever `ready`
+/// runs dry, `cur` jumps to the next non-empty bucket (found through a
+/// two-level bitmap), that bucket's entries become `ready`, and entries of
+/// `far` that are now within the horizon move onto the wheel. So `ready` is
+/// never empty while anything is pending, and its head is the minimum.
+/// Insertion is O(1) (O(log n) beyond the horizon); a pop is a sift through
+/// one bucket's entries.
 ///
-/// Insertion is O(1) (O(log n) beyond the horizon; into the current bucket,
-/// O(1) for an entry later than those there, as most are, and otherwise a
-/// shift of the later ones); a pop is O(1) after one sort per bucket, which
-/// costs less than sifting each entry through a heap.
-/// Bucket buffers circulate: an emptied one goes to `spare`, and an empty
-/// slot that receives an entry takes the most recently emptied buffer, so
+/// Bucket buffers circulate: a drained one goes to `spare`, and an empty
+/// slot that receives an entry takes the most recently drained buffer, so
 /// with thousands of timers the entries are written to memory still in
 /// cache rather than to a buffer that last held entries a revolution ago.
 #[derive(Debug)]
 struct TimerWheel {
-    /// Sorted by key; `ready[..next]` have been popped.
-    ready: Vec<Entry>,
-    next: usize,
+    ready: BinaryHeap<Entry>,
     wheel: Vec<Vec<Entry>>,
     /// Emptied bucket buffers (with their capacity), most recent last.
     spare: Vec<Vec<Entry>>,
@@ -115,8 +111,7 @@ const _: () = assert!(BUCKETS == 64 * 64, "a two-level bitmap of 64-bit words");
 impl Default for TimerWheel {
     fn default() -> Self {
         TimerWheel {
-            ready: Vec::new(),
-            next: 0,
+            ready: BinaryHeap::new(),
             wheel: (0..BUCKETS).map(|_| Vec::new()).collect(),
             spare: Vec::new(),
             occupied: [0; BUCKETS / 64],
@@ -136,7 +131,7 @@ impl TimerWheel {
 
     #[inline]
     fn peek(&self) -> Option<&Entry> {
-        self.ready.get(self.next)
+        self.ready.peek()
     }
 
     fn len(&self) -> usize {
@@ -161,12 +156,7 @@ impl TimerWheel {
     fn place(&mut self, e: Entry) {
         let b = Self::bucket(&e);
         if b <= self.cur {
-            if self.ready.last().is_none_or(|r| r.key < e.key) {
-                self.ready.push(e);
-            } else {
-                let at = self.next + self.ready[self.next..].partition_point(|r| r.key < e.key);
-                self.ready.insert(at, e);
-            }
+            self.ready.push(e);
         } else if b - self.cur < BUCKETS as u64 {
             let slot = b as usize % BUCKETS;
             let bucket = &mut self.wheel[slot];
@@ -185,15 +175,10 @@ impl TimerWheel {
 
     #[inline]
     fn pop(&mut self) -> Option<Entry> {
-        let e = *self.ready.get(self.next)?;
-        self.next += 1;
+        let e = self.ready.pop()?;
         self.len -= 1;
-        if self.next == self.ready.len() {
-            self.ready.clear();
-            self.next = 0;
-            if self.len > 0 {
-                self.refill();
-            }
+        if self.ready.is_empty() && self.len > 0 {
+            self.refill();
         }
         Some(e)
     }
@@ -212,11 +197,10 @@ impl TimerWheel {
             if self.occupied[slot / 64] == 0 {
                 self.summary &= !(1 << (slot / 64));
             }
-            let bucket = std::mem::take(&mut self.wheel[slot]);
-            let drained = std::mem::replace(&mut self.ready, bucket);
-            debug_assert!(drained.is_empty(), "refilled before ready ran dry");
-            if drained.capacity() > 0 {
-                self.spare.push(drained);
+            let mut bucket = std::mem::take(&mut self.wheel[slot]);
+            self.ready.extend(bucket.drain(..));
+            if bucket.capacity() > 0 {
+                self.spare.push(bucket);
             }
         }
         while let Some(e) = self.far.peek() {
@@ -225,13 +209,8 @@ impl TimerWheel {
                 break;
             }
             let e = self.far.pop().expect("peeked");
-            if b == self.cur {
-                self.ready.push(e); // sorted below
-            } else {
-                self.place(e);
-            }
+            self.place(e);
         }
-        self.ready.sort_unstable_by_key(|e| e.key);
     }
 
     /// The bucket number of the first non-empty slot after `cur`.
@@ -482,11 +461,29 @@ impl EventQueue {
         Some((time, event))
     }
 
-    /// The timer or application event `k` places after the wheel's next
-    /// one, if it falls in the same bucket: a hint for prefetching, O(1).
+    /// The wheel's next timer or application event (`k` = 0) or the one
+    /// after it (`k` = 1), if it falls in the current bucket: a hint for
+    /// prefetching, O(1).
     #[inline]
     pub fn upcoming_timer(&self, k: usize) -> Option<(SimTime, Event)> {
-        let e = self.wheel.ready.get(self.wheel.next + k)?;
+        // The heap's head, then the smaller of its children (std's heap is
+        // the usual implicit binary tree; were it not, only the hint would
+        // be worse).
+        let v = self.wheel.ready.as_slice();
+        let e = match k {
+            0 => v.first()?,
+            1 => match (v.get(1), v.get(2)) {
+                (Some(a), Some(b)) => {
+                    if a.key < b.key {
+                        a
+                    } else {
+                        b
+                    }
+                }
+                (a, _) => a?,
+            },
+            _ => return None,
+        };
         Some((key_time(e.key), e.event))
     }
 
@@ -635,11 +632,11 @@ mod tests {
     }
 
     #[test]
-    fn upcoming_timers_are_those_after_the_next_in_its_bucket() {
+    fn upcoming_timers_are_the_next_two_in_the_current_bucket() {
         let mut q = EventQueue::new();
         let app = |flow| Event::App { flow };
-        // Bucket 0 (4.2 ms wide): 30, 10, 20 us, pushed out of order; an
-        // arrival in between; bucket 1 at 5 ms.
+        // Bucket 0 (4.2 ms wide): 10, 20, 30 us, pushed out of order, with
+        // an arrival between; bucket 1 at 5 ms.
         q.push(t(30_000), app(3));
         q.push(t(10_000), app(1));
         q.push(t(15_000), Event::Arrive { ld: 9 });
@@ -651,16 +648,40 @@ mod tests {
         };
         assert_eq!(flow(q.upcoming_timer(0)), Some(1));
         assert_eq!(flow(q.upcoming_timer(1)), Some(2));
-        assert_eq!(flow(q.upcoming_timer(2)), Some(3));
-        assert_eq!(flow(q.upcoming_timer(3)), None, "next bucket");
+        assert_eq!(flow(q.upcoming_timer(2)), None, "a hint two deep");
         q.pop();
         assert_eq!(flow(q.upcoming_timer(0)), Some(2));
+        assert_eq!(flow(q.upcoming_timer(1)), Some(3));
         q.pop(); // the arrival
         q.pop();
         assert_eq!(flow(q.upcoming_timer(0)), Some(3));
-        assert_eq!(flow(q.upcoming_timer(1)), None);
+        assert_eq!(flow(q.upcoming_timer(1)), None, "next bucket");
         q.pop();
         assert_eq!(flow(q.upcoming_timer(0)), Some(4), "bucket 1 is ready");
+    }
+
+    #[test]
+    fn many_events_within_one_bucket_pop_in_order() {
+        // Scheduled microseconds apart, out of order: the load of the bare
+        // event-loop benchmark, all in the ready heap.
+        let mut rng = crate::rng::Rng::stream(3, 0, "bucket");
+        let mut q = EventQueue::new();
+        let mut reference = BinaryHeap::new();
+        let mut now = 0u64;
+        for seq in 0..20_000u64 {
+            let at = now + rng.next_u64() % 16_000;
+            q.push(t(at), Event::App { flow: seq as u32 });
+            reference.push(Entry::new(t(at), seq, Event::App { flow: seq as u32 }));
+            if seq % 2 == 1 {
+                let (tm, _) = q.pop().expect("pending");
+                assert_eq!(tm, key_time(reference.pop().expect("pending").key));
+                now = tm.as_nanos();
+            }
+        }
+        while let Some(e) = reference.pop() {
+            assert_eq!(q.pop().map(|(tm, _)| tm), Some(key_time(e.key)));
+        }
+        assert!(q.is_empty());
     }
 
     #[test]
