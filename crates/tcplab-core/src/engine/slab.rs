@@ -37,8 +37,7 @@ impl<T: Copy> Slab<T> {
     /// Frees the slot and returns its value. Freeing twice is a logic error.
     #[inline]
     pub fn remove(&mut self, id: PacketId) -> T {
-        self.live -= 1;
-        self.free.push(id.0);
+        self.free(id);
         self.items[id.0 as usize]
     }
 
