@@ -194,11 +194,15 @@ struct Flow {
 }
 
 const _: () = assert!(
-    std::mem::offset_of!(Flow, stats) + std::mem::offset_of!(FlowStats, delivered_bytes) + 8 <= 128,
+    std::mem::offset_of!(Flow, stats) + std::mem::offset_of!(FlowStats, delivered_bytes) + 8
+        <= Flow::HOT_BYTES,
     "a flow's per-packet fields in its first two cache lines"
 );
 
 impl Flow {
+    /// The bytes from its start that a packet reads or counts in.
+    const HOT_BYTES: usize = 128;
+
     /// The counters of the direction a packet from node `src` travels in.
     #[inline]
     fn dir_stats(&mut self, src: u32) -> &mut DirStats {
@@ -867,9 +871,16 @@ impl World {
     fn forward(&mut self, node: u32, id: PacketId) {
         let dst = self.packets.get(id).dst;
         let ld = self.nodes[node as usize].routes.next(dst);
+        self.send_on(ld, id);
+    }
+
+    /// Queues packet `id` on link direction `ld`, or drops it if `ld` is
+    /// `NO_ROUTE` (which validated paths never give).
+    #[inline]
+    fn send_on(&mut self, ld: u32, id: PacketId) {
         debug_assert_ne!(ld, NO_ROUTE, "validated paths always have a route");
         if ld == NO_ROUTE {
-            self.packets.remove(id);
+            self.packets.free(id);
             return;
         }
         self.enqueue(ld, id);
@@ -924,7 +935,7 @@ impl World {
             p.next_hop
         };
         if let Some(l) = self.links.get(ahead as usize) {
-            prefetch_bytes(l, 128); // the lines a hop reads
+            prefetch_bytes(l, LinkDir::HOT_BYTES);
         }
         let l = &mut self.links[ld as usize];
         let tx_start = l.busy_until.max(now);
@@ -984,7 +995,7 @@ impl World {
     #[inline(never)]
     fn prefetch_timers(&self) {
         if let Some((_, Event::Timer { flow, .. })) = self.queue.upcoming_timer(1) {
-            prefetch_bytes(&self.flows[flow as usize], 128); // see `Flow`
+            prefetch_bytes(&self.flows[flow as usize], Flow::HOT_BYTES);
             prefetch(&self.timers[flow as usize]);
         }
         let Some((at, Event::Timer { flow, kind, gen })) = self.queue.upcoming_timer(0) else {
@@ -999,7 +1010,7 @@ impl World {
             }
             let dir = (kind == TimerKind::DelayedAck) as usize;
             if let Some(l) = self.links.get(f.egress[dir] as usize) {
-                prefetch_bytes(l, 128); // the lines a hop reads
+                prefetch_bytes(l, LinkDir::HOT_BYTES);
             }
         }
     }
@@ -1039,11 +1050,8 @@ impl World {
         let p = self.packets.get(id);
         if p.dst == node {
             self.deliver(id);
-        } else if p.next_hop != NO_ROUTE {
-            self.enqueue(p.next_hop, id);
         } else {
-            debug_assert!(false, "validated paths always have a route");
-            self.packets.remove(id);
+            self.send_on(p.next_hop, id);
         }
     }
 
@@ -1132,11 +1140,7 @@ impl World {
                 tcp: h,
             };
             let id = self.packets.insert(pkt);
-            if egress != NO_ROUTE {
-                self.enqueue(egress, id);
-            } else {
-                self.forward(src, id); // (validated paths always have a route)
-            }
+            self.send_on(egress, id);
         }
     }
 

@@ -54,6 +54,9 @@ pub struct LinkDir {
 }
 
 impl LinkDir {
+    /// The bytes from its start that a packet's hop reads (lines 0 and 1).
+    pub const HOT_BYTES: usize = 128;
+
     /// How long `bytes` take to serialize (as `Rate::tx_time`).
     #[inline]
     pub fn tx_time(&self, bytes: u64) -> SimDuration {
@@ -83,6 +86,6 @@ mod tests {
         use std::mem::offset_of;
         assert_eq!(std::mem::size_of::<super::LinkQueue>(), 64);
         assert_eq!(offset_of!(super::LinkDir, busy_until), 64);
-        assert!(offset_of!(super::LinkDir, to) + 4 <= 128);
+        assert!(offset_of!(super::LinkDir, to) + 4 <= super::LinkDir::HOT_BYTES);
     }
 }
