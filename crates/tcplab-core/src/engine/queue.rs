@@ -161,9 +161,9 @@ impl TimerWheel {
             let slot = b as usize % BUCKETS;
             let bucket = &mut self.wheel[slot];
             if bucket.capacity() == 0 {
-                if let Some(buf) = self.spare.pop() {
-                    *bucket = buf;
-                }
+                // A drained buffer, or a new one with room for a bucket's
+                // usual load rather than grown one doubling at a time.
+                *bucket = self.spare.pop().unwrap_or_else(|| Vec::with_capacity(32));
             }
             bucket.push(e);
             self.occupied[slot / 64] |= 1 << (slot % 64);

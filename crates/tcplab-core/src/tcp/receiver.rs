@@ -80,7 +80,10 @@ impl Receiver {
             wnd_field: (c.rcv_buf >> shift).min(65_535) as u16,
             syn_wnd: c.rcv_buf.min(65_535) as u16,
             rcv_nxt: 0,
-            ooo: Vec::new(),
+            // Room for a few holes now rather than at the first loss, which
+            // with thousands of connections means thousands of allocations
+            // (and page faults) inside the event loop.
+            ooo: Vec::with_capacity(4),
             stamp: 0,
             unacked_segments: 0,
             last_ack_sent: 0,
