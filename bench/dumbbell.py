@@ -43,6 +43,10 @@ def child(n: int, duration: float) -> None:
     }))
 
 
+def ns_per_packet(run: dict) -> float:
+    return run["core_s"] / run["packets"] * 1e9
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--flows", default="1,10,100,1000,10000")
@@ -66,18 +70,18 @@ def main() -> None:
           f"{'call s':>9}{'util':>7}{'RSS MB':>8}")
     for n in flows:
         d = min(runs[n], key=lambda r: r["core_s"])
-        ns = d["core_s"] / d["packets"] * 1e9
-        print(f"{n:>6}{d['core_s']:>9.3f}{d['packets']:>12,}{ns:>11.0f}"
+        print(f"{n:>6}{d['core_s']:>9.3f}{d['packets']:>12,}{ns_per_packet(d):>11.0f}"
               f"{d['events'] / d['core_s'] / 1e6:>9.2f} M{d['call_s']:>9.2f}{d['util']:>7.3f}"
               f"{d['rss_mb']:>8.1f}")
     if 10 in runs and len(flows) > 1:
         top = max(flows)
-        best = {n: min(r["core_s"] / r["packets"] for r in runs[n]) for n in (10, top)}
-        rounds = [hi["core_s"] / hi["packets"] / (lo["core_s"] / lo["packets"])
+        best = {n: min(ns_per_packet(r) for r in runs[n]) for n in (10, top)}
+        rounds = [ns_per_packet(hi) / ns_per_packet(lo)
                   for hi, lo in zip(runs[top], runs[10], strict=True)]
         print(f"cost per packet, N = {top:,} over N = 10: {best[top] / best[10]:.2f}x "
               f"(fastest runs; {min(rounds):.2f}x to {max(rounds):.2f}x round by round, "
               f"{a.repeat} rounds)")
+
 
 if __name__ == "__main__":
     main()
