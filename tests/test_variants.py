@@ -161,7 +161,12 @@ def test_parameters_and_profiles_are_resolved_into_the_scenario():
      "flows[0].cc.beta"),
     ({"name": "reno", "alpha": 1}, "flows[0].cc.alpha: not a parameter of 'reno' (allowed: none)",
      "flows[0].cc.alpha"),
-    ("python", "flows[0].cc: 'python' names a variant written in Python", "flows[0].cc"),
+    ("python", "flows[0].cc: a variant written in Python is named by its class", "flows[0].cc"),
+    ({"name": "python", "class": "nosuchmodule:X"},
+     "flows[0].cc.class: cannot import module 'nosuchmodule'", "flows[0].cc.class"),
+    ({"name": "python", "class": "json:dumps"},
+     "flows[0].cc.class: 'json:dumps' is not a tcplab.CongestionControl subclass",
+     "flows[0].cc.class"),
 ])
 def test_bad_variant_parameters_are_refused(cc, message, path):
     d = {"duration": "1s", "hosts": ["a", "b"],
@@ -193,7 +198,7 @@ def test_python_aimd_gives_the_same_cwnd_trace_as_builtin_reno_growth():
         assert t1.tobytes() == t2.tobytes() and v1.tobytes() == v2.tobytes()
     assert len(mine.trace("cwnd", flow=0)[1]) > 1000
     assert mine.flow("tcp0")["cc"] == "python"
-    assert mine.scenario["flows"][0]["cc"] == {"name": "python", "class": "aimd.Aimd"}
+    assert mine.scenario["flows"][0]["cc"] == {"name": "python", "class": "aimd:Aimd"}
 
 
 def test_python_variant_can_use_every_hook():
@@ -301,3 +306,44 @@ def test_python_variant_returning_a_huge_ssthresh_does_not_wrap():
     fr = res.events[res.events["event"] == "fast_retransmit"]
     # Capped at 2^53: ssthresh + 3 MSS stays huge instead of wrapping to a tiny window.
     assert len(fr) >= 1 and (fr["ssthresh"] == 2**53).all() and (fr["cwnd"] > 2**52).all()
+
+
+def test_python_controller_named_by_import_path_runs_from_a_file(tmp_path, monkeypatch):
+    # A scenario file names the class and its keyword arguments; the run makes
+    # the controller itself and gives the same result as the object passed in.
+    (tmp_path / "gaincc.py").write_text(
+        "import tcplab as tl\n"
+        "class Gain(tl.CongestionControl):\n"
+        "    def __init__(self, gain=1):\n"
+        "        self.gain = gain\n"
+        "    def on_ack(self, tcb, ack):\n"
+        "        tcb.cwnd += max(1, self.gain * tcb.mss * tcb.mss // tcb.cwnd)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import gaincc
+    from tcplab.cc import pinned_spec
+
+    def net(cc):
+        n = tl.Network()
+        a, b = n.host("a"), n.host("b")
+        n.link(a, b, rate="10Mbps", delay="10ms", loss=tl.Uniform(0.01))
+        n.tcp(a, b, cc=cc)
+        return n.scenario(duration="20s")
+
+    held = net(gaincc.Gain(gain=3))
+    named = pinned_spec(held.data, held.custom)
+    assert named["flows"][0]["cc"]["class"] == "gaincc:Gain"
+    assert named["flows"][0]["cc"]["gain"] == 3
+    assert len(named["flows"][0]["cc"]["source"]) == 16
+    toml = tmp_path / "s.toml"
+    toml.write_text(
+        'duration = "20s"\nhosts = ["a", "b"]\n'
+        '[[links]]\na = "a"\nb = "b"\nrate = "10Mbps"\ndelay = "10ms"\n'
+        'loss = { model = "uniform", per = 0.01 }\n'
+        '[[flows]]\nkind = "tcp"\nsrc = "a"\ndst = "b"\n'
+        'cc = { name = "python", class = "gaincc:Gain", gain = 3 }\n')
+    from_file = tl.load(toml).run().flows.iloc[0]
+    from_object = held.run().flows.iloc[0]
+    assert from_file["delivered_bytes"] == from_object["delivered_bytes"] > 0
+    slower = tl.load(toml)
+    slower.data["flows"][0]["cc"]["gain"] = 1
+    assert slower.run().flows.iloc[0]["delivered_bytes"] != from_file["delivered_bytes"]

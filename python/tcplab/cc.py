@@ -9,10 +9,15 @@ variant with its parameters and their defaults under each profile ("paper",
 
 from __future__ import annotations
 
+import copy
+import hashlib
+import importlib
+import inspect
 import json
 from typing import Any
 
 from tcplab import _core
+from tcplab.errors import ScenarioError
 
 
 class Variant:
@@ -163,6 +168,14 @@ class CongestionControl:
     #: The loss recovery used with this controller (tahoe, reno, newreno, sack).
     recovery: str = "newreno"
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> CongestionControl:  # noqa: D102
+        # Keep the arguments the instance was made with, so that a sweep's
+        # worker (another process, or a Dask worker) can make an equal one
+        # from the class's import path (see ``pinned_spec``).
+        obj = super().__new__(cls)
+        obj._tcplab_args = (args, kwargs)
+        return obj
+
     def init(self, tcb: Any) -> None:
         """The connection is established; cwnd and ssthresh hold their initial values."""
 
@@ -185,9 +198,153 @@ def spec_for(cc: Any) -> tuple[str | dict[str, Any], Any | None]:
     if isinstance(cc, Variant):
         return cc.to_spec(), None
     if isinstance(cc, CongestionControl):
-        cls = type(cc)
-        return {"name": "python", "class": f"{cls.__module__}.{cls.__qualname__}"}, cc
+        return {"name": "python", "class": class_path(type(cc))}, cc
     raise TypeError(
         f"cc must be a variant name, a tcplab variant (tl.Vegas(...)) or a "
         f"tcplab.CongestionControl instance, not {type(cc).__name__}"
     )
+
+
+# ---- controllers named by import path ----------------------------------------
+#
+# A flow may name a Python controller by its import path instead of holding
+# the object: ``cc = { name = "python", class = "mymodule:Aimd", gain = 2 }``
+# (the other keys are keyword arguments of the class). That form crosses to
+# other processes (a sweep's workers, Dask) as plain data and can be written
+# in a scenario file. ``source`` (set by ``pinned_spec``) is a hash of the
+# class's module source: it is part of a run's key, so an edited controller
+# never reuses stale results.
+
+#: Keys of a python ``cc`` table that are not keyword arguments of the class.
+RESERVED_KEYS = ("name", "class", "source")
+
+
+def class_path(cls: type) -> str:
+    """``module:QualifiedName`` of a class."""
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def import_class(path: Any, field: str = "cc.class") -> type[CongestionControl]:
+    """The class named by ``module:QualifiedName`` (or ``module.Name``)."""
+    if not isinstance(path, str) or not path.strip():
+        raise ScenarioError(f"{field}: expected an import path such as 'mymodule:Aimd'",
+                            field, "not an import path", "'module:Class'")
+    module_name, sep, qualname = path.partition(":")
+    if not sep:
+        module_name, _, qualname = path.rpartition(".")
+    if not module_name or not qualname:
+        raise ScenarioError(f"{field}: '{path}' is not an import path (allowed: "
+                            "'module:Class')", field, "not an import path", "'module:Class'")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except Exception as e:  # noqa: BLE001 - any import failure comes from the user's input
+        raise ScenarioError(f"{field}: cannot import module '{module_name}' "
+                            f"({type(e).__name__}: {e})", field,
+                            f"cannot import module '{module_name}'",
+                            "a module importable from this process") from None
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            raise ScenarioError(f"{field}: module '{module_name}' has no '{qualname}'",
+                                field, f"module '{module_name}' has no '{qualname}'")
+    if not (isinstance(obj, type) and issubclass(obj, CongestionControl)):
+        raise ScenarioError(f"{field}: '{path}' is not a tcplab.CongestionControl subclass",
+                            field, "not a tcplab.CongestionControl subclass")
+    return obj
+
+
+def source_hash(cls: type) -> str:
+    """sha256 (first 16 hex digits) of the source of the module that defines ``cls``."""
+    module = inspect.getmodule(cls)
+    try:
+        text = inspect.getsource(module) if module is not None else inspect.getsource(cls)
+    except (OSError, TypeError):
+        text = inspect.getsource(cls)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _python_flows(data: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    """(index, flow) of every flow whose cc is written in Python."""
+    out = []
+    for i, f in enumerate(data.get("flows") or []):
+        cc = f.get("cc") if isinstance(f, dict) else None
+        if cc == "python" or (isinstance(cc, dict) and cc.get("name") == "python"):
+            out.append((i, f))
+    return out
+
+
+def controllers_for(data: dict[str, Any],
+                    given: dict[int, Any] | None = None) -> dict[int, CongestionControl]:
+    """The Python controllers of a scenario, by flow index.
+
+    A flow keeps the object in ``given`` when there is one; otherwise its cc
+    table must name the class by import path, and a new instance is made
+    with the table's other keys as keyword arguments.
+    """
+    out: dict[int, CongestionControl] = dict(given or {})
+    for i, f in _python_flows(data):
+        if i in out:
+            continue
+        cc = f["cc"]
+        field = f"flows[{i}].cc"
+        if not isinstance(cc, dict) or "class" not in cc:
+            raise ScenarioError(
+                f"{field}: a variant written in Python is named by its class "
+                "({ name = 'python', class = 'mymodule:MyCC' }) or passed as an object "
+                "(cc=MyCC()) from Python", field, "no class named",
+                "{ name = 'python', class = 'module:Class', ... }")
+        cls = import_class(cc["class"], f"{field}.class")
+        kwargs = {k: v for k, v in cc.items() if k not in RESERVED_KEYS}
+        try:
+            out[i] = cls(**kwargs)
+        except Exception as e:  # noqa: BLE001 - the user's constructor and arguments
+            raise ScenarioError(f"{field}: {cc['class']}(**{kwargs!r}) failed: "
+                                f"{type(e).__name__}: {e}", field,
+                                "the class could not be made from these arguments") from None
+    return out
+
+
+def pinned_spec(data: dict[str, Any], given: dict[int, Any] | None = None) -> dict[str, Any]:
+    """A copy of scenario data in which every Python controller is named, not held.
+
+    Each python flow's cc becomes ``{name, class, source, <keyword arguments>}``:
+    its import path, the hash of its module's source, and the arguments that
+    make it (for an object in ``given``, those it was made with). The result
+    is plain data that another process runs with :func:`controllers_for`.
+    Raises ScenarioError for an object that cannot be named that way (a class
+    defined inside a function, arguments that are not plain data).
+    """
+    out = copy.deepcopy(data)
+    for i, f in _python_flows(out):
+        field = f"flows[{i}].cc"
+        obj = (given or {}).get(i)
+        cc = dict(f["cc"]) if isinstance(f["cc"], dict) else {"name": "python"}
+        if obj is not None:
+            cls = type(obj)
+            if "<locals>" in cls.__qualname__:
+                raise ScenarioError(
+                    f"{field}: {cls.__qualname__} is defined inside a function; define it at "
+                    "the top level of a module so that other processes can import it",
+                    field, "a class defined inside a function",
+                    "a class at the top level of a module")
+            args, kwargs = getattr(obj, "_tcplab_args", ((), {}))
+            try:
+                params = dict(inspect.signature(cls).bind(*args, **kwargs).arguments)
+            except TypeError as e:
+                raise ScenarioError(f"{field}: cannot record how {cls.__qualname__} was made: "
+                                    f"{e}", field, "arguments not recordable") from None
+            try:
+                json.dumps(params, allow_nan=False)
+            except (TypeError, ValueError):
+                raise ScenarioError(
+                    f"{field}: {cls.__qualname__} was made with arguments that are not plain "
+                    "data (numbers, strings, lists, tables), so another process cannot make "
+                    "it again", field, "arguments that are not plain data") from None
+            cc = {"name": "python", "class": class_path(cls), **params}
+        elif "class" not in cc:
+            raise ScenarioError(f"{field}: a variant written in Python needs 'class'",
+                                field, "no class named", "'module:Class'")
+        cls = import_class(cc["class"], f"{field}.class")
+        cc["source"] = source_hash(cls)
+        f["cc"] = cc
+    return out

@@ -528,9 +528,15 @@ class Scenario:
         d.update({k: v for k, v in fields.items() if v is not None})
         return Scenario(d, custom=self.custom)
 
+    def _controllers(self) -> dict[int, Any] | None:
+        """The Python controllers: the objects given, and those named by import path."""
+        from tcplab.cc import controllers_for
+
+        return controllers_for(self.data, self.custom) or None
+
     def check(self) -> dict[str, Any]:
         """Check the scenario without running it; return it with every default filled in."""
-        return json.loads(_core.check_json(self.to_json(), self.custom or None))
+        return json.loads(_core.check_json(self.to_json(), self._controllers()))
 
     def run(self) -> Results:
         """Check and run the scenario to completion.
@@ -541,7 +547,7 @@ class Scenario:
         """
         from tcplab.results import Results
 
-        text, scenario, series = _core.run_json(self.to_json(), self.custom or None)
+        text, scenario, series = _core.run_json(self.to_json(), self._controllers())
         return Results(json.loads(text), series, scenario)
 
     def __repr__(self) -> str:
