@@ -78,8 +78,9 @@ impl Rng {
 
     /// Exponentially distributed with the given mean.
     pub fn exponential(&mut self, mean: f64) -> f64 {
-        // 1 - U is in (0, 1], so ln never sees zero.
-        -mean * (1.0 - self.uniform()).ln()
+        // 1 - U is in (0, 1], so ln never sees zero. `libm`, not the
+        // platform's C library: the same draw on every machine.
+        -mean * libm::log(1.0 - self.uniform())
     }
 }
 

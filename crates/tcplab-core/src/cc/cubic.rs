@@ -79,7 +79,8 @@ impl Cubic {
 
     /// W_cubic(t), segments.
     pub fn w_cubic(&self, t: f64) -> f64 {
-        self.cfg.c * (t - self.k).powi(3) + self.w_max
+        let d = t - self.k;
+        self.cfg.c * (d * d * d) + self.w_max
     }
 
     fn start_epoch(&mut self, tcb: &Tcb) {
@@ -91,7 +92,9 @@ impl Cubic {
             self.w_max = cwnd;
             self.k = 0.0;
         } else {
-            self.k = ((self.w_max - cwnd) / self.cfg.c).cbrt();
+            // `libm`'s cube root, not the C library's: the same K on every
+            // machine (Linux computes it in integers, cubic_root()).
+            self.k = libm::cbrt((self.w_max - cwnd) / self.cfg.c);
         }
         self.w_est = cwnd;
     }

@@ -126,7 +126,9 @@ impl ErrorModel {
             ErrorModel::Uniform { per, rng } => *per > 0.0 && rng.bernoulli(*per),
             ErrorModel::Ber { ber, rng } => {
                 let bits = pkt.size as f64 * 8.0;
-                let p = -(bits * (-*ber).ln_1p()).exp_m1();
+                // 1 - (1 - ber)^bits, accurate for tiny ber; `libm` for the
+                // same value on every machine.
+                let p = -libm::expm1(bits * libm::log1p(-*ber));
                 *ber > 0.0 && rng.bernoulli(p)
             }
             ErrorModel::GilbertElliott(ge) => ge.lose(now),
