@@ -32,12 +32,65 @@ def test_base_is_valid():
 
 
 def test_negative_rate():
-    refuse(lambda d: d["links"][1].update(rate="-2Mbps"), r"links\[1\]\.rate: .*at least 1 bit/s",
-           "links[1].rate")
+    refuse(lambda d: d["links"][1].update(rate="-2Mbps"),
+           r"links\[1\]\.rate: .*too small \(allowed: 1 bit/s to 1 Pb/s\)", "links[1].rate")
 
 
 def test_zero_rate():
-    refuse(lambda d: d["links"][0].update(rate=0), r"links\[0\]\.rate: a rate must be at least")
+    refuse(lambda d: d["links"][0].update(rate=0),
+           r"links\[0\]\.rate: 0 bit/s is too small \(allowed: 1 bit/s to 1 Pb/s\)")
+
+
+@pytest.mark.parametrize("value, message", [
+    (float("nan"), "NaN is not a rate (allowed: 1 bit/s to 1 Pb/s)"),
+    (float("inf"), "inf is not a rate (allowed: 1 bit/s to 1 Pb/s)"),
+    ("2e19bps", "'2e19bps': 2e19 bit/s is too large (allowed: 1 bit/s to 1 Pb/s)"),
+    (2e19, "2e19 bit/s is too large (allowed: 1 bit/s to 1 Pb/s)"),
+])
+def test_rates_out_of_range_say_what_is_allowed(value, message):
+    e = refuse(lambda d: d["links"][0].update(rate=value), ".", "links[0].rate")
+    assert str(e) == f"links[0].rate: {message}"
+
+
+def test_sizes_and_durations_out_of_range_are_refused_not_saturated():
+    e = refuse(lambda d: d["flows"][0].update(size="1e30B"), ".", "flows[0].size")
+    assert "too large (allowed: 0 to 2^53 bytes (8 PiB))" in str(e)
+    e = refuse(lambda d: d["links"][0].update(delay=float("nan")), ".", "links[0].delay")
+    assert "NaN is not a duration" in str(e)
+    e = refuse(lambda d: d["links"][0].update(delay="1e12s"), ".", "links[0].delay")
+    assert "too long (allowed: 0 s to 584 years" in str(e)
+
+
+def test_a_transfer_of_1e30_bytes_is_too_large_not_2_to_the_64():
+    def transfer(d):
+        d["flows"] = [{"kind": "tcp", "src": "a", "dst": "b",
+                       "app": {"kind": "transfer", "size": "1e30B"}}]
+    e = refuse(transfer, ".", "flows[0].app.size")
+    assert "too large" in str(e)
+
+
+def test_delayed_ack_zero_is_refused_and_booleans_are_switches():
+    def tcp(v):
+        def m(d):
+            d["flows"] = [{"kind": "tcp", "src": "a", "dst": "b", "delayed_ack": v}]
+        return m
+    e = refuse(tcp(0), ".", "flows[0].delayed_ack")
+    assert "0 is not a number of segments" in str(e)
+    d = base()
+    tcp(False)(d)
+    assert tl.Scenario(d).check()["flows"][0]["delayed_ack"] == 1
+    tcp(True)(d)
+    assert tl.Scenario(d).check()["flows"][0]["delayed_ack"] == 2
+
+
+def test_a_scenario_without_flows_is_refused():
+    e = refuse(lambda d: d.update(flows=[]), ".", "flows")
+    assert "has no flows" in str(e)
+
+
+def test_messages_never_point_into_the_internal_json_text():
+    e = refuse(lambda d: d["links"][0].update(delay={"a": 1}), ".", "links[0].delay")
+    assert "line 1" not in str(e) and "column" not in str(e)
 
 
 def test_rate_with_unknown_unit_lists_units():

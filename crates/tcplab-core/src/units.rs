@@ -85,16 +85,33 @@ fn parse_scaled(s: &str, units: &[(&str, f64)], what: &str, example: &str) -> Re
     Ok(value * scale)
 }
 
+/// The fastest rate a link or source may have: 1 Pb/s.
+pub const MAX_RATE_BPS: u64 = 1_000_000_000_000_000;
+/// The largest size: 2^53 bytes (8 PiB), the largest whole number every
+/// tool on the way (JSON, Python floats) carries exactly.
+pub const MAX_SIZE: u64 = 1 << 53;
+const RATE_RANGE: &str = "1 bit/s to 1 Pb/s";
+const DURATION_RANGE: &str = "0 s to 584 years (2^64 - 1 ns)";
+const SIZE_RANGE: &str = "0 to 2^53 bytes (8 PiB)";
+
 /// Parses a rate (`"10Mbps"`, a bare number is bit/s). Must be > 0.
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
     let bps = parse_scaled(s, RATE_UNITS, "rate", "10Mbps")?;
-    rate_from_f64(bps)
+    rate_from_f64(bps).map_err(|e| format!("'{s}': {e}"))
 }
 
 fn rate_from_f64(bps: f64) -> Result<Rate, String> {
+    if !bps.is_finite() {
+        return Err(format!("{bps} is not a rate (allowed: {RATE_RANGE})"));
+    }
     let r = bps.round();
-    if r < 1.0 || r > u64::MAX as f64 {
-        return Err(format!("a rate must be at least 1 bit/s, got {bps} bit/s"));
+    if r < 1.0 {
+        return Err(format!("{bps} bit/s is too small (allowed: {RATE_RANGE})"));
+    }
+    if r > MAX_RATE_BPS as f64 {
+        return Err(format!(
+            "{bps:e} bit/s is too large (allowed: {RATE_RANGE})"
+        ));
     }
     Ok(Rate::from_bps(r as u64))
 }
@@ -103,35 +120,73 @@ fn rate_from_f64(bps: f64) -> Result<Rate, String> {
 pub fn parse_duration(s: &str) -> Result<SimDuration, String> {
     let t = s.trim();
     // A bare number is seconds.
-    let ns = if t.parse::<f64>().is_ok() {
-        t.parse::<f64>().unwrap() * 1e9
-    } else {
-        parse_scaled(s, DURATION_UNITS, "duration", "45ms")?
+    let ns = match t.parse::<f64>() {
+        Ok(v)
+            if !t
+                .chars()
+                .any(|c| c.is_ascii_alphabetic() && c != 'e' && c != 'E') =>
+        {
+            v * 1e9
+        }
+        _ => parse_scaled(s, DURATION_UNITS, "duration", "45ms")?,
     };
-    duration_from_ns(ns)
+    duration_from_ns(ns).map_err(|e| format!("'{s}': {e}"))
 }
 
 fn duration_from_ns(ns: f64) -> Result<SimDuration, String> {
-    if ns < 0.0 {
-        return Err(format!("a duration cannot be negative, got {}s", ns * 1e-9));
+    if ns.is_nan() {
+        return Err(format!("NaN is not a duration (allowed: {DURATION_RANGE})"));
     }
-    SimDuration::from_secs_f64(ns * 1e-9).ok_or_else(|| "duration out of range".to_string())
+    if ns < 0.0 {
+        return Err(format!(
+            "a duration cannot be negative, got {}s (allowed: {DURATION_RANGE})",
+            ns * 1e-9
+        ));
+    }
+    SimDuration::from_secs_f64(ns * 1e-9)
+        .ok_or_else(|| format!("{:e} s is too long (allowed: {DURATION_RANGE})", ns * 1e-9))
 }
 
 /// Parses a size in bytes (`"10MiB"`, `"1000B"`; a bare number is bytes).
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let b = parse_scaled(s, SIZE_UNITS, "size", "1000B")?;
-    size_from_f64(b)
+    size_from_f64(b).map_err(|e| format!("'{s}': {e}"))
 }
 
 fn size_from_f64(b: f64) -> Result<u64, String> {
+    if !b.is_finite() {
+        return Err(format!("{b} is not a size (allowed: {SIZE_RANGE})"));
+    }
     if b < 0.0 {
-        return Err(format!("a size cannot be negative, got {b} B"));
+        return Err(format!(
+            "a size cannot be negative, got {b} B (allowed: {SIZE_RANGE})"
+        ));
+    }
+    if b > MAX_SIZE as f64 {
+        return Err(format!("{b:e} B is too large (allowed: {SIZE_RANGE})"));
     }
     if (b - b.round()).abs() > 1e-6 {
         return Err(format!("a size must be a whole number of bytes, got {b} B"));
     }
     Ok(b.round() as u64)
+}
+
+/// A byte count for messages: "512 B", "3.2 MiB", "4 GiB", "1.5 TiB".
+pub fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} B")
+    } else if v >= 100.0 || v.fract() == 0.0 {
+        format!("{v:.0} {}", UNITS[u])
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
 }
 
 /// A byte count written with or without a unit.
@@ -164,12 +219,54 @@ pub fn parse_queue(s: &str) -> Result<QueueLimit, String> {
     if let Ok(v) = t.parse::<u64>() {
         return Ok(QueueLimit::Packets(v));
     }
-    parse_size(t).map(QueueLimit::Bytes).map_err(|_| {
-        format!("'{s}' is not a queue limit; write packets ('100p') or bytes ('64KiB', '150000B')")
-    })
+    match parse_size(t) {
+        Ok(b) => Ok(QueueLimit::Bytes(b)),
+        Err(e) if e.contains("too large") => Err(e),
+        Err(_) => Err(format!(
+            "'{s}' is not a queue limit; write packets ('100p') or bytes ('64KiB', '150000B')"
+        )),
+    }
 }
 
 // ---- serde: accept a number or a string; write an exact string ----------
+
+/// JSON has no NaN or infinity: the Python side writes a non-finite float
+/// as one of these strings, so that the message can say what is allowed.
+pub fn non_finite(s: &str) -> Option<f64> {
+    match s {
+        "NaN" => Some(f64::NAN),
+        "Infinity" => Some(f64::INFINITY),
+        "-Infinity" => Some(f64::NEG_INFINITY),
+        _ => None,
+    }
+}
+
+/// An `f64` field that also takes the non-finite markers of [`non_finite`]
+/// (so that the range check, not the parser, refuses them).
+pub fn f64_or_marker<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    struct V;
+    impl Visitor<'_> for V {
+        type Value = Option<f64>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(f, "a number")
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            Ok(Some(v))
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            Ok(Some(v as f64))
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            Ok(Some(v as f64))
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            non_finite(v)
+                .map(Some)
+                .ok_or_else(|| E::custom(format!("'{v}' is not a number")))
+        }
+    }
+    d.deserialize_any(V)
+}
 
 /// Accepts a number (in the base unit) or a string with a unit.
 struct NumOrStr<FS, FN> {
@@ -188,6 +285,9 @@ where
         write!(f, "a {} (a number or a string with a unit)", self.what)
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        if let Some(x) = non_finite(v) {
+            return self.visit_f64(x);
+        }
         (self.from_str)(v).map_err(E::custom)
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
@@ -234,9 +334,9 @@ impl<'de> Deserialize<'de> for QueueLimit {
             what: "queue limit",
             from_str: parse_queue,
             from_num: |p: f64| {
-                if p < 0.0 || p.fract() != 0.0 {
+                if !p.is_finite() || p < 0.0 || p.fract() != 0.0 || p > MAX_SIZE as f64 {
                     Err(format!(
-                        "a queue limit in packets must be a whole number >= 0, got {p}"
+                        "a queue limit in packets must be a whole number from 0 to 2^53, got {p}"
                     ))
                 } else {
                     Ok(QueueLimit::Packets(p as u64))
@@ -280,9 +380,15 @@ mod tests {
         assert_eq!(parse_rate("1.5 Mb/s").unwrap().bps(), 1_500_000);
         assert_eq!(parse_rate("400kbps").unwrap().bps(), 400_000);
         assert_eq!(parse_rate("1e6").unwrap().bps(), 1_000_000);
-        assert!(parse_rate("0Mbps")
+        assert!(parse_rate("0Mbps").unwrap_err().contains("too small"));
+        let e = parse_rate("2e19bps").unwrap_err();
+        assert!(e.contains("too large") && e.contains("1 Pb/s"), "{e}");
+        assert!(rate_from_f64(f64::NAN)
             .unwrap_err()
-            .contains("at least 1 bit/s"));
+            .contains("NaN is not a rate"));
+        assert!(rate_from_f64(f64::INFINITY)
+            .unwrap_err()
+            .contains("allowed: 1 bit/s"));
         assert!(parse_rate("-2Mbps").is_err());
         assert!(parse_rate("10Mbs")
             .unwrap_err()
@@ -310,6 +416,9 @@ mod tests {
             SimDuration::from_micros(100)
         );
         assert!(parse_duration("-1s").unwrap_err().contains("negative"));
+        assert!(parse_duration("1e12s").unwrap_err().contains("too long"));
+        assert!(duration_from_ns(f64::NAN).unwrap_err().contains("NaN"));
+        assert!(parse_duration("nan").is_err() && parse_duration("inf").is_err());
         assert!(parse_duration("3 days").is_err());
     }
 
@@ -319,6 +428,10 @@ mod tests {
         assert_eq!(parse_size("1000B").unwrap(), 1000);
         assert_eq!(parse_size("1.5KB").unwrap(), 1500);
         assert!(parse_size("1.5B").unwrap_err().contains("whole number"));
+        assert!(parse_size("1e30B").unwrap_err().contains("too large"));
+        assert!(size_from_f64(f64::NAN).is_err());
+        assert_eq!(parse_size("8PiB").ok(), None);
+        assert!(parse_queue("1e30B").unwrap_err().contains("too large"));
         assert_eq!(parse_queue("100p").unwrap(), QueueLimit::Packets(100));
         assert_eq!(
             parse_queue("125 packets").unwrap(),
