@@ -23,6 +23,10 @@ import sys
 import time
 
 
+def _timing(res) -> dict:  # noqa: ANN001
+    """The run's wall time (``res.timing``; in ``res.summary`` before it moved)."""
+    return getattr(res, "timing", None) or res.summary
+
 def child(n: int, duration: float) -> None:
     from tcp import dumbbell  # bench/tcp.py, beside this file
 
@@ -36,7 +40,7 @@ def child(n: int, duration: float) -> None:
     packets = sum(f["sent_packets"] + f["ack_packets"] for f in flows)
     bottleneck = next(lk for lk in res.raw["links"] if lk["link"] == "bottleneck")
     print(json.dumps({
-        "n": n, "core_s": res.summary["wall_seconds"], "call_s": call, "packets": packets,
+        "n": n, "core_s": _timing(res)["wall_seconds"], "call_s": call, "packets": packets,
         "events": res.summary["events"],
         "util": bottleneck["utilization"],
         "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,

@@ -31,6 +31,10 @@ import sys
 import tcplab as tl
 
 
+def _timing(res) -> dict:  # noqa: ANN001
+    """The run's wall time (``res.timing``; in ``res.summary`` before it moved)."""
+    return getattr(res, "timing", None) or res.summary
+
 def dumbbell(n: int, **tcp: object) -> tl.Network:
     """The issue-8 dumbbell with n NewReno bulk flows (``tcp``: extra net.tcp options)."""
     net = tl.Network(f"dumbbell-{n}")
@@ -50,12 +54,12 @@ TRACES = ["cwnd", "ssthresh", "srtt", "rtt", "rto", "state", "queue", "drops", "
 def child(name: str, flows: int, duration: float) -> None:
     trace = TRACES if name == "traced" else []
     res = dumbbell(flows).run(duration=duration, seed=1, trace=trace)
-    s = res.summary
+    s, t = res.summary, _timing(res)
     f = res.flows
     out = {
         "name": name,
         "flows": flows,
-        "wall": s["wall_seconds"],
+        "wall": t["wall_seconds"],
         "events": s["events"],
         "packets": int(f["sent_packets"].sum() + f["ack_packets"].sum()),
         "hops": int(res.links["tx_packets"].sum()),

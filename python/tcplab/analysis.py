@@ -73,12 +73,12 @@ def fairness(flows: pd.DataFrame, by: Sequence[str], metric: str = "goodput_bps"
 
 def export(df: pd.DataFrame, path: str | Path) -> Path:
     """Write ``df`` as CSV or Parquet, by the file's suffix."""
+    from tcplab._files import atomic_write
+
     p = Path(path)
+    if p.suffix not in (".csv", ".parquet"):
+        raise ValueError(f"{p}: write .csv or .parquet")
     p.parent.mkdir(parents=True, exist_ok=True)
     if p.suffix == ".parquet":
-        df.to_parquet(p, index=False)
-    elif p.suffix == ".csv":
-        df.to_csv(p, index=False)
-    else:
-        raise ValueError(f"{p}: write .csv or .parquet")
-    return p
+        return atomic_write(p, lambda f: df.to_parquet(f, index=False), binary=True)
+    return atomic_write(p, lambda f: df.to_csv(f, index=False))

@@ -89,7 +89,9 @@ def _save(fig, out: str | Path) -> Path:  # noqa: ANN001
     if p.suffix not in (".png", ".svg"):
         raise ValueError(f"{p}: write .png or .svg")
     fig.tight_layout()
-    fig.savefig(p)
+    from tcplab._files import atomic_write
+
+    atomic_write(p, lambda f: fig.savefig(f, format=p.suffix[1:]), binary=True)
     import matplotlib.pyplot as plt
 
     plt.close(fig)

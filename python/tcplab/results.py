@@ -41,7 +41,10 @@ class Results:
     Attributes:
         flows: one row per flow (see docs/results.md for every column).
         links: one row per link direction.
-        summary: simulated seconds, events, wall seconds, events per second.
+        summary: simulated seconds, events, peak packets in flight: the same
+            for the same scenario and seed.
+        timing: how long the run took here (wall seconds, events per second),
+            kept apart so that the results of two runs compare byte for byte.
         scenario: the scenario as it ran, with every default filled in.
         drops: one row per dropped packet, when the run traced ``"drops"``.
         events: the TCP event log, when the run traced ``"events"``.
@@ -50,6 +53,7 @@ class Results:
 
     def __init__(self, raw: dict[str, Any], series: RawSeries | None = None,
                  scenario: str | None = None) -> None:
+        self.timing: dict[str, Any] = dict(raw.pop("timing", None) or {})
         self.raw = raw
         self.summary: dict[str, Any] = dict(raw["summary"])
         # The effective scenario comes apart as JSON text from a run (it is
@@ -215,25 +219,37 @@ class Results:
         return pd.concat(frames, ignore_index=True)
 
     def to_json(self) -> str:
-        """Everything, as JSON text."""
+        """Everything the run produced, as JSON text.
+
+        The same scenario and seed give the same bytes: the timing is apart,
+        in :attr:`timing`.
+        """
         return json.dumps({**self.raw, "scenario": self.scenario}, allow_nan=True)
 
     def save(self, out_dir: str | Path) -> list[Path]:
-        """Write flows.csv, links.csv and results.json into ``out_dir``; return the paths."""
+        """Write flows.csv, links.csv, results.json and timing.json into ``out_dir``.
+
+        Returns the paths. Each file is written anew and renamed into place,
+        never through a symlink already there.
+        """
+        from tcplab._files import atomic_write, atomic_write_text
+
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        paths = [out / "flows.csv", out / "links.csv", out / "results.json"]
-        self.flows.to_csv(paths[0], index=False)
-        self.links.to_csv(paths[1], index=False)
-        paths[2].write_text(self.to_json())
+        paths = [out / "flows.csv", out / "links.csv", out / "results.json",
+                 out / "timing.json"]
+        atomic_write(paths[0], lambda f: self.flows.to_csv(f, index=False))
+        atomic_write(paths[1], lambda f: self.links.to_csv(f, index=False))
+        atomic_write_text(paths[2], self.to_json())
+        atomic_write_text(paths[3], json.dumps(self.timing, indent=2) + "\n")
         return paths
 
     def table(self) -> str:
         """A readable summary: the run, the flows, the links (built without pandas)."""
-        s = self.summary
+        s, t = self.summary, self.timing
         lines = [
-            f"simulated {s['sim_seconds']:.3f} s in {s['wall_seconds']:.3f} s wall "
-            f"({s['events']:,} events, {s['events_per_second'] / 1e6:.1f} M events/s)",
+            f"simulated {s['sim_seconds']:.3f} s in {t.get('wall_seconds', 0.0):.3f} s wall "
+            f"({s['events']:,} events, {t.get('events_per_second', 0.0) / 1e6:.1f} M events/s)",
             "",
         ]
         flows = self.raw["flows"]

@@ -10,7 +10,12 @@ the core, before anything runs, and names the field of any mistake.
 from __future__ import annotations
 
 import copy
+import datetime
+import decimal
+import fractions
 import json
+import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -18,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import tomllib
 
 from tcplab import _core
+from tcplab.errors import ScenarioError
 
 if TYPE_CHECKING:
     from tcplab.cc import CongestionControl, Variant
@@ -25,6 +31,73 @@ if TYPE_CHECKING:
 
 Quantity = str | int | float
 """A value with a unit as a string (``"2Mbps"``) or a number in the base unit."""
+
+
+# ---- scenario data as the core reads it ------------------------------------------
+
+#: What a scenario value may be, for messages.
+_ALLOWED_VALUES = "numbers, strings (with units), booleans, lists and tables"
+
+
+def _field(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def plain(value: Any, path: str = "") -> Any:
+    """Scenario data as plain JSON data, or a ScenarioError naming the field.
+
+    Numbers of other types (numpy scalars and arrays, ``Decimal``,
+    ``Fraction``) become Python numbers and lists, and paths become strings;
+    JSON has no NaN or infinity, so a non-finite float becomes ``"NaN"``,
+    ``"Infinity"`` or ``"-Infinity"``, which the core refuses with the range
+    the field allows. Anything else (bytes, dates, objects) is refused.
+    """
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return float(value)
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise ScenarioError(f"{path or 'scenario'}: key {k!r} is not a string",
+                                    path, f"key {k!r} is not a string", "string keys")
+            out[k] = plain(v, _field(path, k))
+        return out
+    if isinstance(value, list | tuple):
+        return [plain(v, _field(path, i)) for i, v in enumerate(value)]
+    if type(value).__module__ == "numpy":
+        if hasattr(value, "tolist"):  # a numpy scalar or array
+            return plain(value.tolist(), path)
+    if isinstance(value, decimal.Decimal | fractions.Fraction):
+        if value == int(value):
+            return int(value)
+        return plain(float(value), path)
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    name = type(value).__name__
+    if isinstance(value, datetime.date | datetime.time):
+        problem = (f"a date/time ({value}) is not a scenario value; write a duration as "
+                   "'45ms' or a number of seconds")
+    else:
+        problem = f"a value of type {name} is not a scenario value"
+    raise ScenarioError(f"{path or 'scenario'}: {problem} (allowed: {_ALLOWED_VALUES})",
+                        path, problem, _ALLOWED_VALUES)
+
+
+def scenario_json(data: dict[str, Any]) -> str:
+    """Scenario data as the JSON text the core reads (see :func:`plain`)."""
+    try:
+        return json.dumps(plain(data), allow_nan=False)
+    except RecursionError:
+        raise ScenarioError("scenario: nested too deeply", "", "nested too deeply",
+                            "at most a few hundred levels") from None
 
 
 # ---- error models -----------------------------------------------------------
@@ -131,10 +204,16 @@ class Pcap:
     error model included); ``"rx"`` as they arrive and survive the error model.
     """
 
-    dir: str
+    dir: str | os.PathLike[str]
     links: list[str] | None = None
     snaplen: int = 96
     capture: Literal["tx", "rx"] = "tx"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.dir, str | os.PathLike) or not os.fspath(self.dir).strip():
+            raise ScenarioError(
+                f"pcap.dir: {self.dir!r} is not a directory name", "pcap.dir",
+                f"{self.dir!r} is not a directory name", "a non-empty path")
 
     def to_dict(self) -> dict[str, Any]:  # noqa: D102
         d: dict[str, Any] = {"dir": str(self.dir), "snaplen": self.snaplen,
@@ -446,6 +525,7 @@ class Network:
         trace: list[str] | None = None,
         interval: Quantity | None = None,
         pcap: Pcap | None = None,
+        memory_budget: Quantity | None = None,
     ) -> Scenario:
         """The scenario this network describes, as plain data.
 
@@ -460,6 +540,10 @@ class Network:
             interval: per-interval goodput of every flow in windows of this
                 length (``res.intervals``), e.g. ``"250s"``.
             pcap: packet traces to write (:class:`Pcap`).
+            memory_budget: the most memory the run may hold in what grows as it
+                runs (packets in flight, recorded series, logs, per-interval
+                rows); default ``"4GiB"``. A larger run is refused before it
+                starts; see docs/scenarios.md.
         """
         d: dict[str, Any] = {"seed": seed, "hosts": list(self._hosts),
                              "routers": list(self._routers), "links": copy.deepcopy(self._links),
@@ -478,6 +562,8 @@ class Network:
             d["interval"] = interval
         if pcap is not None:
             d["pcap"] = pcap.to_dict()
+        if memory_budget is not None:
+            d["memory_budget"] = memory_budget
         return Scenario(d, custom=dict(self._custom))
 
     def run(
@@ -489,10 +575,11 @@ class Network:
         trace: list[str] | None = None,
         interval: Quantity | None = None,
         pcap: Pcap | None = None,
+        memory_budget: Quantity | None = None,
     ) -> Results:
         """Check and run the scenario (arguments as :meth:`scenario`)."""
         return self.scenario(duration=duration, seed=seed, run=run, trace=trace,
-                             interval=interval, pcap=pcap).run()
+                             interval=interval, pcap=pcap, memory_budget=memory_budget).run()
 
 
 class Scenario:
@@ -504,29 +591,65 @@ class Scenario:
         self.data = data
         #: Python congestion controllers by flow index (flows whose cc is "python").
         self.custom: dict[int, Any] = dict(custom or {})
+        #: (file, text) when read from a TOML file: errors then name its line.
+        self.source: tuple[str, str] | None = None
+        #: (file, text) when read from a TOML file: errors then name its line.
+        self.source: tuple[str, str] | None = None
 
     @classmethod
     def from_toml(cls, path: str | Path) -> Scenario:
-        """Read a scenario from a TOML file (or a JSON file, by its suffix)."""
+        """Read a scenario from a TOML file (or a JSON file, by its suffix).
+
+        Any file that cannot be read as a scenario (missing, a directory, not
+        UTF-8, not valid TOML or JSON, nested too deeply) is refused with one
+        :class:`ScenarioError` that says what is wrong with it.
+        """
         p = Path(path)
-        text = p.read_text()
-        if p.suffix == ".json":
-            return cls(json.loads(text))
-        return cls(tomllib.loads(text))
+        text = read_text_file(p, "scenario file")
+        try:
+            data = json.loads(text) if p.suffix == ".json" else tomllib.loads(text)
+        except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
+            kind = "JSON" if p.suffix == ".json" else "TOML"
+            raise ScenarioError(f"{p}: not valid {kind}: {e}", "", f"not valid {kind}: {e}",
+                                None) from None
+        except RecursionError:
+            raise ScenarioError(f"{p}: nested too deeply", "", "nested too deeply",
+                                "at most a few hundred levels") from None
+        if not isinstance(data, dict):
+            raise ScenarioError(f"{p}: a scenario is a table of fields, not a "
+                                f"{type(data).__name__}", "", "not a table of fields")
+        sc = cls(data)
+        sc.source = (str(p), text)
+        return sc
 
     def to_dict(self) -> dict[str, Any]:
         """A deep copy of the scenario data."""
         return copy.deepcopy(self.data)
 
     def to_json(self) -> str:
-        """The scenario as JSON text (the form the core reads)."""
-        return json.dumps(self.data)
+        """The scenario as JSON text (the form the core reads; see :func:`plain`)."""
+        return scenario_json(self.data)
 
     def replace(self, **fields: Any) -> Scenario:
         """A copy with top-level fields replaced (``seed=2``, ``duration="10s"``)."""
         d = self.to_dict()
         d.update({k: v for k, v in fields.items() if v is not None})
-        return Scenario(d, custom=self.custom)
+        sc = Scenario(d, custom=self.custom)
+        sc.source = self.source
+        return sc
+
+    def _located(self, e: ScenarioError) -> ScenarioError:
+        """``e`` with the file and line of its field, when read from a TOML file."""
+        if self.source is None or not e.path:
+            return e
+        file, text = self.source
+        line = None if file.endswith(".json") else toml_line(text, e.path)
+        if line is None:
+            return e
+        out = type(e).__new__(type(e))
+        out.__dict__.update(e.__dict__)
+        out.args = (f"{e.args[0]} [{file}, line {line}]", *e.args[1:])
+        return out
 
     def _controllers(self) -> dict[int, Any] | None:
         """The Python controllers: the objects given, and those named by import path."""
@@ -536,7 +659,10 @@ class Scenario:
 
     def check(self) -> dict[str, Any]:
         """Check the scenario without running it; return it with every default filled in."""
-        return json.loads(_core.check_json(self.to_json(), self._controllers()))
+        try:
+            return json.loads(_core.check_json(self.to_json(), self._controllers()))
+        except ScenarioError as e:
+            raise self._located(e) from None
 
     def run(self) -> Results:
         """Check and run the scenario to completion.
@@ -547,11 +673,100 @@ class Scenario:
         """
         from tcplab.results import Results
 
-        text, scenario, series = _core.run_json(self.to_json(), self._controllers())
+        try:
+            text, scenario, series = _core.run_json(self.to_json(), self._controllers())
+        except ScenarioError as e:
+            raise self._located(e) from None
         return Results(json.loads(text), series, scenario)
 
     def __repr__(self) -> str:
         return f"Scenario({self.data!r})"
+
+
+def read_text_file(path: Path, what: str) -> str:
+    """A UTF-8 text file's contents, or a ScenarioError saying why it cannot be read."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ScenarioError(f"no such {what}: {path}", "", f"no such {what}") from None
+    except IsADirectoryError:
+        raise ScenarioError(f"{path} is a directory, not a {what}", "",
+                            f"a directory, not a {what}") from None
+    except OSError as e:
+        raise ScenarioError(f"cannot read {path}: {e.strerror or e}", "",
+                            f"cannot read: {e.strerror or e}") from None
+    for bom, enc in ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+                     (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16")):
+        if raw.startswith(bom):
+            raise ScenarioError(f"{path} is {enc} text; save it as UTF-8 ({what}s are UTF-8)",
+                                "", f"{enc} text, not UTF-8")
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[:e.start].count(b"\n") + 1
+        raise ScenarioError(
+            f"{path} is not UTF-8 text (byte 0x{raw[e.start]:02x} on line {line}); save it as "
+            f"UTF-8 ({what}s are UTF-8)", "", "not UTF-8 text") from None
+
+
+def _path_parts(path: str) -> list[str | int]:
+    """``links[1].loss.per`` as ``["links", 1, "loss", "per"]``."""
+    parts: list[str | int] = []
+    for piece in path.split("."):
+        name, _, rest = piece.partition("[")
+        if name:
+            parts.append(name)
+        while rest:
+            index, _, rest = rest.partition("]")
+            if not index.isdigit():
+                return []
+            parts.append(int(index))
+            rest = rest.lstrip("[")
+    return parts
+
+
+def toml_line(text: str, path: str) -> int | None:
+    """The line of a TOML file that sets the field ``path`` (``links[1].rate``), if found.
+
+    Understands top-level keys, ``[table]`` and ``[[array]]`` headers and keys
+    inside them (an inline table counts as the line of its key); anything else
+    gives None.
+    """
+    want = _path_parts(path)
+    if not want:
+        return None
+    header: list[str | int] = []
+    counts: dict[str, int] = {}
+    best: tuple[int, int] | None = None  # (matched parts, line)
+    for lineno, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        if s.startswith("[["):
+            name = s[2:s.find("]]")].strip()
+            counts[name] = counts.get(name, 0) + 1
+            header = [*name.split("."), counts[name] - 1]
+            key: list[str | int] = []
+        elif s.startswith("["):
+            header = list(s[1:s.find("]")].strip().split("."))
+            key = []
+        else:
+            name, eq, _ = s.partition("=")
+            if not eq:
+                continue
+            key = [k.strip().strip('"') for k in name.split(".")]
+        here = header + key
+        n = 0
+        while n < min(len(here), len(want)) and here[n] == want[n]:
+            n += 1
+        # A header line counts only once the whole header matches.
+        if n == len(here) and n > 0 and (best is None or n > best[0]):
+            best = (n, lineno)
+    if best is None or best[0] < min(2, len(want)):
+        return None
+    return best[1]
 
 
 def load(path: str | Path) -> Scenario:

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from tcplab import _core, presets
+from tcplab._files import atomic_write
 from tcplab.analysis import jain_index, summarize
 from tcplab.store import Store, run_key
 from tcplab.sweep import RunSpec, run_specs
@@ -285,7 +286,7 @@ def reproduce(name: str, out: str | Path, *, quick: bool = False, jobs: int | No
             t = _in_panel_order(panel, t)
         tables[panel.name] = t
         csv = out / f"{name}_{panel.name}.csv"
-        t.to_csv(csv, index=False)
+        atomic_write(csv, lambda f, t=t: t.to_csv(f, index=False))
         files += [csv, *_figure(panel, t, out, name)]
     for extra in study.extras:
         files += extra(out, quick)

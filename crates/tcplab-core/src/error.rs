@@ -26,6 +26,10 @@ pub enum Error {
     Callback(String),
     /// A bug: an invariant of the simulator broke. Never the user's fault.
     Internal(String),
+    /// The run was asked to stop (Ctrl-C) and stopped.
+    Interrupted,
+    /// The run outgrew its memory budget, or the machine ran out of memory.
+    OutOfMemory(String),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -84,6 +88,8 @@ impl fmt::Display for Error {
             Error::Io(m) => write!(f, "I/O error: {m}"),
             Error::Callback(m) => write!(f, "a user-written congestion controller failed: {m}"),
             Error::Internal(m) => write!(f, "internal error (a tcplab bug, please report): {m}"),
+            Error::Interrupted => write!(f, "interrupted"),
+            Error::OutOfMemory(m) => write!(f, "out of memory: {m}"),
         }
     }
 }

@@ -6,6 +6,7 @@
 //! The path of data: a [`Scenario`] (plain serializable data) is checked and
 //! built into a [`World`], which runs to completion and returns [`Results`].
 
+pub mod alloc;
 pub mod cc;
 pub mod engine;
 pub mod error;
@@ -32,15 +33,21 @@ pub fn run_json(text: &str) -> Result<Results> {
 
 /// Checks, builds and runs a scenario.
 pub fn run(scenario: &Scenario) -> Result<Results> {
-    run_with(scenario, &mut |_| None)
+    run_with(scenario, &mut |_| None, &mut || false)
 }
 
-/// As `run`, with user-written controllers for flows whose `cc` is "python".
-pub fn run_with(scenario: &Scenario, custom: cc::CustomCc<'_>) -> Result<Results> {
+/// As `run`, with user-written controllers for flows whose `cc` is "python",
+/// asking `stop` every few thousand events whether to stop (see
+/// [`World::run_polled`]).
+pub fn run_with(
+    scenario: &Scenario,
+    custom: cc::CustomCc<'_>,
+    stop: &mut dyn FnMut() -> bool,
+) -> Result<Results> {
     let mut world = World::build_with(scenario, custom)?;
-    world.run()?;
+    world.run_polled(stop)?;
     if let Some(f) = world.failure() {
         return Err(Error::Callback(f.to_string()));
     }
-    Ok(world.results())
+    Ok(world.into_results())
 }

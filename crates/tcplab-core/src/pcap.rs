@@ -52,6 +52,43 @@ pub fn node_addr(n: u32) -> [u8; 4] {
     [10, (v >> 16) as u8, (v >> 8) as u8, v as u8]
 }
 
+/// Creates `path` exclusively; if something is there (a file, or a symlink,
+/// which is not followed), removes it and tries once more.
+pub fn create_new_replacing(path: &Path) -> std::io::Result<File> {
+    let open = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+    };
+    match open() {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let meta = std::fs::symlink_metadata(path)?;
+            if meta.is_dir() {
+                return Err(std::io::Error::other("a directory is in the way"));
+            }
+            std::fs::remove_file(path)?;
+            open()
+        }
+        other => other,
+    }
+}
+
+/// The file name of a link's trace: the link's name with every byte outside
+/// `A-Z a-z 0-9 - _ .` written as `%XX` (so two names never give one file),
+/// then `-0` (a -> b) or `-1` (b -> a) and `.pcap`.
+pub fn file_stem(link: &str) -> String {
+    let mut out = String::new();
+    for b in link.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 #[derive(Debug)]
 pub struct PcapWriter {
     path: PathBuf,
@@ -66,8 +103,12 @@ pub struct PcapWriter {
 }
 
 impl PcapWriter {
+    /// Creates the trace file at `path`, replacing a file already there.
+    /// Never writes through a symlink: the file is created exclusively
+    /// (`O_EXCL`), and a symlink or file in the way is removed first, so a
+    /// link planted in the output directory is replaced, not followed.
     pub fn create(path: &Path, snaplen: u32) -> std::io::Result<Self> {
-        let mut file = File::create(path)?;
+        let mut file = create_new_replacing(path)?;
         let mut h = Vec::with_capacity(24);
         h.extend_from_slice(&MAGIC_NS.to_le_bytes());
         h.extend_from_slice(&2u16.to_le_bytes());

@@ -62,7 +62,18 @@ pub struct Scenario {
     /// Optional recordings: time series and event logs (see [`TraceKind`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trace: Vec<TraceKind>,
+    /// The most memory the run may hold in what grows as it runs (packets
+    /// in flight, recorded series and logs, per-interval rows); default
+    /// [`DEFAULT_MEMORY_BUDGET`]. A run estimated to need more is refused
+    /// before it starts; one that outgrows it stops with an out-of-memory
+    /// error. It never depends on the machine, so a scenario is accepted or
+    /// refused alike everywhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_budget: Option<Bytes>,
 }
+
+/// 4 GiB: a run of that size fits a laptop; raise it per run when needed.
+pub const DEFAULT_MEMORY_BUDGET: u64 = 4 << 30;
 
 /// Where packets are captured on a link direction.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
@@ -237,15 +248,31 @@ pub enum Sojourn {
 pub struct LossSpec {
     pub model: LossModel,
     /// uniform: packet error rate in [0, 1].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::f64_or_marker"
+    )]
     pub per: Option<f64>,
     /// ber: bit error rate in [0, 1].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::f64_or_marker"
+    )]
     pub ber: Option<f64>,
     /// gilbert_elliott: loss probability in Good (default 0) and Bad.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::f64_or_marker"
+    )]
     pub good_loss: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::f64_or_marker"
+    )]
     pub bad_loss: Option<f64>,
     /// gilbert_elliott: sojourn time (or its mean) in Good and in Bad.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -256,7 +283,11 @@ pub struct LossSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sojourn: Option<Sojourn>,
     /// gilbert_elliott: probability that each new state is Bad (default 0.5).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::f64_or_marker"
+    )]
     pub p_bad: Option<f64>,
     /// list: arrival numbers to drop, counting from 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -362,8 +393,13 @@ pub struct FlowSpec {
     /// tcp: maximum segment size (payload bytes); default from the path MTU.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mss: Option<Bytes>,
-    /// tcp: ACK every N full segments (default 2); 1 (or 0) ACKs every segment.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// tcp: ACK every N full segments (default 2); 1 (or false) ACKs every
+    /// segment, true is 2.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "delayed_ack_from"
+    )]
     pub delayed_ack: Option<u32>,
     /// tcp: the delayed-ACK timer (default 200 ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -477,6 +513,76 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
     }
 }
 
+/// A parser message without serde_json's "at line 1 column 231": a place in
+/// the JSON text the bindings made, not in the user's file. The field path
+/// says where the mistake is.
+fn without_position(message: &str) -> String {
+    let mut m = message.replace('`', "'");
+    if let Some(at) = m.rfind(" at line ") {
+        let tail = &m[at + " at line ".len()..];
+        let mut words = tail.split(' ');
+        let is_position = words.next().is_some_and(|n| n.parse::<u64>().is_ok())
+            && words.next() == Some("column")
+            && words.next().is_some_and(|n| n.parse::<u64>().is_ok())
+            && words.next().is_none();
+        if is_position {
+            m.truncate(at);
+        }
+    }
+    m
+}
+
+/// `delayed_ack`: a number of segments (at least 1), or a switch: `true` is
+/// RFC 1122's every second segment, `false` an ACK per segment.
+fn delayed_ack_from<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<u32>, D::Error> {
+    use serde::de::{self, Visitor};
+    struct V;
+    impl Visitor<'_> for V {
+        type Value = Option<u32>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(
+                f,
+                "a number of segments (1 ACKs every segment) or true/false"
+            )
+        }
+        fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<Self::Value, E> {
+            Ok(Some(if v { 2 } else { 1 }))
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
+            match u32::try_from(v) {
+                Ok(0) => Err(E::custom(
+                    "0 is not a number of segments (allowed: 1 to 4294967295; 1, or false, ACKs \
+                     every segment)",
+                )),
+                Ok(n) => Ok(Some(n)),
+                Err(_) => Err(E::custom(format!(
+                    "{v} segments is too many (allowed: 1 to 4294967295)"
+                ))),
+            }
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Self::Value, E> {
+            match u64::try_from(v) {
+                Ok(u) => self.visit_u64(u),
+                Err(_) => Err(E::custom(format!(
+                    "{v} is not a number of segments (allowed: 1 to 4294967295)"
+                ))),
+            }
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Self::Value, E> {
+            if v.fract() == 0.0 && v >= 0.0 && v <= u32::MAX as f64 {
+                self.visit_u64(v as u64)
+            } else {
+                Err(E::custom(format!(
+                    "{v} is not a whole number of segments (allowed: 1 to 4294967295)"
+                )))
+            }
+        }
+    }
+    d.deserialize_any(V)
+}
+
 impl Scenario {
     /// Parses a scenario from JSON, naming the path of any bad field.
     pub fn from_json(text: &str) -> Result<Scenario> {
@@ -489,7 +595,7 @@ impl Scenario {
         serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let path = if path == "." { String::new() } else { path };
-            Error::invalid(path, e.into_inner().to_string().replace('`', "'"))
+            Error::invalid(path, without_position(&e.into_inner().to_string()))
         })
     }
 
@@ -531,12 +637,43 @@ mod tests {
         let e =
             Scenario::from_json(r#"{"links":[{"a":"a","b":"b","rte":1,"delay":0}]}"#).unwrap_err();
         assert!(e.to_string().contains("unknown field 'rte'"), "{e}");
+        assert!(!e.to_string().contains("line 1"), "{e}");
         let e =
             Scenario::from_json(r#"{"flows":[{"kind":"tcpp","src":"a","dst":"b"}]}"#).unwrap_err();
         assert!(
             e.to_string()
                 .starts_with("flows[0].kind: unknown variant 'tcpp'"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn delayed_ack_takes_counts_and_switches_and_refuses_zero() {
+        let flow = |v: &str| {
+            Scenario::from_json(&format!(
+                r#"{{"flows":[{{"kind":"tcp","src":"a","dst":"b","delayed_ack":{v}}}]}}"#
+            ))
+        };
+        assert_eq!(flow("3").unwrap().flows[0].delayed_ack, Some(3));
+        assert_eq!(flow("true").unwrap().flows[0].delayed_ack, Some(2));
+        assert_eq!(flow("false").unwrap().flows[0].delayed_ack, Some(1));
+        let e = flow("0").unwrap_err().to_string();
+        assert!(
+            e.starts_with("flows[0].delayed_ack: 0 is not a number of segments"),
+            "{e}"
+        );
+        assert!(flow("-1").is_err() && flow("1.5").is_err() && flow("\"2\"").is_err());
+    }
+
+    #[test]
+    fn messages_leave_out_the_json_position() {
+        assert_eq!(
+            without_position("invalid type: map, expected a rate at line 1 column 231"),
+            "invalid type: map, expected a rate"
+        );
+        assert_eq!(
+            without_position("a message about line 4 that stays"),
+            "a message about line 4 that stays"
         );
     }
 }

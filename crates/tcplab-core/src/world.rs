@@ -9,6 +9,9 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+mod memory;
+
+use crate::alloc;
 use crate::cc::registry::{self, CcSpec, Profile, VARIANTS};
 use crate::cc::CustomCc;
 use crate::engine::{Event, EventQueue, PacketId, Slab, TimerKind};
@@ -22,7 +25,7 @@ use crate::net::route::{self, RouteTable, NO_ROUTE};
 use crate::pcap::{FlowOptions, PcapWriter};
 use crate::results::{
     DropCause, DropRecord, EventRecord, FlowResult, IntervalRecord, LinkResult, PcapRecord,
-    Results, RunSummary, Series,
+    Results, RunSummary, RunTiming, Series,
 };
 use crate::rng::Rng;
 use crate::scenario::{
@@ -33,7 +36,7 @@ use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::{Sender, TcpEvent};
 use crate::tcp::{Recovery, RecoveryExit, TcpConfig, TcpHeader};
 use crate::time::{SimDuration, SimTime};
-use crate::units::Bytes;
+use crate::units::{human_bytes, Bytes};
 
 #[derive(Debug)]
 struct Node {
@@ -284,7 +287,17 @@ pub struct World {
     pcap_rx: bool,
     /// Per flow: the options its SYNs carry, for encoding them.
     flow_opts: Vec<FlowOptions>,
+    /// The scenario's memory budget, bytes (see [`memory`]).
+    budget: u64,
+    /// Samples recorded in time series so far (queue and TCP series).
+    series_samples: u64,
+    /// Per-interval counters allocated so far, over all flows.
+    interval_buckets: u64,
 }
+
+/// Every this many events the run asks whether to stop (Ctrl-C) and checks
+/// its memory: a few hundred microseconds of wall time.
+const CHECK_EVERY: u64 = 4096;
 
 fn list_names<'a>(names: impl Iterator<Item = &'a String>) -> String {
     let v: Vec<&str> = names.map(|s| s.as_str()).collect();
@@ -325,6 +338,25 @@ impl World {
         }
         if sc.interval.is_some_and(|d| d.is_zero()) {
             return Err(Error::invalid("interval", "must be longer than 0 s"));
+        }
+        if sc.flows.is_empty() {
+            return Err(Error::invalid_allowed(
+                "flows",
+                "the scenario has no flows, so there is nothing to run",
+                "at least one flow: [[flows]] kind = \"tcp\" or \"udp\", src, dst (see \
+                 docs/scenarios.md)",
+            ));
+        }
+        let budget = sc
+            .memory_budget
+            .get_or_insert(Bytes(crate::scenario::DEFAULT_MEMORY_BUDGET))
+            .0;
+        if budget < memory::MIN_BUDGET {
+            return Err(Error::invalid_allowed(
+                "memory_budget",
+                format!("{} is too small to run anything", human_bytes(budget)),
+                format!("at least {}", human_bytes(memory::MIN_BUDGET)),
+            ));
         }
 
         // ---- nodes --------------------------------------------------------
@@ -673,6 +705,9 @@ impl World {
             pcap: Vec::new(),
             pcap_rx: false,
             flow_opts: Vec::new(),
+            budget,
+            series_samples: 0,
+            interval_buckets: 0,
             scenario: sc,
         };
         if world.scenario.trace.contains(&TraceKind::Queue) {
@@ -695,6 +730,7 @@ impl World {
         if let Some(spec) = world.scenario.pcap.clone() {
             world.check_pcap(&spec)?;
         }
+        memory::check_estimate(&world)?;
         for (i, f) in world.flows.iter().enumerate() {
             world.queue.push(f.start, Event::App { flow: i as u32 });
         }
@@ -704,6 +740,15 @@ impl World {
     /// Runs to the end of the duration, or until no event is left. Fails
     /// before the first event if a trace file cannot be created.
     pub fn run(&mut self) -> Result<()> {
+        self.run_polled(&mut || false)
+    }
+
+    /// As [`World::run`], asking `stop` every few thousand events (a few
+    /// hundred microseconds of wall time) whether to stop: the bindings
+    /// answer from Python's signal handlers, so Ctrl-C stops a run with
+    /// [`Error::Interrupted`]. The memory budget is checked at the same
+    /// points ([`Error::OutOfMemory`]).
+    pub fn run_polled(&mut self, stop: &mut dyn FnMut() -> bool) -> Result<()> {
         if let Some(spec) = self.scenario.pcap.clone() {
             self.open_pcap(&spec)?;
         }
@@ -725,6 +770,9 @@ impl World {
             }
             self.now = t;
             self.events += 1;
+            if self.events.is_multiple_of(CHECK_EVERY) {
+                self.checkpoint(stop)?;
+            }
             if !matches!(ev, Event::Arrive { .. }) {
                 self.prefetch_timers();
             }
@@ -765,9 +813,27 @@ impl World {
         Ok(())
     }
 
+    /// Asks whether to stop, and checks the memory the run holds against
+    /// its budget.
+    #[cold]
+    #[inline(never)]
+    fn checkpoint(&self, stop: &mut dyn FnMut() -> bool) -> Result<()> {
+        if stop() {
+            return Err(Error::Interrupted);
+        }
+        memory::check_use(self)
+    }
+
     /// Checks the trace request (files are created only when the run starts,
     /// so checking a scenario never touches them).
     fn check_pcap(&self, spec: &PcapSpec) -> Result<()> {
+        if spec.dir.trim().is_empty() {
+            return Err(Error::invalid_allowed(
+                "pcap.dir",
+                "an empty directory name",
+                "a directory to write the traces into",
+            ));
+        }
         if !(40..=65_535).contains(&spec.snaplen) {
             return Err(Error::invalid_allowed(
                 "pcap.snaplen",
@@ -796,21 +862,28 @@ impl World {
             .map_err(|e| Error::Io(format!("pcap.dir '{}': {e}", spec.dir)))?;
         self.pcap_rx = spec.capture == CapturePoint::Rx;
         self.pcap = (0..self.links.len()).map(|_| None).collect();
+        // Names stay distinct on case-insensitive file systems too: a name
+        // equal to an earlier one but for case gets the link's index.
+        let mut taken = std::collections::HashSet::new();
+        let stems: Vec<String> = self
+            .link_names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let stem = crate::pcap::file_stem(name);
+                if taken.insert(stem.to_lowercase()) {
+                    stem
+                } else {
+                    format!("{stem}~{i}")
+                }
+            })
+            .collect();
         for (ld, l) in self.links.iter().enumerate() {
             let name = &self.link_names[l.link as usize];
             if spec.links.as_ref().is_some_and(|v| !v.contains(name)) {
                 continue;
             }
-            let file: String = name
-                .chars()
-                .map(|c| {
-                    if c.is_alphanumeric() || "-_.".contains(c) {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
+            let file = &stems[l.link as usize];
             let path = dir.join(format!("{file}-{}.pcap", ld % 2));
             let w = PcapWriter::create(&path, spec.snaplen)
                 .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
@@ -900,11 +973,13 @@ impl World {
         let l = &mut self.links[ld as usize];
         let stats = &mut l.stats;
         let mut trace = self.queue_trace.as_mut().map(|tr| &mut tr[ld as usize]);
+        let samples = &mut self.series_samples;
         l.queue.advance(now, |at, len| {
             stats.note_queue(at, len + 1, len);
             if let Some((t, v)) = trace.as_mut() {
-                t.push(at.as_nanos());
-                v.push(len as f64);
+                alloc::push(t, at.as_nanos(), "the queue series");
+                alloc::push(v, len as f64, "the queue series");
+                *samples += 1;
             }
         });
     }
@@ -1019,15 +1094,16 @@ impl World {
     fn record_queue(&mut self, ld: u32, len: usize) {
         if let Some(tr) = &mut self.queue_trace {
             let (t, v) = &mut tr[ld as usize];
-            t.push(self.now.as_nanos());
-            v.push(len as f64);
+            alloc::push(t, self.now.as_nanos(), "the queue series");
+            alloc::push(v, len as f64, "the queue series");
+            self.series_samples += 1;
         }
     }
 
     #[inline]
     fn record_drop(&mut self, ld: u32, p: &Packet, cause: DropCause) {
         if let Some(log) = &mut self.drop_log {
-            log.push((self.now, ld, p.flow, p.number, cause));
+            alloc::push(log, (self.now, ld, p.flow, p.number, cause), "the drop log");
         }
     }
 
@@ -1074,7 +1150,8 @@ impl World {
         match &mut f.app {
             App::Cbr(_) => {
                 if let Some(iv) = self.scenario.interval {
-                    add_interval(&mut f.per_interval, now, iv, p.payload as u64);
+                    self.interval_buckets +=
+                        add_interval(&mut f.per_interval, now, iv, p.payload as u64);
                 }
                 let s = &mut f.stats;
                 s.delivered_bytes += p.payload as u64;
@@ -1092,7 +1169,8 @@ impl World {
                     if r.delivered > 0 {
                         f.stats.delivered_bytes += r.delivered;
                         if let Some(iv) = self.scenario.interval {
-                            add_interval(&mut f.per_interval, now, iv, r.delivered);
+                            self.interval_buckets +=
+                                add_interval(&mut f.per_interval, now, iv, r.delivered);
                         }
                         if t.transfer.is_some_and(|n| t.rcv.delivered >= n)
                             && t.completion.is_none()
@@ -1195,8 +1273,9 @@ impl World {
                         .last()
                         .is_none_or(|&last| last.to_bits() != v.to_bits());
                 if changed {
-                    s.times.push(now.as_nanos());
-                    s.values.push(v);
+                    alloc::push(&mut s.times, now.as_nanos(), "a TCP series");
+                    alloc::push(&mut s.values, v, "a TCP series");
+                    self.series_samples += 1;
                 }
             }
         }
@@ -1213,7 +1292,9 @@ impl World {
             return;
         };
         if let Some(ev) = &mut t.snd.events {
-            log.extend(ev.drain(..).map(|e| (flow, e)));
+            for e in ev.drain(..) {
+                alloc::push(log, (flow, e), "the TCP event log");
+            }
         }
     }
 
@@ -1419,8 +1500,10 @@ impl World {
         }
     }
 
-    /// The counters of the run so far, as plain records.
-    pub fn results(&self) -> Results {
+    /// The counters of the run, as plain records; the recorded series move
+    /// into them (not copied: with every series recorded they are most of
+    /// the run's memory).
+    pub fn into_results(mut self) -> Results {
         let end = self.finished_at.unwrap_or(self.now);
         let end_ns = end.as_nanos();
         let flows = self
@@ -1486,13 +1569,13 @@ impl World {
             })
             .collect();
         let mut series = Vec::new();
-        for (ld, (t, v)) in self.queue_trace.iter().flatten().enumerate() {
+        for (ld, (t, v)) in self.queue_trace.iter_mut().flatten().enumerate() {
             let (link, src, dst) = dir_name(ld);
             series.push(Series {
                 name: "queue".into(),
                 target: format!("{link}:{src}>{dst}"),
-                times_ns: t.clone(),
-                values: v.clone(),
+                times_ns: std::mem::take(t),
+                values: std::mem::take(v),
             });
         }
         let events = self
@@ -1508,14 +1591,14 @@ impl World {
                 ssthresh: e.ssthresh.min(1 << 53),
             })
             .collect();
-        for f in &self.flows {
-            if let App::Tcp(t) = &f.app {
-                for s in &t.series {
+        for f in &mut self.flows {
+            if let App::Tcp(t) = &mut f.app {
+                for s in &mut t.series {
                     series.push(Series {
                         name: s.kind.name().to_string(),
                         target: f.name.clone(),
-                        times_ns: s.times.clone(),
-                        values: s.values.clone(),
+                        times_ns: std::mem::take(&mut s.times),
+                        values: std::mem::take(&mut s.values),
                     });
                 }
             }
@@ -1571,26 +1654,33 @@ impl World {
             summary: RunSummary {
                 sim_seconds: end.as_secs_f64(),
                 events: self.events,
+                peak_packets: self.packets.capacity_used() as u64,
+            },
+            timing: RunTiming {
                 wall_seconds: self.wall_seconds,
                 events_per_second: if self.wall_seconds > 0.0 {
                     self.events as f64 / self.wall_seconds
                 } else {
                     0.0
                 },
-                peak_packets: self.packets.capacity_used() as u64,
             },
             scenario: self.scenario.clone(),
         }
     }
 }
 
-/// Adds `bytes` to the bucket of the interval containing `now`.
-fn add_interval(buckets: &mut Vec<u64>, now: SimTime, interval: SimDuration, bytes: u64) {
+/// Adds `bytes` to the bucket of the interval containing `now`; returns how
+/// many buckets it added.
+fn add_interval(buckets: &mut Vec<u64>, now: SimTime, interval: SimDuration, bytes: u64) -> u64 {
     let k = (now.as_nanos() / interval.as_nanos()) as usize;
+    let mut added = 0;
     if buckets.len() <= k {
+        added = (k + 1 - buckets.len()) as u64;
+        alloc::reserve(buckets, k + 1 - buckets.len(), "per-interval counters");
         buckets.resize(k + 1, 0);
     }
     buckets[k] += bytes;
+    added
 }
 
 fn build_error_model(
@@ -1803,7 +1893,14 @@ fn build_tcp(
             format!("{mss} (one MSS) to {max_buf} B"),
         ));
     }
-    let delayed_ack = (*f.delayed_ack.get_or_insert(2)).max(1);
+    let delayed_ack = *f.delayed_ack.get_or_insert(2);
+    if delayed_ack == 0 {
+        return Err(Error::invalid_allowed(
+            p("delayed_ack"),
+            "0 is not a number of segments",
+            "1 (an ACK per segment) or more",
+        ));
+    }
     let delayed_ack_timeout = *f
         .delayed_ack_timeout
         .get_or_insert(SimDuration::from_millis(200));

@@ -11,11 +11,14 @@
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 mod pycc;
 
+use pycc::ErrorSlot;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use tcplab_core::alloc::OutOfMemory;
 use tcplab_core::Error;
 
 fn raise(py: Python<'_>, err: Error) -> PyErr {
@@ -49,6 +52,12 @@ fn raise(py: Python<'_>, err: Error) -> PyErr {
                 errors.getattr("TcplabError")?.call1((message,))?
             }
             Error::Internal(_) => errors.getattr("InternalError")?.call1((message,))?,
+            Error::Interrupted => {
+                return Ok(pyo3::exceptions::PyKeyboardInterrupt::new_err(message));
+            }
+            Error::OutOfMemory(_) => {
+                return Ok(pyo3::exceptions::PyMemoryError::new_err(message));
+            }
         };
         Ok(PyErr::from_value(exc))
     };
@@ -66,15 +75,46 @@ fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
 }
 
 /// Runs `f` with the GIL released; a core error or a panic becomes the
-/// matching `tcplab.errors` exception.
+/// matching `tcplab.errors` exception, and a buffer that could not grow
+/// (see `tcplab_core::alloc`) a `MemoryError`.
 fn guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, Error> + Send) -> PyResult<T> {
     match py.detach(move || catch_unwind(AssertUnwindSafe(f))) {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(raise(py, e)),
-        Err(p) => Err(raise(
-            py,
-            Error::Internal(format!("the core panicked: {}", panic_text(p))),
-        )),
+        Err(p) => match p.downcast_ref::<OutOfMemory>() {
+            Some(oom) => Err(raise(py, Error::OutOfMemory(oom.to_string()))),
+            None => Err(raise(
+                py,
+                Error::Internal(format!("the core panicked: {}", panic_text(p))),
+            )),
+        },
+    }
+}
+
+/// How often a run, asked every few thousand events, looks at Python's
+/// pending signals (with the GIL, which the run otherwise does not hold).
+const SIGNAL_CHECK: Duration = Duration::from_millis(50);
+
+/// The `stop` question a run asks: at most every [`SIGNAL_CHECK`], takes
+/// the GIL and runs Python's signal handlers. If one raises (Ctrl-C's
+/// `KeyboardInterrupt`, or a handler of the user's), the run stops and the
+/// exception is kept in `raised`, to be raised when the run has returned.
+fn signal_poll(raised: &ErrorSlot) -> impl FnMut() -> bool + '_ {
+    let mut last = Instant::now();
+    move || {
+        if last.elapsed() < SIGNAL_CHECK {
+            return false;
+        }
+        last = Instant::now();
+        Python::attach(|py| match py.check_signals() {
+            Ok(()) => false,
+            Err(e) => {
+                if let Ok(mut slot) = raised.lock() {
+                    slot.get_or_insert(e);
+                }
+                true
+            }
+        })
     }
 }
 
@@ -101,37 +141,48 @@ fn run_json(
     for (i, obj) in custom.unwrap_or_default() {
         ccs.insert(i, pycc::PyCc::new(py, obj, error.clone())?);
     }
+    let signal: ErrorSlot = Arc::new(Mutex::new(None));
+    let raised = signal.clone();
     let result = guarded(py, move || {
         let sc = tcplab_core::Scenario::from_json(&text)?;
         let mut supply = |i: usize| {
             ccs.remove(&i)
                 .map(|c| Box::new(c) as Box<dyn tcplab_core::cc::CongestionControl>)
         };
-        let r = tcplab_core::run_with(&sc, &mut supply)?;
+        let r = tcplab_core::run_with(&sc, &mut supply, &mut signal_poll(&raised))?;
         let (tables, scenario) = r
             .to_json_parts()
             .map_err(|e| Error::Internal(e.to_string()))?;
         Ok((tables, scenario, r.series))
     });
-    // A Python controller's own exception is re-raised unchanged.
-    if let Some(e) = error.lock().ok().and_then(|mut slot| slot.take()) {
-        return Err(e);
+    // A Python controller's own exception is re-raised unchanged, and so is
+    // what a signal handler raised (KeyboardInterrupt).
+    for slot in [&error, &signal] {
+        if let Some(e) = slot.lock().ok().and_then(|mut slot| slot.take()) {
+            return Err(e);
+        }
     }
     let (json, scenario, series) = result?;
-    let series = series
-        .into_iter()
-        .map(|s| {
-            let t: Vec<u8> = s.times_ns.iter().flat_map(|x| x.to_le_bytes()).collect();
-            let v: Vec<u8> = s.values.iter().flat_map(|x| x.to_le_bytes()).collect();
-            (
-                s.name,
-                s.target,
-                PyBytes::new(py, &t).unbind(),
-                PyBytes::new(py, &v).unbind(),
-            )
-        })
-        .collect();
-    Ok((json, scenario, series))
+    // Each series is written straight into its Python bytes and then freed,
+    // so a recorded sample is never held three times.
+    let mut out = Vec::with_capacity(series.len());
+    for s in series {
+        let t = le_bytes(py, &s.times_ns, u64::to_le_bytes)?;
+        let v = le_bytes(py, &s.values, f64::to_le_bytes)?;
+        out.push((s.name, s.target, t, v));
+    }
+    Ok((json, scenario, out))
+}
+
+/// `xs` as little-endian bytes in a new Python `bytes`.
+fn le_bytes<T: Copy>(py: Python<'_>, xs: &[T], f: fn(T) -> [u8; 8]) -> PyResult<Py<PyBytes>> {
+    let b = PyBytes::new_with(py, xs.len() * 8, |buf| {
+        for (chunk, &x) in buf.chunks_exact_mut(8).zip(xs) {
+            chunk.copy_from_slice(&f(x));
+        }
+        Ok(())
+    })?;
+    Ok(b.unbind())
 }
 
 /// Checks a scenario without running it; returns the effective scenario
@@ -156,7 +207,7 @@ fn check_json(
                 .map(|c| Box::new(c) as Box<dyn tcplab_core::cc::CongestionControl>)
         };
         let world = tcplab_core::World::build_with(&sc, &mut supply)?;
-        Ok(world.results().scenario.to_json())
+        Ok(world.into_results().scenario.to_json())
     })
 }
 
@@ -226,6 +277,14 @@ fn parse_size(s: &str) -> PyResult<u64> {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // A buffer that cannot grow unwinds with `OutOfMemory`, which becomes a
+    // MemoryError: not a panic worth printing.
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !info.payload().is::<OutOfMemory>() {
+            previous(info);
+        }
+    }));
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(check_json, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;

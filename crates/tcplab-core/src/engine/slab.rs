@@ -29,7 +29,7 @@ impl<T: Copy> Slab<T> {
             self.items[i as usize] = v;
             PacketId(i)
         } else {
-            self.items.push(v);
+            crate::alloc::push(&mut self.items, v, "packets in flight");
             PacketId((self.items.len() - 1) as u32)
         }
     }
@@ -46,7 +46,7 @@ impl<T: Copy> Slab<T> {
     #[inline]
     pub fn free(&mut self, id: PacketId) {
         self.live -= 1;
-        self.free.push(id.0);
+        crate::alloc::push(&mut self.free, id.0, "packets in flight");
     }
 
     #[inline]
@@ -67,6 +67,11 @@ impl<T: Copy> Slab<T> {
     /// The high-water mark of slots ever used.
     pub fn capacity_used(&self) -> usize {
         self.items.len()
+    }
+
+    /// Bytes reserved by the slab (slots and free list).
+    pub fn reserved_bytes(&self) -> u64 {
+        (self.items.capacity() * std::mem::size_of::<T>() + self.free.capacity() * 4) as u64
     }
 }
 

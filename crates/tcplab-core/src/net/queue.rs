@@ -136,7 +136,10 @@ impl Pipe {
     #[cold]
     fn grow(&mut self) {
         let mut ring = if self.spilled() {
-            vec![EMPTY; 2 * self.heap.len()]
+            let mut ring = Vec::new();
+            crate::alloc::reserve(&mut ring, 2 * self.heap.len(), "packets in flight");
+            ring.resize(2 * self.heap.len(), EMPTY);
+            ring
         } else {
             std::mem::take(&mut self.heap)
         };
@@ -176,6 +179,11 @@ impl LinkQueue {
             pipe: Pipe::new(),
             waiting_bytes: 0,
         }
+    }
+
+    /// The drop-tail limit.
+    pub fn limit(&self) -> QueueLimit {
+        self.limit
     }
 
     /// Packets waiting (as of the last [`Self::advance`]).

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The run's memory budget: an estimate before the run, a check during it.
+//!
+//! What a built world holds does not grow; what grows as it runs does:
+//! packets in flight, recorded time series and logs, per-interval counters.
+//! Before the first event, [`check_estimate`] estimates those from the
+//! scenario and refuses it, naming the field that makes the run large, when
+//! the estimate exceeds the scenario's `memory_budget`. During the run,
+//! [`check_use`] counts the same items as they grow and stops the run when
+//! they exceed it. Both count each item at its full cost through to Python
+//! (a recorded sample lives in the core, in the results and in the arrays
+//! handed to Python), and neither looks at the machine, so a scenario is
+//! accepted or refused alike everywhere.
+//!
+//! The estimate is a fluid one:
+//! - UDP sources are not held back by a window, so their packets can pile
+//!   up: in each link of its path a source holds what arrives during the
+//!   link's delay (at its own rate, or the slowest upstream link's), the
+//!   packet on the wire, and a full queue when it sends faster than the
+//!   link. A source never holds more than it sends in the run.
+//! - TCP flows hold at most their window, and at scale what they hold is
+//!   set by how they share their bottlenecks, which only the run knows; the
+//!   run-time check covers them.
+//! - A TCP flow records a sample per series at most at each segment and ACK
+//!   arrival. Flows whose slowest link is the same link share its rate, so
+//!   the rate of arrivals is bounded by the sum of the distinct
+//!   bottlenecks' packet rates (not per flow).
+//! - A queue series records two samples per packet through its link.
+//! - Interval rows: flows times intervals.
+
+use std::collections::BTreeMap;
+
+use super::{App, World};
+use crate::engine::Slab;
+use crate::error::{Error, Result};
+use crate::net::packet::{Packet, IPV4_HEADER, TCP_HEADER};
+use crate::net::queue::InFlight;
+use crate::net::route::NO_ROUTE;
+use crate::results::{DropRecord, EventRecord, IntervalRecord};
+use crate::scenario::TraceKind;
+use crate::tcp::sender::TcpEvent;
+use crate::units::{human_bytes, QueueLimit};
+
+/// A budget below this cannot run a network of two hosts.
+pub(super) const MIN_BUDGET: u64 = 1 << 20;
+
+/// A packet in flight: its slab slot and its pipe entry (a pipe's ring may
+/// be twice as long as its contents).
+const PACKET_BYTES: u64 =
+    (std::mem::size_of::<Packet>() + 2 * std::mem::size_of::<InFlight>()) as u64;
+/// A recorded sample (time and value): in the core, and as the arrays
+/// handed to Python (the results take the core's arrays over).
+const SAMPLE_BYTES: u64 = 2 * 16;
+/// A per-interval row: the counter, the result record and its JSON text.
+const INTERVAL_ROW_BYTES: u64 = 8 + std::mem::size_of::<IntervalRecord>() as u64 + 128;
+/// A logged drop: the log entry, the result record and its JSON text.
+const DROP_BYTES: u64 = 32 + std::mem::size_of::<DropRecord>() as u64 + 128;
+/// A logged TCP event: the log entry, the result record and its JSON text.
+const EVENT_BYTES: u64 =
+    (4 + std::mem::size_of::<TcpEvent>() + std::mem::size_of::<EventRecord>()) as u64 + 128;
+
+/// One part of the estimate, with the field a user would change.
+struct Part {
+    bytes: u64,
+    field: String,
+    what: String,
+}
+
+/// A count with thousands separators: 10,000,000,000.
+fn grouped(x: f64) -> String {
+    let digits = format!("{:.0}", x.max(0.0));
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn secs(ns: u64) -> f64 {
+    ns as f64 * 1e-9
+}
+
+/// Link directions from `src` to `dst` along the routes.
+fn path(w: &World, first: u32, dst: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut ld = first;
+    while ld != NO_ROUTE && out.len() <= w.links.len() {
+        out.push(ld);
+        let to = w.links[ld as usize].to;
+        if to == dst {
+            break;
+        }
+        ld = w.nodes[to as usize].routes.next(dst);
+    }
+    out
+}
+
+/// The nanoseconds of the run each flow is active: to its stop or the end
+/// of the run; without either, a UDP source's count at its rate, and for a
+/// TCP flow the latest time the scenario names.
+fn active_ns(w: &World) -> Vec<u64> {
+    let horizon = w.end.map(|e| e.as_nanos()).unwrap_or_else(|| {
+        w.flows
+            .iter()
+            .map(|f| f.stop.unwrap_or(f.start).as_nanos())
+            .max()
+            .unwrap_or(0)
+    });
+    w.flows
+        .iter()
+        .map(|f| {
+            let start = f.start.as_nanos();
+            let end = match (f.stop, w.end) {
+                (Some(s), Some(e)) => s.min(e).as_nanos(),
+                (Some(s), None) => s.as_nanos(),
+                (None, Some(e)) => e.as_nanos(),
+                (None, None) => match &f.app {
+                    App::Cbr(c) => start
+                        .saturating_add(c.count.unwrap_or(0).saturating_mul(c.interval.as_nanos())),
+                    App::Tcp(_) => horizon,
+                },
+            };
+            end.saturating_sub(start)
+        })
+        .collect()
+}
+
+/// Packets a UDP source can have in flight at once, and the link (with
+/// whether its queue, not its delay, holds the most) where they pile up.
+fn udp_in_flight(w: &World, i: usize, active: u64) -> (u64, Option<(u32, bool)>) {
+    let f = &w.flows[i];
+    let App::Cbr(c) = &f.app else {
+        return (0, None);
+    };
+    let wire = c.payload as u64 + 28;
+    let interval = c.interval.as_nanos().max(1);
+    let sent = (active / interval)
+        .saturating_add(1)
+        .min(c.count.unwrap_or(u64::MAX));
+    let mut spacing = interval;
+    let mut held: u64 = 0;
+    let mut worst = (0u64, None);
+    for ld in path(w, f.egress[0], f.dst) {
+        let l = &w.links[ld as usize];
+        let tx = l.rate.tx_time(wire).as_nanos().max(1);
+        let queue = if spacing < tx {
+            match l.queue.limit() {
+                QueueLimit::Packets(n) => n,
+                QueueLimit::Bytes(b) => b / wire,
+            }
+        } else {
+            0
+        };
+        spacing = spacing.max(tx);
+        let pipe = l.delay.as_nanos().min(active) / spacing + 1;
+        held = held.saturating_add(pipe).saturating_add(queue);
+        let here = pipe.saturating_add(queue);
+        if here > worst.0 {
+            worst = (here, Some((ld, queue > pipe)));
+        }
+    }
+    (held.min(sent), worst.1)
+}
+
+/// Segments per second a link direction can carry at the given IP size.
+fn packet_rate(w: &World, ld: u32, size: u64) -> f64 {
+    1e9 / w.links[ld as usize].rate.tx_time(size).as_nanos().max(1) as f64
+}
+
+/// The parts of the estimate, largest concerns first.
+fn estimate(w: &World) -> Vec<Part> {
+    let mut parts = Vec::new();
+    let active = active_ns(w);
+    let link_name = |ld: u32| &w.link_names[w.links[ld as usize].link as usize];
+
+    // ---- UDP packets piling up ---------------------------------------------
+    let mut udp_packets = 0u64;
+    let mut udp_worst: (u64, Option<(usize, u32, bool)>) = (0, None);
+    for (i, &a) in active.iter().enumerate() {
+        let (n, at) = udp_in_flight(w, i, a);
+        udp_packets = udp_packets.saturating_add(n);
+        if n > udp_worst.0 {
+            udp_worst = (n, at.map(|(ld, q)| (i, ld, q)));
+        }
+    }
+    if let Some((i, ld, by_queue)) = udp_worst.1 {
+        let l = &w.links[ld as usize];
+        let (field, why) = if by_queue {
+            (
+                format!("links[{}].queue", l.link),
+                format!(
+                    "whose queue holds {}",
+                    match l.queue.limit() {
+                        QueueLimit::Packets(n) => format!("{n} packets"),
+                        QueueLimit::Bytes(b) => format!("{b} bytes"),
+                    }
+                ),
+            )
+        } else {
+            (
+                format!("links[{}].delay", l.link),
+                format!(
+                    "whose delay of {} holds every packet sent meanwhile",
+                    l.delay
+                ),
+            )
+        };
+        parts.push(Part {
+            bytes: udp_packets.saturating_mul(PACKET_BYTES),
+            field,
+            what: format!(
+                "{} UDP packets in flight at once (flow '{}' on link '{}', {why})",
+                grouped(udp_packets as f64),
+                w.flows[i].name,
+                link_name(ld)
+            ),
+        });
+    }
+
+    // ---- per-interval rows -------------------------------------------------
+    if let Some(iv) = w.scenario.interval {
+        let horizon = w
+            .end
+            .map(|e| e.as_nanos())
+            .unwrap_or_else(|| active.iter().copied().max().unwrap_or(0));
+        let rows = (w.flows.len() as u64).saturating_mul(horizon.div_ceil(iv.as_nanos()));
+        parts.push(Part {
+            bytes: rows.saturating_mul(INTERVAL_ROW_BYTES),
+            field: "interval".into(),
+            what: format!(
+                "{} per-interval rows ({} flows, windows of {iv} over {:.3} s)",
+                grouped(rows as f64),
+                w.flows.len(),
+                secs(horizon)
+            ),
+        });
+    }
+
+    // ---- recorded series and logs ------------------------------------------
+    let trace = &w.scenario.trace;
+    if trace.is_empty() {
+        return parts;
+    }
+    // Each TCP flow's slowest link (data direction); flows that share it
+    // share its packet rate.
+    let mut bottleneck_rate: BTreeMap<u32, f64> = BTreeMap::new();
+    let mut bottleneck_time: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut flow_bottleneck = vec![NO_ROUTE; w.flows.len()];
+    let mut tcp_series = 0u64;
+    // The fewest segments per ACK among the flows (delayed ACK).
+    let mut per_ack = f64::INFINITY;
+    for (i, f) in w.flows.iter().enumerate() {
+        let App::Tcp(t) = &f.app else { continue };
+        let size = (t.snd.mss() + (IPV4_HEADER + TCP_HEADER) as u64).max(1);
+        let p = path(w, f.egress[0], f.dst);
+        let Some(&b) = p.iter().min_by_key(|&&ld| (w.links[ld as usize].rate, ld)) else {
+            continue;
+        };
+        flow_bottleneck[i] = b;
+        let r = packet_rate(w, b, size);
+        let e = bottleneck_rate.entry(b).or_insert(r);
+        *e = e.max(r);
+        let tm = bottleneck_time.entry(b).or_insert(0);
+        *tm = (*tm).max(active[i]);
+        tcp_series = tcp_series.max(t.series.len() as u64);
+        per_ack = per_ack.min(t.snd.config().delayed_ack as f64);
+    }
+    // Segments over the run through all bottlenecks.
+    let tcp_segments: f64 = bottleneck_rate
+        .iter()
+        .map(|(b, r)| r * secs(bottleneck_time[b]))
+        .sum();
+    let udp_sent: f64 =
+        w.flows
+            .iter()
+            .zip(&active)
+            .map(|(f, &a)| match &f.app {
+                App::Cbr(c) => ((a / c.interval.as_nanos().max(1)) as f64)
+                    .min(c.count.unwrap_or(u64::MAX) as f64),
+                App::Tcp(_) => 0.0,
+            })
+            .sum();
+    if tcp_series > 0 {
+        // A sender's series change at most once per ACK it receives.
+        let samples = tcp_series as f64 * tcp_segments / per_ack;
+        parts.push(Part {
+            bytes: (samples * SAMPLE_BYTES as f64) as u64,
+            field: "trace".into(),
+            what: format!(
+                "about {} samples of {tcp_series} TCP series (up to one per ACK)",
+                grouped(samples)
+            ),
+        });
+    }
+    if trace.contains(&TraceKind::Queue) {
+        // Packets through each link direction: at most its own rate, and at
+        // most what the flows crossing it send, each TCP flow its fair share
+        // of its bottleneck (and an ACK per delayed-ACK count of segments).
+        let mut sharing: BTreeMap<u32, f64> = BTreeMap::new();
+        for &b in &flow_bottleneck {
+            if b != NO_ROUTE {
+                *sharing.entry(b).or_insert(0.0) += 1.0;
+            }
+        }
+        let mut offered = vec![0.0f64; w.links.len()];
+        for (i, f) in w.flows.iter().enumerate() {
+            match &f.app {
+                App::Tcp(t) => {
+                    let b = flow_bottleneck[i];
+                    if b == NO_ROUTE {
+                        continue;
+                    }
+                    let share = bottleneck_rate[&b] / sharing[&b];
+                    for ld in path(w, f.egress[0], f.dst) {
+                        offered[ld as usize] += share;
+                    }
+                    let acks = share / t.snd.config().delayed_ack as f64;
+                    for ld in path(w, f.egress[1], f.src) {
+                        offered[ld as usize] += acks;
+                    }
+                }
+                App::Cbr(c) => {
+                    for ld in path(w, f.egress[0], f.dst) {
+                        offered[ld as usize] += 1e9 / c.interval.as_nanos().max(1) as f64;
+                    }
+                }
+            }
+        }
+        let horizon = secs(active.iter().copied().max().unwrap_or(0));
+        let samples: f64 = offered
+            .iter()
+            .enumerate()
+            .map(|(ld, &r)| 2.0 * r.min(packet_rate(w, ld as u32, 40)) * horizon)
+            .sum();
+        parts.push(Part {
+            bytes: (samples * SAMPLE_BYTES as f64) as u64,
+            field: "trace".into(),
+            what: format!(
+                "about {} samples of the queue series (two per packet and link)",
+                grouped(samples)
+            ),
+        });
+    }
+    if trace.contains(&TraceKind::Drops) {
+        // At most every packet; a run drops a small share, so this is an
+        // upper estimate that only very long runs approach.
+        let drops = 2.0 * tcp_segments + udp_sent;
+        parts.push(Part {
+            bytes: (drops * DROP_BYTES as f64 * 0.1) as u64,
+            field: "trace".into(),
+            what: format!(
+                "the drop log (a tenth of up to {} packets dropped)",
+                grouped(drops)
+            ),
+        });
+    }
+    if trace.contains(&TraceKind::Events) {
+        let events = tcp_segments * 0.1;
+        parts.push(Part {
+            bytes: (events * EVENT_BYTES as f64) as u64,
+            field: "trace".into(),
+            what: format!("the TCP event log (about {} events)", grouped(events)),
+        });
+    }
+    parts
+}
+
+/// Refuses a scenario whose estimated memory exceeds its budget, naming the
+/// field of the largest part.
+pub(super) fn check_estimate(w: &World) -> Result<()> {
+    let parts = estimate(w);
+    let total: u64 = parts.iter().map(|p| p.bytes).fold(0, u64::saturating_add);
+    if total <= w.budget {
+        return Ok(());
+    }
+    let worst = parts
+        .iter()
+        .max_by_key(|p| p.bytes)
+        .expect("a total over the budget has parts");
+    Err(Error::invalid_allowed(
+        worst.field.clone(),
+        format!(
+            "{} would take about {}{}, over the memory budget of {}",
+            worst.what,
+            human_bytes(worst.bytes),
+            if parts.len() > 1 {
+                format!(" (the run about {} in all)", human_bytes(total))
+            } else {
+                String::new()
+            },
+            human_bytes(w.budget)
+        ),
+        format!(
+            "a run within memory_budget; make this smaller, or raise memory_budget (now {})",
+            human_bytes(w.budget)
+        ),
+    ))
+}
+
+/// What the run holds now in what grows, counted as the estimate counts it.
+pub(super) fn in_use(w: &World) -> (u64, [(&'static str, u64); 4]) {
+    let packets = slab_bytes(&w.packets);
+    let series = w.series_samples.saturating_mul(SAMPLE_BYTES);
+    let logs = w.drop_log.as_ref().map_or(0, |l| l.len() as u64) * DROP_BYTES
+        + w.event_log.as_ref().map_or(0, |l| l.len() as u64) * EVENT_BYTES;
+    let intervals = w.interval_buckets.saturating_mul(INTERVAL_ROW_BYTES);
+    let parts = [
+        ("packets in flight", packets),
+        ("recorded series", series),
+        ("logs", logs),
+        ("per-interval rows", intervals),
+    ];
+    (parts.iter().map(|p| p.1).sum(), parts)
+}
+
+fn slab_bytes(s: &Slab<Packet>) -> u64 {
+    s.reserved_bytes() + s.capacity_used() as u64 * 2 * std::mem::size_of::<InFlight>() as u64
+}
+
+/// Stops the run when what it holds exceeds its budget.
+pub(super) fn check_use(w: &World) -> Result<()> {
+    let (total, parts) = in_use(w);
+    if total <= w.budget {
+        return Ok(());
+    }
+    let detail: Vec<String> = parts
+        .iter()
+        .filter(|p| p.1 > 0)
+        .map(|(what, b)| format!("{what} {}", human_bytes(*b)))
+        .collect();
+    Err(Error::OutOfMemory(format!(
+        "at t = {:.6} s the run holds {} ({}), over its memory budget of {} (memory_budget); \
+         raise the budget, record less, or shorten the run",
+        secs(w.now.as_nanos()),
+        human_bytes(total),
+        detail.join(", "),
+        human_bytes(w.budget)
+    )))
+}
