@@ -244,12 +244,12 @@ def test_python_exception_stops_the_run_and_is_raised_unchanged():
         westwood_path(Broken(), duration="600s")
 
 
-def test_python_variant_without_on_ack_is_a_type_error():
+def test_a_controller_not_derived_from_the_base_class_is_refused():
     class Incomplete:
         def ssthresh(self, tcb, cause):
             return 2 * tcb.mss
 
-    with pytest.raises(TypeError, match="cc must be"):
+    with pytest.raises(tl.ScenarioError, match="an object of type Incomplete is not a congestion"):
         westwood_path(Incomplete())
     with pytest.raises(NotImplementedError, match="on_ack"):
         westwood_path(tl.CongestionControl(), duration="5s")

@@ -191,18 +191,18 @@ class CongestionControl:
         return max(tcb.bytes_in_flight // 2, 2 * tcb.mss)
 
 
-def spec_for(cc: Any) -> tuple[str | dict[str, Any], Any | None]:
+def spec_for(cc: Any, field: str = "cc") -> tuple[str | dict[str, Any], Any | None]:
     """Scenario data for a ``cc=`` argument, and the Python object if it is one."""
-    if isinstance(cc, str):
+    if isinstance(cc, str | dict):
         return cc, None
     if isinstance(cc, Variant):
         return cc.to_spec(), None
     if isinstance(cc, CongestionControl):
         return {"name": "python", "class": class_path(type(cc))}, cc
-    raise TypeError(
-        f"cc must be a variant name, a tcplab variant (tl.Vegas(...)) or a "
-        f"tcplab.CongestionControl instance, not {type(cc).__name__}"
-    )
+    allowed = ("a variant name, a variant with parameters (tl.Vegas(...)) or a "
+               "tl.CongestionControl instance")
+    problem = f"an object of type {type(cc).__name__} is not a congestion control"
+    raise ScenarioError(f"{field}: {problem} (allowed: {allowed})", field, problem, allowed)
 
 
 # ---- controllers named by import path ----------------------------------------
@@ -265,8 +265,11 @@ def source_hash(cls: type) -> str:
 
 def _python_flows(data: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
     """(index, flow) of every flow whose cc is written in Python."""
-    out = []
-    for i, f in enumerate(data.get("flows") or []):
+    out: list[tuple[int, dict[str, Any]]] = []
+    flows = data.get("flows") if isinstance(data, dict) else None
+    if not isinstance(flows, list):
+        return out  # the core refuses it, naming the field
+    for i, f in enumerate(flows):
         cc = f.get("cc") if isinstance(f, dict) else None
         if cc == "python" or (isinstance(cc, dict) and cc.get("name") == "python"):
             out.append((i, f))

@@ -324,14 +324,16 @@ def _name(n: NodeRef) -> str:
     return n.name if isinstance(n, Node) else str(n)
 
 
-def _loss(m: LossModel | dict[str, Any] | None) -> dict[str, Any] | None:
+def _loss(m: LossModel | dict[str, Any] | None, field: str) -> dict[str, Any] | None:
     if m is None:
         return None
     if isinstance(m, LossModel):
         return m.to_dict()
     if isinstance(m, dict):
         return dict(m)
-    raise TypeError(f"loss must be a tcplab loss model (Uniform, ...) or a dict, not {m!r}")
+    allowed = "a loss model (tl.Uniform, tl.BitErrorRate, tl.GilbertElliott, tl.DropList) or a dict"
+    raise ScenarioError(f"{field}: {m!r} is not an error model (allowed: {allowed})", field,
+                        f"{m!r} is not an error model", allowed)
 
 
 class Network:
@@ -397,9 +399,9 @@ class Network:
         if name is not None:
             d["name"] = name
         if loss is not None:
-            d["loss"] = _loss(loss)
+            d["loss"] = _loss(loss, f"links[{len(self._links)}].loss")
         if reverse_loss is not None:
-            d["reverse_loss"] = _loss(reverse_loss)
+            d["reverse_loss"] = _loss(reverse_loss, f"links[{len(self._links)}].reverse_loss")
         self._links.append(d)
         return Link(name if name is not None else f"{an}-{bn}", an, bn)
 
@@ -487,10 +489,16 @@ class Network:
         docs/tcp.md; ``None`` keeps the default.
         """
         app = app if app is not None else Bulk()
-        fname = name if name is not None else f"tcp{len(self._flows)}"
+        index = len(self._flows)
+        if not isinstance(app, Bulk | Transfer | OnOff):
+            allowed = "tl.Bulk(...), tl.Transfer(...) or tl.OnOff(...)"
+            raise ScenarioError(f"flows[{index}].app: {app!r} is not a TCP application "
+                                f"(allowed: {allowed})", f"flows[{index}].app",
+                                f"{app!r} is not a TCP application", allowed)
+        fname = name if name is not None else f"tcp{index}"
         from tcplab.cc import spec_for
 
-        spec, custom = spec_for(cc)
+        spec, custom = spec_for(cc, f"flows[{index}].cc")
         if custom is not None:
             self._custom[len(self._flows)] = custom
             if recovery is None:
@@ -557,7 +565,8 @@ class Network:
         if self._routes:
             d["routes"] = copy.deepcopy(self._routes)
         if trace:
-            d["trace"] = list(trace)
+            # Anything but a list is the core's to refuse, with the field named.
+            d["trace"] = list(trace) if isinstance(trace, list | tuple) else trace
         if interval is not None:
             d["interval"] = interval
         if pcap is not None:
@@ -587,7 +596,8 @@ class Scenario:
 
     def __init__(self, data: dict[str, Any], custom: dict[int, Any] | None = None) -> None:
         if not isinstance(data, dict):
-            raise TypeError(f"a scenario is a dict of fields, not {type(data).__name__}")
+            raise ScenarioError(f"a scenario is a dict of fields, not {type(data).__name__}",
+                                "", f"not a dict but {type(data).__name__}", "a dict of fields")
         self.data = data
         #: Python congestion controllers by flow index (flows whose cc is "python").
         self.custom: dict[int, Any] = dict(custom or {})

@@ -76,7 +76,7 @@ pub struct Scenario {
 pub const DEFAULT_MEMORY_BUDGET: u64 = 4 << 30;
 
 /// Where packets are captured on a link direction.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum CapturePoint {
     /// When the packet starts serializing onto the link (what goes on the
@@ -87,6 +87,11 @@ pub enum CapturePoint {
     /// (what the next node receives).
     Rx,
 }
+
+crate::deserialize_names!(CapturePoint {
+    "tx" => CapturePoint::Tx,
+    "rx" => CapturePoint::Rx,
+});
 
 fn default_snaplen() -> u32 {
     96
@@ -110,7 +115,7 @@ pub struct PcapSpec {
 
 /// What a run can record beyond its counters. Nothing is recorded, and
 /// nothing slows down, unless asked for.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum TraceKind {
     /// Queue length (waiting packets) of every link direction, at each change.
@@ -138,6 +143,21 @@ pub enum TraceKind {
     /// Vegas: Diff (segments), at each change.
     Diff,
 }
+
+crate::deserialize_names!(TraceKind {
+    "queue" => TraceKind::Queue,
+    "drops" => TraceKind::Drops,
+    "cwnd" => TraceKind::Cwnd,
+    "ssthresh" => TraceKind::Ssthresh,
+    "srtt" => TraceKind::Srtt,
+    "rtt" => TraceKind::Rtt,
+    "rto" => TraceKind::Rto,
+    "state" => TraceKind::State,
+    "inflight" => TraceKind::Inflight,
+    "events" => TraceKind::Events,
+    "bwe" => TraceKind::Bwe,
+    "diff" => TraceKind::Diff,
+});
 
 impl TraceKind {
     /// The per-connection series (not link series or logs).
@@ -199,7 +219,7 @@ pub struct LinkSpec {
     pub reverse_loss: Option<LossSpec>,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum LossModel {
     Uniform,
@@ -207,6 +227,13 @@ pub enum LossModel {
     GilbertElliott,
     List,
 }
+
+crate::deserialize_names!(LossModel {
+    "uniform" => LossModel::Uniform,
+    "ber" => LossModel::Ber,
+    "gilbert_elliott" => LossModel::GilbertElliott,
+    "list" => LossModel::List,
+});
 
 impl LossModel {
     pub fn name(self) -> &'static str {
@@ -235,12 +262,17 @@ impl LossModel {
     }
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Sojourn {
     Deterministic,
     Exponential,
 }
+
+crate::deserialize_names!(Sojourn {
+    "deterministic" => Sojourn::Deterministic,
+    "exponential" => Sojourn::Exponential,
+});
 
 /// An error model. `model` selects which of the other fields apply.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -310,7 +342,7 @@ pub struct RouteSpec {
     pub next: String,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum FlowKind {
     /// UDP constant bit rate source with a sink.
@@ -318,6 +350,11 @@ pub enum FlowKind {
     /// A TCP connection from src (sender) to dst (receiver).
     Tcp,
 }
+
+crate::deserialize_names!(FlowKind {
+    "udp" => FlowKind::Udp,
+    "tcp" => FlowKind::Tcp,
+});
 
 impl FlowKind {
     pub fn name(self) -> &'static str {
@@ -328,7 +365,7 @@ impl FlowKind {
     }
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum AppKind {
     /// Always has data to send (persistent, "FTP").
@@ -338,6 +375,12 @@ pub enum AppKind {
     /// Has data to send only inside the ON windows of `schedule`.
     Onoff,
 }
+
+crate::deserialize_names!(AppKind {
+    "bulk" => AppKind::Bulk,
+    "transfer" => AppKind::Transfer,
+    "onoff" => AppKind::Onoff,
+});
 
 /// The application driving a TCP flow.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]

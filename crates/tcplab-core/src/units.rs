@@ -268,6 +268,46 @@ pub fn f64_or_marker<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::
     d.deserialize_any(V)
 }
 
+/// Deserializes a name-only enum from its names: a value of another type is
+/// refused with the names allowed (serde's derive, through serde_json, says
+/// only "expected value").
+pub fn one_of<'de, D: Deserializer<'de>, T: Copy>(
+    d: D,
+    names: &'static [&'static str],
+    values: &'static [T],
+) -> Result<T, D::Error> {
+    struct V<T: 'static>(&'static [&'static str], &'static [T]);
+    impl<T: Copy> Visitor<'_> for V<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            let quoted: Vec<String> = self.0.iter().map(|n| format!("'{n}'")).collect();
+            write!(f, "one of {}", quoted.join(", "))
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+            match self.0.iter().position(|n| *n == v) {
+                Some(i) => Ok(self.1[i]),
+                None => Err(E::unknown_variant(v, self.0)),
+            }
+        }
+    }
+    d.deserialize_any(V(names, values))
+}
+
+/// `impl Deserialize` for a name-only enum through [`one_of`]:
+/// `deserialize_names!(FlowKind { "udp" => FlowKind::Udp, "tcp" => FlowKind::Tcp });`
+#[macro_export]
+macro_rules! deserialize_names {
+    ($t:ty { $($name:literal => $v:expr),+ $(,)? }) => {
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(
+                d: D,
+            ) -> std::result::Result<Self, D::Error> {
+                $crate::units::one_of(d, &[$($name),+], &[$($v),+])
+            }
+        }
+    };
+}
+
 /// Accepts a number (in the base unit) or a string with a unit.
 struct NumOrStr<FS, FN> {
     what: &'static str,

@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 use crate::tcp::Recovery;
 
 /// Whose defaults a flow uses.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Profile {
     /// The RFCs and the papers.
@@ -38,6 +38,12 @@ pub enum Profile {
     /// ns-3 3.44's defaults.
     Ns3,
 }
+
+crate::deserialize_names!(Profile {
+    "paper" => Profile::Paper,
+    "linux" => Profile::Linux,
+    "ns3" => Profile::Ns3,
+});
 
 impl Profile {
     pub fn name(self) -> &'static str {

@@ -19,7 +19,7 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::time::SimDuration;
 
@@ -65,7 +65,7 @@ impl TcpHeader {
 }
 
 /// Loss recovery strategy.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Recovery {
     /// 3 dupACKs: retransmit, ssthresh reduced, cwnd = 1 MSS, go back N.
@@ -79,6 +79,13 @@ pub enum Recovery {
     /// RFC 6675: SACK scoreboard, pipe, NextSeg.
     Sack,
 }
+
+crate::deserialize_names!(Recovery {
+    "tahoe" => Recovery::Tahoe,
+    "reno" => Recovery::Reno,
+    "newreno" => Recovery::Newreno,
+    "sack" => Recovery::Sack,
+});
 
 impl Recovery {
     pub fn name(self) -> &'static str {
@@ -127,7 +134,7 @@ pub struct TcpConfig {
 }
 
 /// RFC 6582 3.2 step 3 offers two windows for the end of fast recovery.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum RecoveryExit {
     /// Option 1: cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
@@ -135,6 +142,11 @@ pub enum RecoveryExit {
     /// Option 2: cwnd = ssthresh (ns-3's TcpClassicRecovery).
     Ssthresh,
 }
+
+crate::deserialize_names!(RecoveryExit {
+    "flight" => RecoveryExit::Flight,
+    "ssthresh" => RecoveryExit::Ssthresh,
+});
 
 /// Bytes of options on a SYN: MSS (4), SACK-permitted and timestamps (2 + 10,
 /// or 2 NOPs + SACK-permitted = 4 without timestamps), window scale with a
