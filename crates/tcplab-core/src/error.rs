@@ -34,6 +34,18 @@ pub enum Error {
 
 pub type Result<T> = std::result::Result<T, Error>;
 
+/// A list of names for a message: all of them, or the first 20.
+pub fn list_names<'a>(names: impl Iterator<Item = &'a String>) -> String {
+    let v: Vec<&str> = names.map(|s| s.as_str()).collect();
+    if v.len() > 20 {
+        format!("{}, ... ({} in all)", v[..20].join(", "), v.len())
+    } else if v.is_empty() {
+        "(none declared)".to_string()
+    } else {
+        v.join(", ")
+    }
+}
+
 impl Error {
     pub fn invalid(path: impl Into<String>, problem: impl Into<String>) -> Error {
         Error::Invalid {

@@ -15,9 +15,139 @@
 //! - `List`: drops exactly the packets whose arrival count (from 1, over this
 //!   link direction, optionally only those of one flow) is listed.
 
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{list_names, Error, Result};
 use crate::net::packet::Packet;
 use crate::rng::Rng;
 use crate::time::{SimDuration, SimTime};
+
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LossModel {
+    Uniform,
+    Ber,
+    GilbertElliott,
+    List,
+}
+
+crate::deserialize_names!(LossModel {
+    "uniform" => LossModel::Uniform,
+    "ber" => LossModel::Ber,
+    "gilbert_elliott" => LossModel::GilbertElliott,
+    "list" => LossModel::List,
+});
+
+impl LossModel {
+    pub fn name(self) -> &'static str {
+        match self {
+            LossModel::Uniform => "uniform",
+            LossModel::Ber => "ber",
+            LossModel::GilbertElliott => "gilbert_elliott",
+            LossModel::List => "list",
+        }
+    }
+    /// The parameters each model takes.
+    pub fn params(self) -> &'static [&'static str] {
+        match self {
+            LossModel::Uniform => &["per"],
+            LossModel::Ber => &["ber"],
+            LossModel::GilbertElliott => &[
+                "good_loss",
+                "bad_loss",
+                "good_time",
+                "bad_time",
+                "sojourn",
+                "p_bad",
+            ],
+            LossModel::List => &["packets", "flow", "data_only"],
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Sojourn {
+    Deterministic,
+    Exponential,
+}
+
+crate::deserialize_names!(Sojourn {
+    "deterministic" => Sojourn::Deterministic,
+    "exponential" => Sojourn::Exponential,
+});
+
+/// An error model. `model` selects which of the other fields apply.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LossSpec {
+    pub model: LossModel,
+    /// uniform: packet error rate in [0, 1].
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::f64_or_marker"
+    )]
+    pub per: Option<f64>,
+    /// ber: bit error rate in [0, 1].
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::f64_or_marker"
+    )]
+    pub ber: Option<f64>,
+    /// gilbert_elliott: loss probability in Good (default 0) and Bad.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::f64_or_marker"
+    )]
+    pub good_loss: Option<f64>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::f64_or_marker"
+    )]
+    pub bad_loss: Option<f64>,
+    /// gilbert_elliott: sojourn time (or its mean) in Good and in Bad.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub good_time: Option<SimDuration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bad_time: Option<SimDuration>,
+    /// gilbert_elliott: deterministic (default) or exponential sojourns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sojourn: Option<Sojourn>,
+    /// gilbert_elliott: probability that each new state is Bad (default 0.5).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::units::f64_or_marker"
+    )]
+    pub p_bad: Option<f64>,
+    /// list: arrival numbers to drop, counting from 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packets: Option<Vec<u64>>,
+    /// list: count only this flow's packets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<String>,
+    /// list: count only packets that carry payload (TCP data segments, not
+    /// SYNs or pure ACKs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_only: Option<bool>,
+}
+
+fn check_probability(path: String, v: f64) -> Result<f64> {
+    if !(0.0..=1.0).contains(&v) || v.is_nan() {
+        return Err(Error::invalid_allowed(
+            path,
+            format!("{v} is not a probability"),
+            "0 to 1",
+        ));
+    }
+    Ok(v)
+}
 
 #[derive(Debug)]
 pub enum ErrorModel {
@@ -119,6 +249,123 @@ impl GilbertElliott {
 }
 
 impl ErrorModel {
+    /// Builds the model a scenario's `loss` table describes, refusing any
+    /// parameter that is missing, out of range or not the model's.
+    pub fn from_spec(
+        path: &str,
+        spec: &LossSpec,
+        flow_ids: &HashMap<String, u32>,
+        seed: u64,
+        run: u64,
+        stream: &str,
+    ) -> Result<ErrorModel> {
+        let model = spec.model;
+        let given: [(&str, bool); 11] = [
+            ("per", spec.per.is_some()),
+            ("ber", spec.ber.is_some()),
+            ("good_loss", spec.good_loss.is_some()),
+            ("bad_loss", spec.bad_loss.is_some()),
+            ("good_time", spec.good_time.is_some()),
+            ("bad_time", spec.bad_time.is_some()),
+            ("sojourn", spec.sojourn.is_some()),
+            ("p_bad", spec.p_bad.is_some()),
+            ("packets", spec.packets.is_some()),
+            ("flow", spec.flow.is_some()),
+            ("data_only", spec.data_only.is_some()),
+        ];
+        for (field, is_set) in given {
+            if is_set && !model.params().contains(&field) {
+                return Err(Error::invalid_allowed(
+                    format!("{path}.{field}"),
+                    format!("not a parameter of the '{}' model", model.name()),
+                    model.params().join(", "),
+                ));
+            }
+        }
+        let need = |field: &str| {
+            Error::invalid(
+                format!("{path}.{field}"),
+                format!("required by the '{}' model", model.name()),
+            )
+        };
+        let rng = || Rng::stream(seed, run, stream);
+        Ok(match model {
+            LossModel::Uniform => {
+                let per =
+                    check_probability(format!("{path}.per"), spec.per.ok_or_else(|| need("per"))?)?;
+                ErrorModel::Uniform { per, rng: rng() }
+            }
+            LossModel::Ber => {
+                let ber =
+                    check_probability(format!("{path}.ber"), spec.ber.ok_or_else(|| need("ber"))?)?;
+                ErrorModel::Ber { ber, rng: rng() }
+            }
+            LossModel::GilbertElliott => {
+                let good =
+                    check_probability(format!("{path}.good_loss"), spec.good_loss.unwrap_or(0.0))?;
+                let bad = check_probability(
+                    format!("{path}.bad_loss"),
+                    spec.bad_loss.ok_or_else(|| need("bad_loss"))?,
+                )?;
+                let p_bad = check_probability(format!("{path}.p_bad"), spec.p_bad.unwrap_or(0.5))?;
+                let mut times = [SimDuration::ZERO; 2];
+                for (k, (field, v)) in [("good_time", spec.good_time), ("bad_time", spec.bad_time)]
+                    .into_iter()
+                    .enumerate()
+                {
+                    let v = v.ok_or_else(|| need(field))?;
+                    if v.is_zero() {
+                        return Err(Error::invalid(
+                            format!("{path}.{field}"),
+                            "must be longer than 0 s",
+                        ));
+                    }
+                    times[k] = v;
+                }
+                let exponential = spec.sojourn == Some(Sojourn::Exponential);
+                ErrorModel::GilbertElliott(GilbertElliott::new(
+                    [good, bad],
+                    times,
+                    exponential,
+                    p_bad,
+                    Rng::stream(seed, run, &format!("{stream}:state")),
+                    rng(),
+                ))
+            }
+            LossModel::List => {
+                let mut drop = spec.packets.clone().ok_or_else(|| need("packets"))?;
+                if drop.contains(&0) {
+                    return Err(Error::invalid_allowed(
+                        format!("{path}.packets"),
+                        "packets are counted from 1; 0 is not a packet number",
+                        "whole numbers >= 1",
+                    ));
+                }
+                drop.sort_unstable();
+                drop.dedup();
+                let flow = match &spec.flow {
+                    None => None,
+                    Some(name) => Some(*flow_ids.get(name).ok_or_else(|| {
+                        let mut names: Vec<&String> = flow_ids.keys().collect();
+                        names.sort();
+                        Error::invalid_allowed(
+                            format!("{path}.flow"),
+                            format!("unknown flow '{name}'"),
+                            list_names(names.into_iter()),
+                        )
+                    })?),
+                };
+                ErrorModel::List {
+                    drop,
+                    next: 0,
+                    seen: 0,
+                    flow,
+                    data_only: spec.data_only.unwrap_or(false),
+                }
+            }
+        })
+    }
+
     /// Decides the fate of a packet arriving at `now`: true means lost.
     #[inline]
     pub fn lose(&mut self, now: SimTime, pkt: &Packet) -> bool {

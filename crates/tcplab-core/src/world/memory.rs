@@ -41,9 +41,6 @@ use crate::scenario::TraceKind;
 use crate::tcp::sender::TcpEvent;
 use crate::units::{human_bytes, QueueLimit};
 
-/// A budget below this cannot run a network of two hosts.
-pub(super) const MIN_BUDGET: u64 = 1 << 20;
-
 /// A packet in flight: its slab slot and its pipe entry (a pipe's ring may
 /// be twice as long as its contents).
 const PACKET_BYTES: u64 =

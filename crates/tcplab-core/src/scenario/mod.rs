@@ -9,7 +9,13 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod resolve;
+pub mod validate;
+
+pub use validate::{plan, AppPlan, FlowPlan, LinkPlan, NodePlan, Plan};
+
 use crate::error::{Error, Result};
+pub use crate::net::error_model::{LossModel, LossSpec, Sojourn};
 use crate::time::{Rate, SimDuration};
 use crate::units::{Bytes, QueueLimit};
 
@@ -217,120 +223,6 @@ pub struct LinkSpec {
     /// Error model on the b -> a direction (applied at a).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_loss: Option<LossSpec>,
-}
-
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum LossModel {
-    Uniform,
-    Ber,
-    GilbertElliott,
-    List,
-}
-
-crate::deserialize_names!(LossModel {
-    "uniform" => LossModel::Uniform,
-    "ber" => LossModel::Ber,
-    "gilbert_elliott" => LossModel::GilbertElliott,
-    "list" => LossModel::List,
-});
-
-impl LossModel {
-    pub fn name(self) -> &'static str {
-        match self {
-            LossModel::Uniform => "uniform",
-            LossModel::Ber => "ber",
-            LossModel::GilbertElliott => "gilbert_elliott",
-            LossModel::List => "list",
-        }
-    }
-    /// The parameters each model takes.
-    pub fn params(self) -> &'static [&'static str] {
-        match self {
-            LossModel::Uniform => &["per"],
-            LossModel::Ber => &["ber"],
-            LossModel::GilbertElliott => &[
-                "good_loss",
-                "bad_loss",
-                "good_time",
-                "bad_time",
-                "sojourn",
-                "p_bad",
-            ],
-            LossModel::List => &["packets", "flow", "data_only"],
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Sojourn {
-    Deterministic,
-    Exponential,
-}
-
-crate::deserialize_names!(Sojourn {
-    "deterministic" => Sojourn::Deterministic,
-    "exponential" => Sojourn::Exponential,
-});
-
-/// An error model. `model` selects which of the other fields apply.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct LossSpec {
-    pub model: LossModel,
-    /// uniform: packet error rate in [0, 1].
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::units::f64_or_marker"
-    )]
-    pub per: Option<f64>,
-    /// ber: bit error rate in [0, 1].
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::units::f64_or_marker"
-    )]
-    pub ber: Option<f64>,
-    /// gilbert_elliott: loss probability in Good (default 0) and Bad.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::units::f64_or_marker"
-    )]
-    pub good_loss: Option<f64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::units::f64_or_marker"
-    )]
-    pub bad_loss: Option<f64>,
-    /// gilbert_elliott: sojourn time (or its mean) in Good and in Bad.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub good_time: Option<SimDuration>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bad_time: Option<SimDuration>,
-    /// gilbert_elliott: deterministic (default) or exponential sojourns.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sojourn: Option<Sojourn>,
-    /// gilbert_elliott: probability that each new state is Bad (default 0.5).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::units::f64_or_marker"
-    )]
-    pub p_bad: Option<f64>,
-    /// list: arrival numbers to drop, counting from 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub packets: Option<Vec<u64>>,
-    /// list: count only this flow's packets.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub flow: Option<String>,
-    /// list: count only packets that carry payload (TCP data segments, not
-    /// SYNs or pure ACKs).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data_only: Option<bool>,
 }
 
 /// At `node`, send packets for host `to` to the neighbour `next`.

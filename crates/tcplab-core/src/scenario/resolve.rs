@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Resolving a TCP flow: the settings profile, every default (with its
+//! source in docs/tcp.md), the variant and its parameters, the application.
+//! The defaults are written back into the scenario, so that every result
+//! records exactly what ran.
+
+use crate::cc::registry::{self, CcSpec, Profile, VARIANTS};
+use crate::cc::{CongestionControl, CustomCc};
+use crate::error::{Error, Result};
+use crate::net::packet::{IPV4_HEADER, TCP_HEADER};
+use crate::scenario::{AppKind, FlowSpec, TraceKind};
+use crate::tcp::{Recovery, RecoveryExit, TcpConfig};
+use crate::time::{SimDuration, SimTime};
+use crate::units::Bytes;
+
+/// A TCP flow resolved: what the world needs to build its endpoints.
+pub struct TcpPlan {
+    pub cfg: TcpConfig,
+    pub cc: Box<dyn CongestionControl>,
+    /// The variant's name ("python" for a user-written one).
+    pub cc_name: String,
+    /// The controller is user-written and may fail.
+    pub custom_cc: bool,
+    /// Vegas's fine-grained retransmission.
+    pub fine_retransmit: bool,
+    /// Application edges: (time, has data). Bulk: [(start, on)]; ON/OFF:
+    /// each window; a stop time adds a final off edge.
+    pub edges: Vec<(SimTime, bool)>,
+    /// A transfer's size in bytes.
+    pub transfer: Option<u64>,
+    /// The per-connection series to record.
+    pub series: Vec<TraceKind>,
+    /// Whether to log TCP events.
+    pub events: bool,
+}
+
+/// Resolves a TCP flow's configuration, filling the defaults into `f` so
+/// that the effective scenario shows them.
+pub fn tcp(
+    i: usize,
+    f: &mut FlowSpec,
+    path_mtu: u32,
+    trace: &[TraceKind],
+    custom: CustomCc<'_>,
+) -> Result<TcpPlan> {
+    let p = |field: &str| format!("flows[{i}].{field}");
+    let profile = *f.profile.get_or_insert(Profile::Paper);
+    let linux = profile == Profile::Linux;
+    let ns3 = profile == Profile::Ns3;
+    let spec = f.cc.get_or_insert_with(|| CcSpec::named("newreno")).clone();
+    let mut user_cc = None;
+    if spec.name == "python" {
+        user_cc = Some(custom(i).ok_or_else(|| {
+            Error::invalid(
+                p("cc"),
+                "'python' names a variant written in Python: pass a tcplab.CongestionControl \
+                 object as cc= from Python (it cannot be given in a file)",
+            )
+        })?);
+    }
+    let python_info = registry::VariantInfo {
+        name: "python",
+        recovery: Recovery::Newreno,
+        summary: "a variant written in Python",
+    };
+    let info = if user_cc.is_some() {
+        Some(&python_info)
+    } else {
+        VARIANTS.iter().find(|v| v.name == spec.name)
+    };
+    let Some(info) = info else {
+        let names: Vec<&str> = VARIANTS.iter().map(|v| v.name).chain(["python"]).collect();
+        return Err(Error::invalid_allowed(
+            p("cc"),
+            format!("unknown variant '{}'", spec.name),
+            names.join(", "),
+        ));
+    };
+    let recovery = *f.recovery.get_or_insert(info.recovery);
+    let sack = *f
+        .sack
+        .get_or_insert(recovery == Recovery::Sack || linux || ns3);
+    if recovery == Recovery::Sack && !sack {
+        return Err(Error::invalid(
+            p("sack"),
+            "the sack recovery needs the SACK option on",
+        ));
+    }
+    let timestamps = *f.timestamps.get_or_insert(linux || ns3);
+    let window_scaling = *f.window_scaling.get_or_insert(true);
+    let base = crate::tcp::base_options(timestamps);
+    let max_mss = path_mtu.saturating_sub(IPV4_HEADER + TCP_HEADER + base) as u64;
+    let mss = f.mss.get_or_insert(Bytes(max_mss)).0;
+    if !(8..=max_mss).contains(&mss) {
+        return Err(Error::invalid_allowed(
+            p("mss"),
+            format!(
+                "{mss} B does not fit: the smallest MTU on the path is {path_mtu} B, less 40 B \
+                 of IPv4 and TCP headers{}",
+                if timestamps {
+                    " and 12 B of timestamps"
+                } else {
+                    ""
+                }
+            ),
+            format!("8 to {max_mss} B"),
+        ));
+    }
+    let rcv_buf = f
+        .rcv_buf
+        .get_or_insert(Bytes(if ns3 { 128 << 10 } else { 4 << 20 }))
+        .0;
+    let max_buf = if window_scaling {
+        65_535u64 << 14
+    } else {
+        65_535
+    };
+    if rcv_buf < mss || rcv_buf > max_buf {
+        return Err(Error::invalid_allowed(
+            p("rcv_buf"),
+            format!(
+                "{rcv_buf} B cannot be advertised{}",
+                if window_scaling {
+                    ""
+                } else {
+                    " without window scaling"
+                }
+            ),
+            format!("{mss} (one MSS) to {max_buf} B"),
+        ));
+    }
+    let delayed_ack = *f.delayed_ack.get_or_insert(2);
+    if delayed_ack == 0 {
+        return Err(Error::invalid_allowed(
+            p("delayed_ack"),
+            "0 is not a number of segments",
+            "1 (an ACK per segment) or more",
+        ));
+    }
+    let delayed_ack_timeout = *f
+        .delayed_ack_timeout
+        .get_or_insert(SimDuration::from_millis(200));
+    if delayed_ack_timeout.is_zero() {
+        return Err(Error::invalid(
+            p("delayed_ack_timeout"),
+            "must be longer than 0 s",
+        ));
+    }
+    // RFC 5681 3.1: 4 segments up to an SMSS of 1095 B, 3 up to 2190 B, else 2.
+    let default_iw = match mss {
+        0..=1095 => 4,
+        1096..=2190 => 3,
+        _ => 2,
+    };
+    let iw = *f
+        .initial_cwnd
+        .get_or_insert(if linux || ns3 { 10 } else { default_iw as u32 });
+    if iw == 0 {
+        return Err(Error::invalid_allowed(
+            p("initial_cwnd"),
+            "must be positive",
+            ">= 1 segment",
+        ));
+    }
+    let initial_ssthresh = f.initial_ssthresh.map_or(u64::MAX, |b| b.0);
+    if initial_ssthresh < mss {
+        return Err(Error::invalid_allowed(
+            p("initial_ssthresh"),
+            format!("{initial_ssthresh} B is less than one segment"),
+            format!(">= {mss} B"),
+        ));
+    }
+    let abc = *f.abc.get_or_insert(linux);
+    let min_rto = *f.min_rto.get_or_insert(if linux {
+        SimDuration::from_millis(200)
+    } else {
+        SimDuration::from_secs(1)
+    });
+    let max_rto = *f.max_rto.get_or_insert(SimDuration::from_secs(60));
+    let initial_rto = *f.initial_rto.get_or_insert(SimDuration::from_secs(1));
+    let clock_granularity = *f
+        .clock_granularity
+        .get_or_insert(SimDuration::from_millis(1));
+    if max_rto < min_rto {
+        return Err(Error::invalid(
+            p("max_rto"),
+            format!("{max_rto} is below min_rto ({min_rto})"),
+        ));
+    }
+    if initial_rto.is_zero() {
+        return Err(Error::invalid(p("initial_rto"), "must be longer than 0 s"));
+    }
+    let restart_after_idle = *f.restart_after_idle.get_or_insert(true);
+    let dupthresh = *f.dupthresh.get_or_insert(3);
+    if dupthresh == 0 {
+        return Err(Error::invalid_allowed(
+            p("dupthresh"),
+            "must be positive",
+            ">= 1",
+        ));
+    }
+    let cfg = TcpConfig {
+        mss: mss as u32,
+        recovery,
+        sack,
+        timestamps,
+        window_scaling,
+        rcv_buf,
+        delayed_ack,
+        delayed_ack_timeout,
+        initial_cwnd: iw as u64 * mss,
+        initial_ssthresh,
+        abc,
+        min_rto,
+        max_rto,
+        initial_rto,
+        clock_granularity,
+        restart_after_idle,
+        dupthresh,
+        fine_retransmit: false,
+        recovery_exit: *f.recovery_exit.get_or_insert(if linux || ns3 {
+            RecoveryExit::Ssthresh
+        } else {
+            RecoveryExit::Flight
+        }),
+    };
+    let built = match user_cc {
+        Some(cc) => registry::Built {
+            cc,
+            recovery: info.recovery,
+            spec: spec.clone(),
+        },
+        None => registry::build(&spec, &p("cc"), profile, abc)?,
+    };
+    let custom_cc = spec.name == "python";
+    f.cc = Some(built.spec);
+    let mut cfg = cfg;
+    let fine_retransmit = built.cc.fine_retransmit();
+    cfg.fine_retransmit = fine_retransmit;
+    let variant = spec.name.clone();
+
+    // The application.
+    let app = f.app.get_or_insert(crate::scenario::AppSpec {
+        kind: AppKind::Bulk,
+        size: None,
+        schedule: None,
+    });
+    let start = SimTime::ZERO + f.start;
+    let mut edges = Vec::new();
+    let mut transfer = None;
+    match app.kind {
+        AppKind::Bulk | AppKind::Transfer => {
+            if app.schedule.is_some() {
+                return Err(Error::invalid(
+                    p("app.schedule"),
+                    "only an onoff application has one",
+                ));
+            }
+            if app.kind == AppKind::Transfer {
+                let size = app.size.ok_or_else(|| {
+                    Error::invalid(p("app.size"), "required for a transfer (e.g. '10MiB')")
+                })?;
+                if size.0 == 0 {
+                    return Err(Error::invalid_allowed(
+                        p("app.size"),
+                        "must be positive",
+                        ">= 1 B",
+                    ));
+                }
+                transfer = Some(size.0);
+            } else if app.size.is_some() {
+                return Err(Error::invalid(p("app.size"), "only a transfer has a size"));
+            }
+            edges.push((start, true));
+        }
+        AppKind::Onoff => {
+            if app.size.is_some() {
+                return Err(Error::invalid(p("app.size"), "only a transfer has a size"));
+            }
+            let sched = app.schedule.clone().ok_or_else(|| {
+                Error::invalid(p("app.schedule"), "required for onoff: [[on, off], ...]")
+            })?;
+            let mut last = SimDuration::ZERO;
+            for (k, &(on, off)) in sched.iter().enumerate() {
+                if off <= on || (k > 0 && on < last) {
+                    return Err(Error::invalid(
+                        format!("flows[{i}].app.schedule[{k}]"),
+                        format!(
+                            "windows must be increasing and not overlap: [{on}, {off}] after \
+                             a window ending at {last}"
+                        ),
+                    ));
+                }
+                last = off;
+                edges.push((SimTime::ZERO + on, true));
+                edges.push((SimTime::ZERO + off, false));
+            }
+        }
+    }
+    if let Some(stop) = f.stop {
+        let stop = SimTime::ZERO + stop;
+        edges.retain(|e| e.0 < stop);
+        edges.push((stop, false));
+    }
+    edges.sort_by_key(|e| e.0);
+
+    Ok(TcpPlan {
+        cfg,
+        cc: built.cc,
+        cc_name: variant,
+        custom_cc,
+        fine_retransmit,
+        edges,
+        transfer,
+        series: TraceKind::TCP_SERIES
+            .iter()
+            .copied()
+            .filter(|k| trace.contains(k))
+            .collect(),
+        events: trace.contains(&TraceKind::Events),
+    })
+}

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The endpoints: deliveries to UDP sinks and TCP endpoints, the segments
+//! TCP endpoints send, and the applications (CBR sources, TCP's bulk,
+//! transfer and ON-OFF sources).
+
+use super::*;
+
+impl World {
+    /// Hands packet `id` to its destination endpoint and frees it. The
+    /// packet is read in place: copying it out of the slab first costs more
+    /// than the rest of a delivery when the slab is out of cache.
+    pub(super) fn deliver(&mut self, id: PacketId) {
+        let now = self.now;
+        let p = self.packets.get(id);
+        let flow = p.flow;
+        let f = &mut self.flows[flow as usize];
+        let to_receiver = p.src == f.src;
+        f.dir_stats(p.src).arrived += 1;
+        match &mut f.app {
+            App::Cbr(_) => {
+                if let Some(iv) = self.scenario.interval {
+                    self.interval_buckets +=
+                        add_interval(&mut f.per_interval, now, iv, p.payload as u64);
+                }
+                let s = &mut f.stats;
+                s.delivered_bytes += p.payload as u64;
+                let d = (now - p.sent_at).as_nanos();
+                s.delay_sum_ns += d as u128;
+                s.delay_min_ns = s.delay_min_ns.min(d);
+                s.delay_max_ns = s.delay_max_ns.max(d);
+                self.packets.free(id);
+            }
+            App::Tcp(t) => {
+                let mut out = std::mem::take(&mut self.scratch);
+                if to_receiver {
+                    let r = t.rcv.on_segment(now, &p.tcp);
+                    self.packets.free(id);
+                    if r.delivered > 0 {
+                        f.stats.delivered_bytes += r.delivered;
+                        if let Some(iv) = self.scenario.interval {
+                            self.interval_buckets +=
+                                add_interval(&mut f.per_interval, now, iv, r.delivered);
+                        }
+                        if t.transfer.is_some_and(|n| t.rcv.delivered >= n)
+                            && t.completion.is_none()
+                        {
+                            t.completion = Some(now);
+                        }
+                    }
+                    out.extend(r.ack);
+                    self.emit_tcp(flow, false, &mut out);
+                } else {
+                    t.snd.on_segment(now, &p.tcp, &mut out);
+                    self.packets.free(id);
+                    self.emit_tcp(flow, true, &mut out);
+                }
+                self.scratch = out;
+                self.after_tcp(flow);
+            }
+        }
+    }
+
+    /// Sends the segments an endpoint produced: from the sender (src) when
+    /// `from_sender`, else from the receiver (dst).
+    pub(super) fn emit_tcp(&mut self, flow: u32, from_sender: bool, out: &mut Vec<TcpHeader>) {
+        let now = self.now;
+        for h in out.drain(..) {
+            let f = &mut self.flows[flow as usize];
+            let (src, dst, number, egress) = if from_sender {
+                f.stats.fwd.sent += 1;
+                f.stats.sent_bytes += h.len as u64;
+                (f.src, f.dst, f.stats.fwd.sent, f.egress[0])
+            } else {
+                f.stats.rev.sent += 1;
+                (f.dst, f.src, f.stats.rev.sent, f.egress[1])
+            };
+            let pkt = Packet {
+                flow,
+                src,
+                dst,
+                size: IPV4_HEADER + TCP_HEADER + h.opt_len as u32 + h.len,
+                payload: h.len,
+                next_hop: NO_ROUTE,
+                number,
+                sent_at: now,
+                proto: Proto::Tcp,
+                tcp: h,
+            };
+            let id = self.packets.insert(pkt);
+            self.send_on(egress, id);
+        }
+    }
+
+    /// After a TCP endpoint acted: sync its timers, record its series.
+    pub(super) fn after_tcp(&mut self, flow: u32) {
+        self.sync_timers(flow);
+        if self.any_series || self.any_custom_cc || self.event_log.is_some() {
+            self.record_tcp(flow);
+        }
+    }
+
+    pub(super) fn app(&mut self, flow: u32) {
+        let now = self.now;
+        let f = &mut self.flows[flow as usize];
+        let (src, dst) = (f.src, f.dst);
+        match &mut f.app {
+            App::Cbr(c) => {
+                if f.stop.is_some_and(|s| now >= s) {
+                    return;
+                }
+                if c.count.is_some_and(|n| c.sent >= n) {
+                    return;
+                }
+                c.sent += 1;
+                f.stats.fwd.sent += 1;
+                let pkt = Packet {
+                    flow,
+                    src,
+                    dst,
+                    size: c.payload + IPV4_HEADER + UDP_HEADER,
+                    payload: c.payload,
+                    next_hop: NO_ROUTE,
+                    number: f.stats.fwd.sent,
+                    sent_at: now,
+                    proto: Proto::Udp,
+                    tcp: TcpHeader::default(),
+                };
+                let more = c.count.is_none_or(|n| c.sent < n);
+                let next = now + c.interval;
+                f.stats.sent_bytes += c.payload as u64;
+                if more && f.stop.is_none_or(|s| next < s) {
+                    self.queue.push(next, Event::App { flow });
+                }
+                self.send_from(src, pkt);
+            }
+            App::Tcp(t) => {
+                let mut out = std::mem::take(&mut self.scratch);
+                if !t.opened {
+                    t.opened = true;
+                    if let Some(n) = t.transfer {
+                        t.snd.set_app_limit(now, n, &mut out);
+                        t.snd.close(now, &mut out);
+                    }
+                    t.snd.open(now, &mut out);
+                }
+                while t.next_edge < t.edges.len() && t.edges[t.next_edge].0 <= now {
+                    let on = t.edges[t.next_edge].1;
+                    t.next_edge += 1;
+                    if t.transfer.is_some() {
+                        continue; // a transfer's data is fixed; a stop does not cut it
+                    }
+                    if on {
+                        t.snd.set_app_limit(now, u64::MAX, &mut out);
+                    } else {
+                        t.snd.pause_app();
+                    }
+                }
+                if let Some(&(at, _)) = t.edges.get(t.next_edge) {
+                    self.queue.push(at, Event::App { flow });
+                }
+                self.emit_tcp(flow, true, &mut out);
+                self.scratch = out;
+                self.after_tcp(flow);
+            }
+        }
+    }
+}

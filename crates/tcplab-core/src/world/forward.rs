@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The packet path: a packet enters a link direction's queue (or is dropped
+//! when it is full), crosses the link, survives its error model or not, and
+//! goes on along its route or to its destination.
+
+use super::*;
+
+impl World {
+    pub(super) fn send_from(&mut self, node: u32, pkt: Packet) {
+        let id = self.packets.insert(pkt);
+        self.forward(node, id);
+    }
+
+    #[inline]
+    pub(super) fn forward(&mut self, node: u32, id: PacketId) {
+        let dst = self.packets.get(id).dst;
+        let ld = self.nodes[node as usize].routes.next(dst);
+        self.send_on(ld, id);
+    }
+
+    /// Queues packet `id` on link direction `ld`, or drops it if `ld` is
+    /// `NO_ROUTE` (which validated paths never give).
+    #[inline]
+    pub(super) fn send_on(&mut self, ld: u32, id: PacketId) {
+        debug_assert_ne!(ld, NO_ROUTE, "validated paths always have a route");
+        if ld == NO_ROUTE {
+            self.packets.free(id);
+            return;
+        }
+        self.enqueue(ld, id);
+    }
+
+    /// Brings link direction `ld`'s queue up to `now`: the packets whose
+    /// transmission started by then leave it (recorded at their start times).
+    #[inline(always)]
+    pub(super) fn advance_link(&mut self, ld: u32, now: SimTime) {
+        if self.links[ld as usize].queue.due(now) {
+            self.advance_link_departures(ld, now);
+        }
+    }
+
+    #[inline(never)]
+    pub(super) fn advance_link_departures(&mut self, ld: u32, now: SimTime) {
+        let l = &mut self.links[ld as usize];
+        let stats = &mut l.stats;
+        let mut trace = self.queue_trace.as_mut().map(|tr| &mut tr[ld as usize]);
+        let samples = &mut self.series_samples;
+        l.queue.advance(now, |at, len| {
+            stats.note_queue(at, len + 1, len);
+            if let Some((t, v)) = trace.as_mut() {
+                alloc::push(t, at.as_nanos(), "the queue series");
+                alloc::push(v, len as f64, "the queue series");
+                *samples += 1;
+            }
+        });
+    }
+
+    /// A packet reaches the egress of link direction `ld`: it goes onto the
+    /// wire at once if the link is idle, else waits (or is dropped when the
+    /// queue is full). Its start, end of serialization and arrival are all
+    /// known now; only its arrival will be an event.
+    #[inline]
+    pub(super) fn enqueue(&mut self, ld: u32, id: PacketId) {
+        let now = self.now;
+        self.advance_link(ld, now);
+        let p = self.packets.get_mut(id);
+        let size = p.size;
+        // The route onwards is looked up now rather than on arrival, so
+        // that the link the packet takes next (or, at its destination, the
+        // reverse of this one: a host's one link, over which a reply most
+        // likely leaves) can be asked for from memory a hop ahead.
+        let to = self.links[ld as usize].to;
+        p.next_hop = if to == p.dst {
+            NO_ROUTE
+        } else {
+            self.nodes[to as usize].routes.next(p.dst)
+        };
+        let ahead = if p.next_hop == NO_ROUTE {
+            ld ^ 1
+        } else {
+            p.next_hop
+        };
+        if let Some(l) = self.links.get(ahead as usize) {
+            prefetch_bytes(l, LinkDir::HOT_BYTES);
+        }
+        let l = &mut self.links[ld as usize];
+        let tx_start = l.busy_until.max(now);
+        if tx_start > now {
+            if !l.queue.fits(size) {
+                l.stats.drops_queue += 1;
+                let p = self.packets.remove(id);
+                self.dir_stats(&p).lost_queue += 1;
+                self.record_drop(ld, &p, DropCause::Queue);
+                return;
+            }
+            let old = l.queue.len();
+            l.stats.note_queue(now, old, old + 1);
+            self.record_queue(ld, old + 1);
+        }
+        let l = &mut self.links[ld as usize];
+        let done = tx_start + l.tx_time(size as u64);
+        l.busy_until = done;
+        // Counted (and captured) only if it starts before the run ends.
+        let started = self.end.is_none_or(|e| tx_start <= e);
+        if started {
+            l.tx_packets += 1;
+            l.tx_bytes += size as u64;
+            let busy_end = match self.end {
+                Some(e) if e < done => e,
+                _ => done,
+            };
+            l.busy_ns += (busy_end - tx_start).as_nanos();
+        }
+        let arrive = done + l.delay;
+        // The arrival's place among events at the same instant is fixed now.
+        let seq = self.queue.reserve_seq();
+        if l.queue.front().is_none() {
+            self.queue.push_seq(arrive, seq, Event::Arrive { ld });
+        }
+        l.queue.push(
+            InFlight {
+                tx_start,
+                arrive,
+                seq,
+                id,
+                size,
+            },
+            now,
+        );
+        if started && !self.pcap.is_empty() && !self.pcap_rx {
+            self.capture(ld, id, tx_start);
+        }
+    }
+
+    pub(super) fn arrive(&mut self, ld: u32, id: PacketId) {
+        let now = self.now;
+        let l = &mut self.links[ld as usize];
+        if let Some(em) = &mut l.error {
+            if em.lose(now, self.packets.get(id)) {
+                l.stats.drops_error += 1;
+                let p = self.packets.remove(id);
+                self.dir_stats(&p).lost_error += 1;
+                self.record_drop(ld, &p, DropCause::Error);
+                return;
+            }
+        }
+        let node = l.to;
+        if self.pcap_rx {
+            self.capture(ld, id, now);
+        }
+        let p = self.packets.get(id);
+        if p.dst == node {
+            self.deliver(id);
+        } else {
+            self.send_on(p.next_hop, id);
+        }
+    }
+
+    /// The counters of the direction `p` travels in.
+    #[inline]
+    pub(super) fn dir_stats(&mut self, p: &Packet) -> &mut DirStats {
+        self.flows[p.flow as usize].dir_stats(p.src)
+    }
+}

@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The world: the network built from a scenario, and the run loop.
+//!
+//! `World::build` checks the whole scenario (names, ranges, routes, sizes)
+//! and refuses it with a path-named error before anything runs. `run`
+//! then processes events in (time, scheduling order) until the duration is
+//! reached or nothing is left.
+
+use std::path::Path;
+
+mod endpoints;
+mod forward;
+mod layout;
+mod memory;
+mod recording;
+mod results;
+mod timers;
+
+use layout::prefetch_bytes;
+use results::add_interval;
+use timers::FlowTimers;
+
+use crate::alloc;
+use crate::cc::CustomCc;
+use crate::engine::{Event, EventQueue, PacketId, Slab, TimerKind};
+use crate::error::{Error, Result};
+use crate::net::link::{LinkDir, LinkStats};
+use crate::net::packet::TCP_HEADER;
+use crate::net::packet::{Packet, Proto, IPV4_HEADER, UDP_HEADER};
+use crate::net::queue::InFlight;
+use crate::net::queue::LinkQueue;
+use crate::net::route::{RouteTable, NO_ROUTE};
+use crate::pcap::{FlowOptions, PcapWriter};
+use crate::results::{
+    DropCause, DropRecord, EventRecord, FlowResult, IntervalRecord, LinkResult, PcapRecord,
+    Results, RunSummary, RunTiming, Series,
+};
+use crate::scenario::resolve::TcpPlan;
+use crate::scenario::{AppPlan, CapturePoint, FlowKind, PcapSpec, Plan, Scenario, TraceKind};
+use crate::tcp::receiver::Receiver;
+use crate::tcp::sender::{Sender, TcpEvent};
+use crate::tcp::TcpHeader;
+use crate::time::{SimDuration, SimTime};
+
+#[derive(Debug)]
+struct Node {
+    name: String,
+    routes: RouteTable,
+}
+
+/// Packet counters of one direction of a flow.
+#[derive(Debug, Default, Clone)]
+pub struct DirStats {
+    pub sent: u64,
+    pub arrived: u64,
+    pub lost_queue: u64,
+    pub lost_error: u64,
+}
+
+impl DirStats {
+    pub fn in_flight(&self) -> u64 {
+        self.sent - self.arrived - self.lost_queue - self.lost_error
+    }
+}
+
+/// Always-on per-flow counters. `repr(C)`: the packet counters and byte
+/// counts come first, in the `Flow`'s first two cache lines.
+#[derive(Debug, Default, Clone)]
+#[repr(C)]
+pub struct FlowStats {
+    /// src -> dst (UDP datagrams; TCP SYN, data and FIN segments).
+    pub fwd: DirStats,
+    /// dst -> src (TCP ACKs).
+    pub rev: DirStats,
+    /// Payload bytes the source sent (retransmissions included).
+    pub sent_bytes: u64,
+    /// Payload bytes delivered to the receiving application (in order, once).
+    pub delivered_bytes: u64,
+    pub delay_sum_ns: u128,
+    pub delay_min_ns: u64,
+    pub delay_max_ns: u64,
+}
+
+/// A UDP constant-bit-rate source.
+#[derive(Debug)]
+struct Cbr {
+    interval: SimDuration,
+    payload: u32,
+    count: Option<u64>,
+    sent: u64,
+}
+
+/// A recorded per-connection time series.
+#[derive(Debug)]
+struct TcpSeries {
+    kind: TraceKind,
+    times: Vec<u64>,
+    values: Vec<f64>,
+}
+
+#[derive(Debug)]
+struct TcpFlow {
+    snd: Sender,
+    rcv: Receiver,
+    /// Application edges: (time, has data). Bulk: [(start, on)]; ON/OFF:
+    /// each window; a stop time adds a final off edge.
+    edges: Vec<(SimTime, bool)>,
+    next_edge: usize,
+    opened: bool,
+    /// transfer: bytes to deliver.
+    transfer: Option<u64>,
+    completion: Option<SimTime>,
+    series: Vec<TcpSeries>,
+    rtt_samples: u64,
+    cc_name: String,
+    /// The controller is user-written and may fail.
+    custom_cc: bool,
+}
+
+impl TcpFlow {
+    fn new(plan: TcpPlan) -> Self {
+        let mut snd = Sender::new(plan.cfg.clone(), plan.cc);
+        if plan.events {
+            snd.events = Some(Vec::new());
+        }
+        TcpFlow {
+            rcv: Receiver::new(&plan.cfg),
+            snd,
+            edges: plan.edges,
+            next_edge: 0,
+            opened: false,
+            transfer: plan.transfer,
+            completion: None,
+            series: plan
+                .series
+                .into_iter()
+                .map(|kind| TcpSeries {
+                    kind,
+                    times: Vec::new(),
+                    values: Vec::new(),
+                })
+                .collect(),
+            rtt_samples: 0,
+            cc_name: plan.cc_name,
+            custom_cc: plan.custom_cc,
+        }
+    }
+}
+
+/// Both boxed, so that the `Flow` keeps its per-packet fields together.
+#[derive(Debug)]
+enum App {
+    Cbr(Box<Cbr>),
+    Tcp(Box<TcpFlow>),
+}
+
+/// Fields in the order the packet path uses them, from a cache-line
+/// boundary (`repr(C)`, 64-byte aligned): a packet reads the endpoints, its
+/// first hop and the application in line 0 and counts itself in lines 0
+/// and 1, so a delivery touches one aligned pair of lines when there are
+/// thousands of flows. A packet's number is its direction's `sent` count.
+#[derive(Debug)]
+#[repr(C, align(64))]
+struct Flow {
+    src: u32,
+    dst: u32,
+    /// The first link direction from src to dst and from dst to src.
+    egress: [u32; 2],
+    app: App,
+    stats: FlowStats,
+    name: String,
+    kind: FlowKind,
+    start: SimTime,
+    stop: Option<SimTime>,
+    /// Delivered bytes per interval (when the scenario asks for intervals).
+    per_interval: Vec<u64>,
+}
+
+const _: () = assert!(
+    std::mem::offset_of!(Flow, stats) + std::mem::offset_of!(FlowStats, delivered_bytes) + 8
+        <= Flow::HOT_BYTES,
+    "a flow's per-packet fields in its first two cache lines"
+);
+
+impl Flow {
+    /// The bytes from its start that a packet reads or counts in.
+    const HOT_BYTES: usize = 128;
+
+    /// The counters of the direction a packet from node `src` travels in.
+    #[inline]
+    fn dir_stats(&mut self, src: u32) -> &mut DirStats {
+        if src == self.src {
+            &mut self.stats.fwd
+        } else {
+            &mut self.stats.rev
+        }
+    }
+}
+
+/// A dropped packet as logged during the run: (time, link direction, flow,
+/// packet number, cause).
+type DropEntry = (SimTime, u32, u32, u64, DropCause);
+
+pub struct World {
+    now: SimTime,
+    /// The end of the run, if a duration was given.
+    end: Option<SimTime>,
+    queue: EventQueue,
+    packets: Slab<Packet>,
+    nodes: Vec<Node>,
+    /// Link directions: index `2 * link + dir`, dir 0 is a -> b.
+    links: Vec<LinkDir>,
+    link_names: Vec<String>,
+    flows: Vec<Flow>,
+    /// Timer slots per flow.
+    timers: Vec<FlowTimers>,
+    events: u64,
+    /// When the last event that did something happened.
+    last_activity: SimTime,
+    wall_seconds: f64,
+    finished_at: Option<SimTime>,
+    /// The scenario with every default filled in.
+    scenario: Scenario,
+    /// Per link direction, when `trace` asks for "queue": (times, lengths).
+    queue_trace: Option<Vec<(Vec<u64>, Vec<f64>)>>,
+    /// When `trace` asks for "drops": (time, link direction, flow, number, cause).
+    drop_log: Option<Vec<DropEntry>>,
+    /// When `trace` asks for "events": (flow, event).
+    event_log: Option<Vec<(u32, TcpEvent)>>,
+    /// Reused buffer for the segments a TCP endpoint emits.
+    scratch: Vec<TcpHeader>,
+    /// Some connection records a time series / runs a user-written
+    /// controller. Checked before the per-flow fields, which sit on cache
+    /// lines of their own that a packet need not touch otherwise.
+    any_series: bool,
+    any_custom_cc: bool,
+    /// A user-written controller failed: the run stopped here.
+    failure: Option<String>,
+    /// Packet traces by link direction (empty when none is asked for).
+    pcap: Vec<Option<PcapWriter>>,
+    /// Capture on reception (after the error model) rather than on transmission.
+    pcap_rx: bool,
+    /// Per flow: the options its SYNs carry, for encoding them.
+    flow_opts: Vec<FlowOptions>,
+    /// The scenario's memory budget, bytes (see [`memory`]).
+    budget: u64,
+    /// Samples recorded in time series so far (queue and TCP series).
+    series_samples: u64,
+    /// Per-interval counters allocated so far, over all flows.
+    interval_buckets: u64,
+}
+
+/// Every this many events the run asks whether to stop (Ctrl-C) and checks
+/// its memory: a few hundred microseconds of wall time.
+const CHECK_EVERY: u64 = 4096;
+
+impl World {
+    /// Checks `scenario` completely and builds the network, ready to run.
+    pub fn build(scenario: &Scenario) -> Result<World> {
+        World::build_with(scenario, &mut |_| None)
+    }
+
+    /// As `build`, with user-written controllers for flows whose `cc` is
+    /// "python".
+    pub fn build_with(scenario: &Scenario, custom: CustomCc<'_>) -> Result<World> {
+        World::from_plan(crate::scenario::plan(scenario, custom)?)
+    }
+
+    /// Builds what a checked plan describes.
+    pub fn from_plan(plan: Plan) -> Result<World> {
+        let mut links = Vec::with_capacity(2 * plan.links.len());
+        let mut link_names = Vec::with_capacity(plan.links.len());
+        for (i, l) in plan.links.into_iter().enumerate() {
+            let [fwd, rev] = l.error;
+            for (from, to, error) in [(l.a, l.b, fwd), (l.b, l.a, rev)] {
+                links.push(LinkDir {
+                    link: i as u32,
+                    from,
+                    to,
+                    rate: l.rate,
+                    ns_per_byte: l.rate.exact_ns_per_byte().unwrap_or(0),
+                    delay: l.delay,
+                    mtu: l.mtu,
+                    queue: LinkQueue::new(l.queue),
+                    error: error.map(Box::new),
+                    busy_until: SimTime::ZERO,
+                    tx_packets: 0,
+                    tx_bytes: 0,
+                    busy_ns: 0,
+                    stats: LinkStats::default(),
+                });
+            }
+            link_names.push(l.name);
+        }
+        let nodes: Vec<Node> = plan
+            .nodes
+            .into_iter()
+            .map(|n| Node {
+                name: n.name,
+                routes: n.routes,
+            })
+            .collect();
+        let flows: Vec<Flow> = plan
+            .flows
+            .into_iter()
+            .map(|f| {
+                let app = match f.app {
+                    AppPlan::Cbr {
+                        interval,
+                        payload,
+                        count,
+                    } => App::Cbr(Box::new(Cbr {
+                        interval,
+                        payload,
+                        count,
+                        sent: 0,
+                    })),
+                    AppPlan::Tcp(t) => App::Tcp(Box::new(TcpFlow::new(*t))),
+                };
+                Flow {
+                    // Routes are fixed: each endpoint's first hop is looked up once.
+                    egress: [
+                        nodes[f.src as usize].routes.next(f.dst),
+                        nodes[f.dst as usize].routes.next(f.src),
+                    ],
+                    name: f.name,
+                    kind: f.kind,
+                    src: f.src,
+                    dst: f.dst,
+                    start: f.start,
+                    stop: f.stop,
+                    app,
+                    stats: FlowStats {
+                        delay_min_ns: u64::MAX,
+                        ..FlowStats::default()
+                    },
+                    per_interval: Vec::new(),
+                }
+            })
+            .collect();
+        let sc = plan.effective;
+        let mut world = World {
+            now: SimTime::ZERO,
+            end: sc.duration.map(|d| SimTime::ZERO + d),
+            queue: EventQueue::new(),
+            packets: Slab::new(),
+            nodes,
+            links,
+            link_names,
+            timers: vec![FlowTimers::default(); flows.len()],
+            flows,
+            events: 0,
+            last_activity: SimTime::ZERO,
+            wall_seconds: 0.0,
+            finished_at: None,
+            queue_trace: None,
+            drop_log: None,
+            event_log: None,
+            scratch: Vec::new(),
+            any_series: false,
+            any_custom_cc: false,
+            failure: None,
+            pcap: Vec::new(),
+            pcap_rx: false,
+            flow_opts: Vec::new(),
+            budget: plan.budget,
+            series_samples: 0,
+            interval_buckets: 0,
+            scenario: sc,
+        };
+        if world.scenario.trace.contains(&TraceKind::Queue) {
+            // Every queue starts empty at t = 0.
+            let start = (vec![0], vec![0.0]);
+            world.queue_trace = Some(vec![start; world.links.len()]);
+        }
+        if world.scenario.trace.contains(&TraceKind::Drops) {
+            world.drop_log = Some(Vec::new());
+        }
+        if world.scenario.trace.contains(&TraceKind::Events) {
+            world.event_log = Some(Vec::new());
+        }
+        for f in &world.flows {
+            if let App::Tcp(t) = &f.app {
+                world.any_series |= !t.series.is_empty();
+                world.any_custom_cc |= t.custom_cc;
+            }
+        }
+        memory::check_estimate(&world)?;
+        for (i, f) in world.flows.iter().enumerate() {
+            world.queue.push(f.start, Event::App { flow: i as u32 });
+        }
+        Ok(world)
+    }
+
+    /// Runs to the end of the duration, or until no event is left. Fails
+    /// before the first event if a trace file cannot be created.
+    pub fn run(&mut self) -> Result<()> {
+        self.run_polled(&mut || false)
+    }
+
+    /// As [`World::run`], asking `stop` every few thousand events (a few
+    /// hundred microseconds of wall time) whether to stop: the bindings
+    /// answer from Python's signal handlers, so Ctrl-C stops a run with
+    /// [`Error::Interrupted`]. The memory budget is checked at the same
+    /// points ([`Error::OutOfMemory`]).
+    pub fn run_polled(&mut self, stop: &mut dyn FnMut() -> bool) -> Result<()> {
+        if let Some(spec) = self.scenario.pcap.clone() {
+            self.open_pcap(&spec)?;
+        }
+        let started = std::time::Instant::now();
+        let end = self.end.unwrap_or(SimTime::MAX);
+        loop {
+            // An arrival's successor on the same link takes its place in the
+            // event queue at once.
+            let links = &self.links;
+            let popped = self.queue.pop_and_follow(|ev| match *ev {
+                Event::Arrive { ld } => {
+                    links[ld as usize].queue.second().map(|e| (e.arrive, e.seq))
+                }
+                _ => None,
+            });
+            let Some((t, ev)) = popped else { break };
+            if t > end {
+                break;
+            }
+            self.now = t;
+            self.events += 1;
+            if self.events.is_multiple_of(CHECK_EVERY) {
+                self.checkpoint(stop)?;
+            }
+            if !matches!(ev, Event::Arrive { .. }) {
+                self.prefetch_timers();
+            }
+            let acted = match ev {
+                Event::Arrive { ld } => {
+                    self.advance_link(ld, t);
+                    let q = &mut self.links[ld as usize].queue;
+                    let e = q.pop_arrival().expect("an arrival has a packet");
+                    debug_assert_eq!(e.arrive, t);
+                    self.arrive(ld, e.id);
+                    true
+                }
+                Event::App { flow } => {
+                    self.app(flow);
+                    true
+                }
+                Event::Timer { flow, kind, gen } => self.timer(flow, kind, gen),
+            };
+            if acted {
+                self.last_activity = t;
+            }
+            if self.failure.is_some() {
+                break;
+            }
+        }
+        // Without a duration the run ends with its last real event, not with
+        // a cancelled timer that popped later.
+        let finished = self.end.unwrap_or(self.last_activity);
+        self.finished_at = Some(finished);
+        // Queues up to date at the end: departures that happened by then.
+        for ld in 0..self.links.len() as u32 {
+            self.advance_link(ld, finished);
+        }
+        for w in self.pcap.iter_mut().flatten() {
+            w.flush();
+        }
+        self.wall_seconds = started.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// Asks whether to stop, and checks the memory the run holds against
+    /// its budget.
+    #[cold]
+    #[inline(never)]
+    fn checkpoint(&self, stop: &mut dyn FnMut() -> bool) -> Result<()> {
+        if stop() {
+            return Err(Error::Interrupted);
+        }
+        memory::check_use(self)
+    }
+
+    /// Why the run stopped early, if a user-written controller failed.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    // ---- packet path ------------------------------------------------------
+
+    // ---- applications -----------------------------------------------------
+
+    // ---- results ----------------------------------------------------------
+}

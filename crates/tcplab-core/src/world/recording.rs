@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! What a run records beyond its counters, when asked: queue and TCP time
+//! series, the drop and TCP event logs, and packet traces (pcap).
+
+use super::*;
+
+impl World {
+    #[inline]
+    pub(super) fn record_queue(&mut self, ld: u32, len: usize) {
+        if let Some(tr) = &mut self.queue_trace {
+            let (t, v) = &mut tr[ld as usize];
+            alloc::push(t, self.now.as_nanos(), "the queue series");
+            alloc::push(v, len as f64, "the queue series");
+            self.series_samples += 1;
+        }
+    }
+
+    #[inline]
+    pub(super) fn record_drop(&mut self, ld: u32, p: &Packet, cause: DropCause) {
+        if let Some(log) = &mut self.drop_log {
+            alloc::push(log, (self.now, ld, p.flow, p.number, cause), "the drop log");
+        }
+    }
+
+    /// Creates the trace files, before the first event.
+    pub(super) fn open_pcap(&mut self, spec: &PcapSpec) -> Result<()> {
+        let dir = Path::new(&spec.dir);
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::Io(format!("pcap.dir '{}': {e}", spec.dir)))?;
+        self.pcap_rx = spec.capture == CapturePoint::Rx;
+        self.pcap = (0..self.links.len()).map(|_| None).collect();
+        // Names stay distinct on case-insensitive file systems too: a name
+        // equal to an earlier one but for case gets the link's index.
+        let mut taken = std::collections::HashSet::new();
+        let stems: Vec<String> = self
+            .link_names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let stem = crate::pcap::file_stem(name);
+                if taken.insert(stem.to_lowercase()) {
+                    stem
+                } else {
+                    format!("{stem}~{i}")
+                }
+            })
+            .collect();
+        for (ld, l) in self.links.iter().enumerate() {
+            let name = &self.link_names[l.link as usize];
+            if spec.links.as_ref().is_some_and(|v| !v.contains(name)) {
+                continue;
+            }
+            let file = &stems[l.link as usize];
+            let path = dir.join(format!("{file}-{}.pcap", ld % 2));
+            let w = PcapWriter::create(&path, spec.snaplen)
+                .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
+            self.pcap[ld] = Some(w);
+        }
+        self.flow_opts = self
+            .flows
+            .iter()
+            .map(|f| match &f.app {
+                App::Tcp(t) => {
+                    let c = t.snd.config();
+                    FlowOptions {
+                        mss: c.mss.min(65_535) as u16,
+                        wscale: c
+                            .window_scaling
+                            .then(|| crate::tcp::window_shift(c.rcv_buf, true)),
+                        sack: c.sack,
+                        timestamps: c.timestamps,
+                    }
+                }
+                App::Cbr(_) => FlowOptions::default(),
+            })
+            .collect();
+        Ok(())
+    }
+
+    #[inline]
+    pub(super) fn capture(&mut self, ld: u32, id: PacketId, at: SimTime) {
+        if let Some(w) = &mut self.pcap[ld as usize] {
+            let p = self.packets.get(id);
+            let f = p.flow as usize;
+            w.write(at, p, self.flows[f].src, &self.flow_opts[f]);
+        }
+    }
+
+    /// After a TCP endpoint acted, when something is recorded: its time
+    /// series, a failure of a user-written controller, its event log.
+    #[inline(never)]
+    pub(super) fn record_tcp(&mut self, flow: u32) {
+        let now = self.now;
+        let App::Tcp(t) = &mut self.flows[flow as usize].app else {
+            return;
+        };
+        if self.any_series && !t.series.is_empty() {
+            let snd = &t.snd;
+            let new_sample = snd.rtt.samples != t.rtt_samples;
+            t.rtt_samples = snd.rtt.samples;
+            for s in &mut t.series {
+                let v = match s.kind {
+                    TraceKind::Cwnd => snd.tcb.cwnd as f64,
+                    TraceKind::Ssthresh => snd.tcb.ssthresh.min(1 << 53) as f64,
+                    TraceKind::Srtt => snd.rtt.srtt.map_or(f64::NAN, |d| d.as_secs_f64()),
+                    TraceKind::Rto => snd.rtt.rto().as_secs_f64(),
+                    TraceKind::State => snd.tcb.ca_state.code(),
+                    TraceKind::Inflight => snd.flight_size() as f64,
+                    TraceKind::Bwe => match snd.cc.probe("bwe") {
+                        Some(v) => v,
+                        None => continue,
+                    },
+                    TraceKind::Diff => match snd.cc.probe("diff") {
+                        Some(v) => v,
+                        None => continue,
+                    },
+                    TraceKind::Rtt => {
+                        if !new_sample {
+                            continue;
+                        }
+                        snd.rtt.latest.map_or(f64::NAN, |d| d.as_secs_f64())
+                    }
+                    _ => continue,
+                };
+                let changed = s.kind == TraceKind::Rtt
+                    || s.values
+                        .last()
+                        .is_none_or(|&last| last.to_bits() != v.to_bits());
+                if changed {
+                    alloc::push(&mut s.times, now.as_nanos(), "a TCP series");
+                    alloc::push(&mut s.values, v, "a TCP series");
+                    self.series_samples += 1;
+                }
+            }
+        }
+        if self.any_custom_cc && t.custom_cc {
+            if let Some(e) = t.snd.cc.take_error() {
+                self.failure = Some(format!("flow '{}': {e}", self.flows[flow as usize].name));
+                return;
+            }
+        }
+        let Some(log) = &mut self.event_log else {
+            return;
+        };
+        let App::Tcp(t) = &mut self.flows[flow as usize].app else {
+            return;
+        };
+        if let Some(ev) = &mut t.snd.events {
+            for e in ev.drain(..) {
+                alloc::push(log, (flow, e), "the TCP event log");
+            }
+        }
+    }
+}

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The results of a run: per-flow and per-link records, logs, series,
+//! intervals and the summary, taken out of the world when it is done.
+
+use super::*;
+
+impl World {
+    pub(super) fn flow_result(&self, f: &Flow, end: SimTime) -> FlowResult {
+        let s = &f.stats;
+        let (tcp, completion) = match &f.app {
+            App::Tcp(t) => (Some(t), t.completion),
+            App::Cbr(_) => (None, None),
+        };
+        let mut active_end = f.stop.map_or(end, |st| st.min(end));
+        if let Some(c) = completion {
+            active_end = c;
+        }
+        let active = if active_end > f.start {
+            active_end - f.start
+        } else {
+            SimDuration::ZERO
+        };
+        let per_s = |bytes: u64| {
+            if active.is_zero() {
+                0.0
+            } else {
+                bytes as f64 * 8.0 / active.as_secs_f64()
+            }
+        };
+        let n = s.fwd.arrived;
+        let (dmin, dmean, dmax) = if n == 0 || tcp.is_some() {
+            (f64::NAN, f64::NAN, f64::NAN)
+        } else {
+            (
+                s.delay_min_ns as f64 * 1e-9,
+                s.delay_sum_ns as f64 / n as f64 * 1e-9,
+                s.delay_max_ns as f64 * 1e-9,
+            )
+        };
+        let (retx, retx_bytes, timeouts, frs, data_segs) = tcp.map_or((0, 0, 0, 0, 0), |t| {
+            let st = &t.snd.stats;
+            (
+                st.retransmitted_segments,
+                st.retransmitted_bytes,
+                st.timeouts,
+                st.fast_retransmits,
+                st.segments_sent,
+            )
+        });
+        FlowResult {
+            flow: f.name.clone(),
+            kind: f.kind.name().to_string(),
+            src: self.nodes[f.src as usize].name.clone(),
+            dst: self.nodes[f.dst as usize].name.clone(),
+            start_s: f.start.as_secs_f64(),
+            sent_packets: s.fwd.sent,
+            sent_bytes: s.sent_bytes,
+            delivered_packets: s.fwd.arrived,
+            delivered_bytes: s.delivered_bytes,
+            lost_queue: s.fwd.lost_queue,
+            lost_error: s.fwd.lost_error,
+            in_flight_packets: s.fwd.in_flight(),
+            goodput_bps: per_s(s.delivered_bytes),
+            delay_min_s: dmin,
+            delay_mean_s: dmean,
+            delay_max_s: dmax,
+            throughput_bps: if tcp.is_some() {
+                per_s(s.sent_bytes)
+            } else {
+                f64::NAN
+            },
+            unique_sent_bps: if tcp.is_some() {
+                per_s(s.sent_bytes - retx_bytes)
+            } else {
+                f64::NAN
+            },
+            retransmitted_segments: retx,
+            retransmission_ratio: if data_segs == 0 {
+                0.0
+            } else {
+                retx as f64 / data_segs as f64
+            },
+            timeouts,
+            fast_retransmits: frs,
+            dupacks: tcp.map_or(0, |t| t.snd.stats.dupacks),
+            completion_time_s: completion.map_or(f64::NAN, |c| (c - f.start).as_secs_f64()),
+            acked_bytes: tcp.map_or(0, |t| t.snd.bytes_acked()),
+            ack_packets: s.rev.sent,
+            acks_lost: s.rev.lost_queue + s.rev.lost_error,
+            cc: tcp.map_or(String::new(), |t| t.cc_name.clone()),
+            recovery: tcp.map_or(String::new(), |t| {
+                t.snd.config().recovery.name().to_string()
+            }),
+            mss: tcp.map_or(0, |t| t.snd.mss()),
+        }
+    }
+
+    /// The counters of the run, as plain records; the recorded series move
+    /// into them (not copied: with every series recorded they are most of
+    /// the run's memory).
+    pub fn into_results(mut self) -> Results {
+        let end = self.finished_at.unwrap_or(self.now);
+        let end_ns = end.as_nanos();
+        let flows = self
+            .flows
+            .iter()
+            .map(|f| self.flow_result(f, end))
+            .collect();
+        let links = self
+            .links
+            .iter()
+            .map(|l| {
+                let s = &l.stats;
+                let area = s.queue_area
+                    + l.queue.len() as u128
+                        * (end.max(s.queue_changed_at) - s.queue_changed_at).as_nanos() as u128;
+                LinkResult {
+                    link: self.link_names[l.link as usize].clone(),
+                    src: self.nodes[l.from as usize].name.clone(),
+                    dst: self.nodes[l.to as usize].name.clone(),
+                    rate_bps: l.rate.bps(),
+                    delay_s: l.delay.as_secs_f64(),
+                    tx_packets: l.tx_packets,
+                    tx_bytes: l.tx_bytes,
+                    drops_queue: s.drops_queue,
+                    drops_error: s.drops_error,
+                    utilization: if end_ns == 0 {
+                        0.0
+                    } else {
+                        l.busy_ns as f64 / end_ns as f64
+                    },
+                    queue_max_packets: s.queue_max,
+                    queue_mean_packets: if end_ns == 0 {
+                        0.0
+                    } else {
+                        area as f64 / end_ns as f64
+                    },
+                }
+            })
+            .collect();
+        let dir_name = |ld: usize| {
+            let l = &self.links[ld];
+            (
+                self.link_names[l.link as usize].clone(),
+                self.nodes[l.from as usize].name.clone(),
+                self.nodes[l.to as usize].name.clone(),
+            )
+        };
+        let drops = self
+            .drop_log
+            .iter()
+            .flatten()
+            .map(|&(t, ld, flow, packet, cause)| {
+                let (link, src, dst) = dir_name(ld as usize);
+                DropRecord {
+                    time_ns: t.as_nanos(),
+                    link,
+                    src,
+                    dst,
+                    flow: self.flows[flow as usize].name.clone(),
+                    packet,
+                    cause,
+                }
+            })
+            .collect();
+        let mut series = Vec::new();
+        for (ld, (t, v)) in self.queue_trace.iter_mut().flatten().enumerate() {
+            let (link, src, dst) = dir_name(ld);
+            series.push(Series {
+                name: "queue".into(),
+                target: format!("{link}:{src}>{dst}"),
+                times_ns: std::mem::take(t),
+                values: std::mem::take(v),
+            });
+        }
+        let events = self
+            .event_log
+            .iter()
+            .flatten()
+            .map(|&(flow, e)| EventRecord {
+                time_ns: e.time.as_nanos(),
+                flow: self.flows[flow as usize].name.clone(),
+                event: e.kind.name().to_string(),
+                seq: e.seq,
+                cwnd: e.cwnd,
+                ssthresh: e.ssthresh.min(1 << 53),
+            })
+            .collect();
+        for f in &mut self.flows {
+            if let App::Tcp(t) = &mut f.app {
+                for s in &mut t.series {
+                    series.push(Series {
+                        name: s.kind.name().to_string(),
+                        target: f.name.clone(),
+                        times_ns: std::mem::take(&mut s.times),
+                        values: std::mem::take(&mut s.values),
+                    });
+                }
+            }
+        }
+        let mut intervals = Vec::new();
+        if let Some(iv) = self.scenario.interval {
+            let n = end.as_nanos().div_ceil(iv.as_nanos()) as usize;
+            for f in &self.flows {
+                for k in 0..n {
+                    let start = SimTime::from_nanos(k as u64 * iv.as_nanos());
+                    let stop = (start + iv).min(end);
+                    let bytes = f.per_interval.get(k).copied().unwrap_or(0);
+                    let span = (stop - start).as_secs_f64();
+                    intervals.push(IntervalRecord {
+                        flow: f.name.clone(),
+                        start_s: start.as_secs_f64(),
+                        end_s: stop.as_secs_f64(),
+                        delivered_bytes: bytes,
+                        goodput_bps: if span > 0.0 {
+                            bytes as f64 * 8.0 / span
+                        } else {
+                            0.0
+                        },
+                    });
+                }
+            }
+        }
+        let pcap = self
+            .pcap
+            .iter()
+            .enumerate()
+            .filter_map(|(ld, w)| {
+                let w = w.as_ref()?;
+                let (link, src, dst) = dir_name(ld);
+                Some(PcapRecord {
+                    path: w.path().display().to_string(),
+                    link,
+                    src,
+                    dst,
+                    packets: w.records,
+                    error: w.error.clone(),
+                })
+            })
+            .collect();
+        Results {
+            flows,
+            links,
+            drops,
+            events,
+            intervals,
+            pcap,
+            series,
+            summary: RunSummary {
+                sim_seconds: end.as_secs_f64(),
+                events: self.events,
+                peak_packets: self.packets.capacity_used() as u64,
+            },
+            timing: RunTiming {
+                wall_seconds: self.wall_seconds,
+                events_per_second: if self.wall_seconds > 0.0 {
+                    self.events as f64 / self.wall_seconds
+                } else {
+                    0.0
+                },
+            },
+            scenario: self.scenario.clone(),
+        }
+    }
+}
+
+/// Adds `bytes` to the bucket of the interval containing `now`; returns how
+/// many buckets it added.
+pub(super) fn add_interval(
+    buckets: &mut Vec<u64>,
+    now: SimTime,
+    interval: SimDuration,
+    bytes: u64,
+) -> u64 {
+    let k = (now.as_nanos() / interval.as_nanos()) as usize;
+    let mut added = 0;
+    if buckets.len() <= k {
+        added = (k + 1 - buckets.len()) as u64;
+        alloc::reserve(buckets, k + 1 - buckets.len(), "per-interval counters");
+        buckets.resize(k + 1, 0);
+    }
+    buckets[k] += bytes;
+    added
+}
