@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,8 +36,14 @@ def make_base(commit: str, target: Path) -> None:
         subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(tree), commit],
                        check=True)
         try:
-            subprocess.run([sys.executable, "-m", "maturin", "build", "--release", "-o",
-                            str(Path(tmp) / "wheels")], cwd=tree, check=True)
+            maturin = shutil.which("maturin") or shutil.which("maturin", path=str(
+                Path(sys.executable).parent))
+            if maturin is None:
+                sys.exit("maturin not found: pip install maturin")
+            # A target directory of its own, kept between builds of a base.
+            env = {**os.environ, "CARGO_TARGET_DIR": str(target.parent / ".tcplab-ab-target")}
+            subprocess.run([maturin, "build", "--release", "-o", str(Path(tmp) / "wheels")],
+                           cwd=tree, check=True, env=env)
             wheel = next((Path(tmp) / "wheels").glob("*.whl"))
             subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
                             "--target", str(target), str(wheel)], check=True)

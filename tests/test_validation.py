@@ -213,3 +213,16 @@ def test_panics_become_internal_error():
     with pytest.raises(tl.InternalError, match="deliberate panic"):
         _core._panic_for_tests()
     assert issubclass(tl.InternalError, Exception)
+
+
+def test_queue_takes_a_limit_or_a_table_naming_the_discipline():
+    d = base()
+    d["links"][1]["queue"] = {"kind": "droptail", "limit": "10p"}
+    as_table = tl.Scenario(d).run()
+    d["links"][1]["queue"] = "10p"
+    as_limit = tl.Scenario(d).run()
+    assert as_table.links.equals(as_limit.links)
+    assert tl.Scenario(d).check()["links"][1]["queue"] == "10p"
+    e = refuse(lambda d: d["links"][1].update(queue={"kind": "red", "min_th": 5}), ".",
+               "links[1].queue")
+    assert "unknown variant 'red', expected 'droptail'" in str(e)

@@ -215,6 +215,7 @@ fn encode(out: &mut [u8; 120], p: &Packet, flow_src: u32, opts: &FlowOptions) ->
     };
     // IPv4.
     out[0] = 0x45;
+    out[1] = p.ecn as u8; // DSCP 0, the ECN field in the low two bits
     out[2..4].copy_from_slice(&(p.size.min(65535) as u16).to_be_bytes());
     out[4..6].copy_from_slice(&(p.number as u16).to_be_bytes());
     out[6..8].copy_from_slice(&0x4000u16.to_be_bytes()); // DF
@@ -333,6 +334,7 @@ mod tests {
             number: 1,
             sent_at: SimTime::ZERO,
             proto: Proto::Tcp,
+            ecn: crate::net::packet::Ecn::NotEct,
             tcp: h,
         }
     }

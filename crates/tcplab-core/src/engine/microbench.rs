@@ -36,6 +36,7 @@ pub fn event_loop(events: u64, pending: u32) -> (f64, u64) {
         number: 0,
         sent_at: SimTime::ZERO,
         proto: Proto::Tcp,
+        ecn: crate::net::packet::Ecn::NotEct,
         tcp: TcpHeader::default(),
     };
     for _ in 0..pending.max(1) {

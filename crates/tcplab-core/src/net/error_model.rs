@@ -417,6 +417,7 @@ mod tests {
             number: 0,
             sent_at: SimTime::ZERO,
             proto: Proto::Udp,
+            ecn: crate::net::packet::Ecn::NotEct,
             tcp: Default::default(),
         }
     }

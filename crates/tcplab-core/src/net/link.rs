@@ -23,6 +23,8 @@ pub struct LinkStats {
     pub queue_max: u64,
     pub drops_queue: u64,
     pub drops_error: u64,
+    /// Packets the queue discipline marked Congestion Experienced.
+    pub marks: u64,
 }
 
 /// Laid out by cache line (`repr(C)`, 64-byte aligned), because with tens of

@@ -4,5 +4,6 @@
 pub mod error_model;
 pub mod link;
 pub mod packet;
+pub mod qdisc;
 pub mod queue;
 pub mod route;

@@ -18,6 +18,19 @@ pub enum Proto {
     Tcp,
 }
 
+/// The ECN field of the IP header (RFC 3168).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Ecn {
+    /// Not ECN-capable transport.
+    #[default]
+    NotEct = 0,
+    Ect1 = 1,
+    Ect0 = 2,
+    /// Congestion Experienced: set by a queue discipline instead of a drop.
+    Ce = 3,
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// Index of the flow the packet belongs to.
@@ -38,6 +51,8 @@ pub struct Packet {
     /// When the source handed it to the network.
     pub sent_at: SimTime,
     pub proto: Proto,
+    /// The ECN field.
+    pub ecn: Ecn,
     /// The TCP header (default for UDP).
     pub tcp: TcpHeader,
 }

@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The packets of one link direction, from admission to arrival: waiting in
-//! a drop-tail FIFO, being serialized, or propagating.
-//!
-//! Drop-tail: a packet that would exceed the limit (in packets or bytes) is
-//! dropped on arrival. The packet being serialized is not in the queue, as
-//! in ns-2 and ns-3, so a 100-packet queue holds 100 waiting packets.
+//! the FIFO, being serialized, or propagating. Which packets are admitted
+//! is the link's queue discipline's call ([`crate::net::qdisc`]).
 //!
 //! A FIFO link with a fixed rate knows, when it admits a packet, exactly when
 //! that packet will start serializing: when the one before it is done. So no
@@ -15,8 +12,8 @@
 //! Only the packet at the head of the pipe has an arrival event scheduled.
 
 use crate::engine::PacketId;
+use crate::net::qdisc::{Arrival, Qdisc, Verdict};
 use crate::time::SimTime;
-use crate::units::QueueLimit;
 
 /// One admitted packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,7 +162,8 @@ impl Pipe {
 
 #[derive(Debug)]
 pub struct LinkQueue {
-    limit: QueueLimit,
+    /// The discipline that admits packets (drop-tail by default).
+    qdisc: Qdisc,
     /// Admitted packets in sending order; the first `pipe.departed` have
     /// started serializing, the rest wait.
     pipe: Pipe,
@@ -173,17 +171,23 @@ pub struct LinkQueue {
 }
 
 impl LinkQueue {
-    pub fn new(limit: QueueLimit) -> Self {
+    pub fn new(qdisc: Qdisc) -> Self {
         LinkQueue {
-            limit,
+            qdisc,
             pipe: Pipe::new(),
             waiting_bytes: 0,
         }
     }
 
-    /// The drop-tail limit.
-    pub fn limit(&self) -> QueueLimit {
-        self.limit
+    /// The discipline.
+    pub fn qdisc(&self) -> &Qdisc {
+        &self.qdisc
+    }
+
+    /// Replaces the discipline (tests of the world's handling of verdicts).
+    #[cfg(test)]
+    pub fn set_qdisc(&mut self, qdisc: Qdisc) {
+        self.qdisc = qdisc;
     }
 
     /// Packets waiting (as of the last [`Self::advance`]).
@@ -201,13 +205,19 @@ impl LinkQueue {
         self.waiting_bytes
     }
 
-    /// Whether a packet of `size` bytes may wait without exceeding the limit.
-    #[inline]
-    pub fn fits(&self, size: u32) -> bool {
-        match self.limit {
-            QueueLimit::Packets(n) => (self.len() as u64) < n,
-            QueueLimit::Bytes(b) => self.waiting_bytes + size as u64 <= b,
-        }
+    /// Asks the discipline about a packet of `size` bytes arriving at `now`
+    /// that would start serializing at `tx_start` (the queue must be up to
+    /// date: [`Self::advance`] to `now`).
+    #[inline(always)]
+    pub fn admit(&mut self, now: SimTime, tx_start: SimTime, size: u32) -> Verdict {
+        let arrival = Arrival {
+            now,
+            size,
+            tx_start,
+            waiting_packets: self.len() as u64,
+            waiting_bytes: self.waiting_bytes,
+        };
+        self.qdisc.enqueue(&arrival)
     }
 
     /// Whether some packet counted as waiting has started by `now` (so
@@ -235,7 +245,7 @@ impl LinkQueue {
     }
 
     /// Appends an admitted packet. It waits if it starts after `now` (the
-    /// caller checked [`Self::fits`]); otherwise the link was idle and it
+    /// caller asked [`Self::admit`]); otherwise the link was idle and it
     /// goes straight onto the wire, never entering the queue.
     #[inline]
     pub fn push(&mut self, e: InFlight, now: SimTime) {
@@ -279,6 +289,8 @@ impl LinkQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::qdisc::{DropTail, QueueDrop};
+    use crate::units::QueueLimit;
     use std::collections::VecDeque;
 
     fn t(ns: u64) -> SimTime {
@@ -352,31 +364,37 @@ mod tests {
         assert_eq!(p.pop_front().map(|e| e.id), Some(PacketId(4)));
     }
 
+    fn drop_tail(limit: QueueLimit) -> LinkQueue {
+        LinkQueue::new(Qdisc::DropTail(DropTail::new(limit)))
+    }
+
+    const DROPPED: Verdict = Verdict::Drop(QueueDrop::Overflow);
+
     #[test]
     fn packet_limit_counts_waiting_packets_only() {
-        let mut q = LinkQueue::new(QueueLimit::Packets(2));
+        let mut q = drop_tail(QueueLimit::Packets(2));
         q.push(pkt(0, 0, 100), t(0)); // idle link: on the wire at once
         assert_eq!(q.len(), 0);
-        assert!(q.fits(100));
+        assert_eq!(q.admit(t(0), t(100), 100), Verdict::Enqueue);
         q.push(pkt(1, 100, 100), t(0));
         q.push(pkt(2, 200, 100), t(0));
         assert_eq!(q.len(), 2);
-        assert!(!q.fits(100));
+        assert_eq!(q.admit(t(0), t(300), 100), DROPPED);
         // At t = 100 packet 1 starts: one place frees up.
         let mut seen = vec![];
         q.advance(t(100), |at, n| seen.push((at.as_nanos(), n)));
         assert_eq!(seen, [(100, 1)]);
-        assert!(q.fits(100));
+        assert_eq!(q.admit(t(100), t(300), 100), Verdict::Enqueue);
     }
 
     #[test]
     fn byte_limit() {
-        let mut q = LinkQueue::new(QueueLimit::Bytes(1000));
+        let mut q = drop_tail(QueueLimit::Bytes(1000));
         q.push(pkt(0, 0, 50), t(0));
-        assert!(q.fits(600));
+        assert_eq!(q.admit(t(0), t(50), 600), Verdict::Enqueue);
         q.push(pkt(1, 50, 600), t(0));
-        assert!(!q.fits(500));
-        assert!(q.fits(400));
+        assert_eq!(q.admit(t(0), t(650), 500), DROPPED);
+        assert_eq!(q.admit(t(0), t(650), 400), Verdict::Enqueue);
         q.push(pkt(2, 650, 400), t(0));
         assert_eq!(q.bytes(), 1000);
         q.advance(t(50), |_, _| {});
@@ -385,7 +403,7 @@ mod tests {
 
     #[test]
     fn departures_are_reported_in_order_and_arrivals_pop_in_order() {
-        let mut q = LinkQueue::new(QueueLimit::Packets(10));
+        let mut q = drop_tail(QueueLimit::Packets(10));
         for (i, start) in [0, 100, 200, 300].into_iter().enumerate() {
             q.push(pkt(i as u32, start, 100), t(0));
         }

@@ -16,8 +16,9 @@ pub use validate::{plan, AppPlan, FlowPlan, LinkPlan, NodePlan, Plan};
 
 use crate::error::{Error, Result};
 pub use crate::net::error_model::{LossModel, LossSpec, Sojourn};
+pub use crate::net::qdisc::QueueSpec;
 use crate::time::{Rate, SimDuration};
-use crate::units::{Bytes, QueueLimit};
+use crate::units::Bytes;
 
 fn default_seed() -> u64 {
     1
@@ -210,10 +211,10 @@ pub struct LinkSpec {
     pub rate: Rate,
     /// One-way propagation delay.
     pub delay: SimDuration,
-    /// Drop-tail limit of the egress queue in each direction (default 100
-    /// packets).
+    /// The egress queue of each direction: a drop-tail limit ("100p", the
+    /// default) or a discipline with its parameters.
     #[serde(default)]
-    pub queue: QueueLimit,
+    pub queue: QueueSpec,
     /// Largest IP datagram, bytes (default 1500).
     #[serde(default = "default_mtu")]
     pub mtu: u32,
@@ -542,6 +543,7 @@ impl Scenario {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::units::QueueLimit;
 
     #[test]
     fn parses_units_and_defaults() {
@@ -551,7 +553,12 @@ mod tests {
         .unwrap();
         assert_eq!(s.seed, 1);
         assert_eq!(s.links[0].mtu, 1500);
-        assert_eq!(s.links[0].queue, QueueLimit::Packets(100));
+        assert_eq!(
+            s.links[0].queue,
+            QueueSpec::DropTail {
+                limit: QueueLimit::Packets(100)
+            }
+        );
         assert_eq!(s.links[0].delay, SimDuration::from_millis(45));
         let again = Scenario::from_json(&s.to_json()).unwrap();
         assert_eq!(again, s);

@@ -13,9 +13,10 @@ use crate::cc::CustomCc;
 use crate::error::{list_names, Error, Result};
 use crate::net::error_model::ErrorModel;
 use crate::net::packet::{IPV4_HEADER, UDP_HEADER};
+use crate::net::qdisc::QueueSpec;
 use crate::net::route::{self, RouteTable};
 use crate::time::{Rate, SimDuration, SimTime};
-use crate::units::{human_bytes, Bytes, QueueLimit};
+use crate::units::{human_bytes, Bytes};
 
 /// A memory budget below this cannot run a network of two hosts.
 pub const MIN_MEMORY_BUDGET: u64 = 1 << 20;
@@ -45,7 +46,7 @@ pub struct LinkPlan {
     pub rate: Rate,
     pub delay: SimDuration,
     pub mtu: u32,
-    pub queue: QueueLimit,
+    pub queue: QueueSpec,
     /// Per direction, the error model applied on reception.
     pub error: [Option<ErrorModel>; 2],
 }

@@ -84,6 +84,7 @@ impl World {
                 number,
                 sent_at: now,
                 proto: Proto::Tcp,
+                ecn: crate::net::packet::Ecn::NotEct,
                 tcp: h,
             };
             let id = self.packets.insert(pkt);
@@ -123,6 +124,7 @@ impl World {
                     number: f.stats.fwd.sent,
                     sent_at: now,
                     proto: Proto::Udp,
+                    ecn: crate::net::packet::Ecn::NotEct,
                     tcp: TcpHeader::default(),
                 };
                 let more = c.count.is_none_or(|n| c.sent < n);

@@ -4,6 +4,8 @@
 //! goes on along its route or to its destination.
 
 use super::*;
+use crate::net::packet::Ecn;
+use crate::net::qdisc::{QueueDrop, Verdict};
 
 impl World {
     pub(super) fn send_from(&mut self, node: u32, pkt: Packet) {
@@ -85,14 +87,12 @@ impl World {
         }
         let l = &mut self.links[ld as usize];
         let tx_start = l.busy_until.max(now);
+        let verdict = l.queue.admit(now, tx_start, size);
+        if !matches!(verdict, Verdict::Enqueue) && self.refused(ld, id, verdict) {
+            return;
+        }
+        let l = &mut self.links[ld as usize];
         if tx_start > now {
-            if !l.queue.fits(size) {
-                l.stats.drops_queue += 1;
-                let p = self.packets.remove(id);
-                self.dir_stats(&p).lost_queue += 1;
-                self.record_drop(ld, &p, DropCause::Queue);
-                return;
-            }
             let old = l.queue.len();
             l.stats.note_queue(now, old, old + 1);
             self.record_queue(ld, old + 1);
@@ -160,5 +160,28 @@ impl World {
     #[inline]
     pub(super) fn dir_stats(&mut self, p: &Packet) -> &mut DirStats {
         self.flows[p.flow as usize].dir_stats(p.src)
+    }
+
+    /// A verdict other than enqueue: marks the packet, or drops it (then
+    /// true).
+    #[cold]
+    #[inline(never)]
+    fn refused(&mut self, ld: u32, id: PacketId, verdict: Verdict) -> bool {
+        let l = &mut self.links[ld as usize];
+        match verdict {
+            Verdict::Enqueue => false,
+            Verdict::Mark => {
+                l.stats.marks += 1;
+                self.packets.get_mut(id).ecn = Ecn::Ce;
+                false
+            }
+            Verdict::Drop(QueueDrop::Overflow) => {
+                l.stats.drops_queue += 1;
+                let p = self.packets.remove(id);
+                self.dir_stats(&p).lost_queue += 1;
+                self.record_drop(ld, &p, DropCause::Queue);
+                true
+            }
+        }
     }
 }

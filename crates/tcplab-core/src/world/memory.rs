@@ -39,7 +39,7 @@ use crate::net::route::NO_ROUTE;
 use crate::results::{DropRecord, EventRecord, IntervalRecord};
 use crate::scenario::TraceKind;
 use crate::tcp::sender::TcpEvent;
-use crate::units::{human_bytes, QueueLimit};
+use crate::units::human_bytes;
 
 /// A packet in flight: its slab slot and its pipe entry (a pipe's ring may
 /// be twice as long as its contents).
@@ -144,10 +144,7 @@ fn udp_in_flight(w: &World, i: usize, active: u64) -> (u64, Option<(u32, bool)>)
         let l = &w.links[ld as usize];
         let tx = l.rate.tx_time(wire).as_nanos().max(1);
         let queue = if spacing < tx {
-            match l.queue.limit() {
-                QueueLimit::Packets(n) => n,
-                QueueLimit::Bytes(b) => b / wire,
-            }
+            l.queue.qdisc().capacity_packets(wire)
         } else {
             0
         };
@@ -188,13 +185,7 @@ fn estimate(w: &World) -> Vec<Part> {
         let (field, why) = if by_queue {
             (
                 format!("links[{}].queue", l.link),
-                format!(
-                    "whose queue holds {}",
-                    match l.queue.limit() {
-                        QueueLimit::Packets(n) => format!("{n} packets"),
-                        QueueLimit::Bytes(b) => format!("{b} bytes"),
-                    }
-                ),
+                format!("whose queue holds {}", l.queue.qdisc().describe()),
             )
         } else {
             (

@@ -16,6 +16,9 @@ mod recording;
 mod results;
 mod timers;
 
+#[cfg(test)]
+mod tests;
+
 use layout::prefetch_bytes;
 use results::add_interval;
 use timers::FlowTimers;
@@ -27,6 +30,7 @@ use crate::error::{Error, Result};
 use crate::net::link::{LinkDir, LinkStats};
 use crate::net::packet::TCP_HEADER;
 use crate::net::packet::{Packet, Proto, IPV4_HEADER, UDP_HEADER};
+use crate::net::qdisc::Qdisc;
 use crate::net::queue::InFlight;
 use crate::net::queue::LinkQueue;
 use crate::net::route::{RouteTable, NO_ROUTE};
@@ -281,7 +285,7 @@ impl World {
                     ns_per_byte: l.rate.exact_ns_per_byte().unwrap_or(0),
                     delay: l.delay,
                     mtu: l.mtu,
-                    queue: LinkQueue::new(l.queue),
+                    queue: LinkQueue::new(Qdisc::from_spec(&l.queue)),
                     error: error.map(Box::new),
                     busy_until: SimTime::ZERO,
                     tx_packets: 0,

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Queue disciplines: what a link direction's egress queue admits.
+//!
+//! The seam: every packet handed to a link direction asks its discipline
+//! first, idle link or not ([`Qdisc::enqueue`]), and gets a [`Verdict`]:
+//! enqueue it, drop it (with the cause), or enqueue it marked
+//! Congestion Experienced. The discipline is told the time and the state of
+//! the queue it guards ([`Arrival`]). A link direction is a FIFO at a fixed
+//! rate, so a packet's sojourn is known when it is admitted: `tx_start -
+//! now` is how long it will wait, which is what sojourn-time disciplines
+//! (CoDel, PIE) need.
+//!
+//! Adding a discipline is one file in this folder and one row in [`Qdisc`]
+//! and [`QueueSpec`]: its state lives in the variant; state that a packet
+//! need not read goes behind a `Box`, so that `Qdisc` stays small and the
+//! link's hot cache lines hold only what every hop reads.
+
+mod droptail;
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::ser::Serializer;
+use serde::{Deserialize, Serialize};
+
+use crate::time::SimTime;
+use crate::units::QueueLimit;
+
+pub use droptail::DropTail;
+
+/// What a discipline decides for an arriving packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Enqueue,
+    /// Enqueue it with its ECN field set to Congestion Experienced.
+    Mark,
+    Drop(QueueDrop),
+}
+
+/// Why a discipline dropped a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueDrop {
+    /// The queue is full.
+    Overflow,
+}
+
+/// A packet arriving at a link direction, and the queue it finds.
+#[derive(Clone, Copy, Debug)]
+pub struct Arrival {
+    pub now: SimTime,
+    /// IP bytes.
+    pub size: u32,
+    /// When it would start serializing: `now` on an idle link, else when the
+    /// packets ahead of it are done.
+    pub tx_start: SimTime,
+    /// Packets and bytes waiting ahead of it (not the one being serialized).
+    pub waiting_packets: u64,
+    pub waiting_bytes: u64,
+}
+
+impl Arrival {
+    /// Whether it waits (the link is busy) rather than going on the wire.
+    #[inline]
+    pub fn waits(&self) -> bool {
+        self.tx_start > self.now
+    }
+}
+
+/// A link direction's discipline and its state.
+#[derive(Debug, Clone)]
+pub enum Qdisc {
+    DropTail(DropTail),
+    /// Marks every packet and drops none: for the tests of the marking path.
+    #[cfg(test)]
+    MarkAll,
+}
+
+impl Qdisc {
+    pub fn from_spec(spec: &QueueSpec) -> Qdisc {
+        match *spec {
+            QueueSpec::DropTail { limit } => Qdisc::DropTail(DropTail::new(limit)),
+        }
+    }
+
+    /// The verdict on an arriving packet.
+    #[inline(always)]
+    pub fn enqueue(&mut self, a: &Arrival) -> Verdict {
+        match self {
+            Qdisc::DropTail(d) => d.enqueue(a),
+            #[cfg(test)]
+            Qdisc::MarkAll => Verdict::Mark,
+        }
+    }
+
+    /// The most packets of `size` bytes the queue can hold (for the memory
+    /// estimate).
+    pub fn capacity_packets(&self, size: u64) -> u64 {
+        match self {
+            Qdisc::DropTail(d) => d.capacity_packets(size),
+            #[cfg(test)]
+            Qdisc::MarkAll => u64::MAX,
+        }
+    }
+
+    /// How the capacity reads in messages: "100 packets", "64000 bytes".
+    pub fn describe(&self) -> String {
+        match self {
+            Qdisc::DropTail(d) => d.describe(),
+            #[cfg(test)]
+            Qdisc::MarkAll => "no limit".into(),
+        }
+    }
+}
+
+// ---- the scenario's `queue` ------------------------------------------------
+
+/// A link's `queue`: a drop-tail limit (`"100p"`, `"64KiB"`, a number of
+/// packets), or a table naming the discipline and its parameters
+/// (`{ kind = "droptail", limit = "100p" }`), as `cc` does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueSpec {
+    DropTail { limit: QueueLimit },
+}
+
+impl Default for QueueSpec {
+    /// 100 packets of drop-tail, as ns-2's and ns-3's default queue.
+    fn default() -> Self {
+        QueueSpec::DropTail {
+            limit: QueueLimit::default(),
+        }
+    }
+}
+
+/// The disciplines a `kind` names.
+pub const KINDS: &[&str] = &["droptail"];
+
+impl<'de> Deserialize<'de> for QueueSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = QueueSpec;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(
+                    f,
+                    "a queue limit ('100p', '64KiB') or a table {{ kind = \"droptail\", limit = \
+                     \"100p\" }}"
+                )
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<QueueSpec, E> {
+                let limit = QueueLimit::deserialize(de::value::StrDeserializer::<E>::new(v))?;
+                Ok(QueueSpec::DropTail { limit })
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<QueueSpec, E> {
+                let limit = QueueLimit::deserialize(de::value::U64Deserializer::<E>::new(v))?;
+                Ok(QueueSpec::DropTail { limit })
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<QueueSpec, E> {
+                let limit = QueueLimit::deserialize(de::value::I64Deserializer::<E>::new(v))?;
+                Ok(QueueSpec::DropTail { limit })
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<QueueSpec, E> {
+                let limit = QueueLimit::deserialize(de::value::F64Deserializer::<E>::new(v))?;
+                Ok(QueueSpec::DropTail { limit })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<QueueSpec, A::Error> {
+                // The kind first, so that a discipline's parameters are read
+                // (and refused) as that discipline's.
+                let mut table = serde_json::Map::new();
+                while let Some(k) = m.next_key::<String>()? {
+                    let v: serde_json::Value = m.next_value()?;
+                    table.insert(k, v);
+                }
+                let kind = match table.remove("kind") {
+                    Some(serde_json::Value::String(k)) => k,
+                    Some(other) => {
+                        return Err(de::Error::invalid_type(
+                            de::Unexpected::Other(&other.to_string()),
+                            &"a discipline's name",
+                        ))
+                    }
+                    None => return Err(de::Error::missing_field("kind")),
+                };
+                match kind.as_str() {
+                    "droptail" => {
+                        let mut limit = QueueLimit::default();
+                        for (k, v) in table {
+                            match k.as_str() {
+                                "limit" => {
+                                    limit = QueueLimit::deserialize(v).map_err(de::Error::custom)?
+                                }
+                                other => {
+                                    return Err(de::Error::unknown_field(other, &["kind", "limit"]))
+                                }
+                            }
+                        }
+                        Ok(QueueSpec::DropTail { limit })
+                    }
+                    other => Err(de::Error::unknown_variant(other, KINDS)),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Serialize for QueueSpec {
+    /// Drop-tail as its limit alone (`"100p"`), the short form.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            QueueSpec::DropTail { limit } => limit.serialize(s),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(json: &str) -> Result<QueueSpec, String> {
+        serde_json::from_str(json).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_limit_or_a_table_names_drop_tail() {
+        let p100 = QueueSpec::DropTail {
+            limit: QueueLimit::Packets(100),
+        };
+        assert_eq!(spec("\"100p\"").unwrap(), p100);
+        assert_eq!(spec("100").unwrap(), p100);
+        assert_eq!(
+            spec(r#"{"kind": "droptail", "limit": "64KiB"}"#).unwrap(),
+            QueueSpec::DropTail {
+                limit: QueueLimit::Bytes(65536)
+            }
+        );
+        assert_eq!(spec(r#"{"kind": "droptail"}"#).unwrap(), p100);
+        // The short form back out, so an effective scenario reads as written.
+        assert_eq!(serde_json::to_string(&p100).unwrap(), "\"100p\"");
+    }
+
+    #[test]
+    fn unknown_kinds_and_fields_are_refused_by_name() {
+        let e = spec(r#"{"kind": "red", "limit": "100p"}"#).unwrap_err();
+        assert!(
+            e.contains("unknown variant `red`, expected `droptail`"),
+            "{e}"
+        );
+        let e = spec(r#"{"kind": "droptail", "limt": "100p"}"#).unwrap_err();
+        assert!(e.contains("unknown field `limt`"), "{e}");
+        let e = spec(r#"{"limit": "100p"}"#).unwrap_err();
+        assert!(e.contains("missing field `kind`"), "{e}");
+        assert!(spec("\"lots\"").is_err());
+    }
+}
