@@ -29,6 +29,9 @@ INTERRUPT = """
 import os, signal, threading, time
 import tcplab as tl
 
+# A test runner in the background may start this with SIGINT ignored.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 class Aimd(tl.CongestionControl):
     def on_ack(self, tcb, ack):
         tcb.cwnd += max(1, tcb.mss * tcb.mss // tcb.cwnd)

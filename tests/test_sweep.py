@@ -100,10 +100,17 @@ def test_sigkill_of_the_parent_midway_then_resume(tmp_path):
     proc.wait()
     with Store(db) as s:
         stored_before = s.done_keys()
+        claims = s.claims()
     assert 5 <= len(stored_before) < 16, len(stored_before)
+    # The killed sweep still holds its runs in flight...
+    assert len(claims) >= 1 and set(claims["pid"]) == {proc.pid}
     n_before = len(executed(log))
 
+    t0 = time.time()
     subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
+    # ...which the next sweep takes over at once (its holder is gone), never
+    # waiting for their leases to run out.
+    assert time.time() - t0 < 25
     rerun = executed(log)[n_before:]
     assert not set(rerun) & stored_before  # no finished run recomputed
     with Store(db) as s:
@@ -124,7 +131,7 @@ def test_a_failing_configuration_is_recorded_and_the_rest_completes(tmp_path):
     with Store(sweep.db) as s:
         failed = s.failures()
     assert len(failed) == 2 and set(failed["seed"]) == {1, 2}
-    assert all("links[0].rate" in e and "at least 1 bit/s" in e for e in failed["error"])
+    assert all("links[0].rate" in e and "1 bit/s" in e for e in failed["error"])
     assert all(e.startswith("ScenarioError") for e in failed["error"])
 
 
@@ -135,7 +142,7 @@ def test_local_pool_and_dask_local_cluster_store_identical_results(tmp_path):
     local.db = tmp_path / "local.db"
     local.run(jobs=2, progress=False)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
         with distributed.Client(cluster) as client:
             remote = load_study(study)
             remote.db = tmp_path / "dask.db"

@@ -15,7 +15,15 @@ from tcplab.cc import (
     WestwoodPlus,
     variants,
 )
-from tcplab.errors import InternalError, RoutingError, ScenarioError, TcplabError
+from tcplab.errors import (
+    InternalError,
+    RoutingError,
+    ScenarioError,
+    StoreError,
+    SweepError,
+    SweepInterrupted,
+    TcplabError,
+)
 from tcplab.results import Results
 from tcplab.scenario import (
     BitErrorRate,
@@ -97,6 +105,9 @@ __all__ = [
     "RoutingError",
     "Scenario",
     "ScenarioError",
+    "StoreError",
+    "SweepError",
+    "SweepInterrupted",
     "TcplabError",
     "Transfer",
     "Uniform",

@@ -1,35 +1,118 @@
-"""The ``tcplab`` command."""
+"""The ``tcplab`` command.
+
+Exit codes, the same for every command:
+
+====  ==================================================================
+0     success
+1     a run failed inside the core (an internal error, a Python
+      congestion control that raised, out of memory, failed runs in a
+      sweep)
+2     bad input or usage (a scenario or study mistake, an unreadable or
+      missing file, a damaged results store, bad arguments, an unknown
+      study name)
+130   interrupted (Ctrl-C)
+====  ==================================================================
+
+Every error is one line on stderr that starts with ``error:``; set
+``TCPLAB_TRACEBACK=1`` to see the traceback of an unexpected one.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-
-import tomllib
+from typing import Any, NoReturn
 
 from tcplab import __version__
-from tcplab.errors import ScenarioError, TcplabError
+from tcplab.errors import (
+    ScenarioError,
+    StoreError,
+    SweepError,
+    SweepInterrupted,
+    TcplabError,
+)
 from tcplab.scenario import Scenario, load
+
+#: Exit codes (see the module's docstring).
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class UsageError(Exception):
+    """A bad argument or input file: exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors as one line (exit code 2) instead of usage text."""
+
+    def error(self, message: str) -> NoReturn:  # noqa: D102
+        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: at least 1")
+    return n
+
+
+def _level(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < x < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: a confidence level between 0 and 1, "
+                                         "e.g. 0.95")
+    return x
 
 
 def _load(path: str) -> Scenario:
+    """A scenario file; any file that cannot be read is a UsageError (exit 2)."""
     try:
         return load(path)
     except FileNotFoundError:
-        raise SystemExit(f"error: no such scenario file: {path}") from None
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
-        raise SystemExit(f"error: {path} is not valid TOML/JSON: {e}") from None
+        raise UsageError(f"no such scenario file: {path}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path} is a directory, not a scenario file") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not UTF-8 text (scenario files are UTF-8)") from None
+    except RecursionError:
+        raise UsageError(f"{path}: nested too deeply") from None
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
+    except ScenarioError:
+        raise
+    except ValueError as e:  # TOMLDecodeError, JSONDecodeError
+        kind = "JSON" if path.endswith(".json") else "TOML"
+        raise UsageError(f"{path} is not valid {kind}: {e}") from None
+
+
+def _controllers_importable_beside(path: str) -> None:
+    """Let Python controllers named by import path live beside the file, or in the cwd.
+
+    The directories go last on ``sys.path`` (they never shadow an installed
+    module); a sweep's local workers start with this process's ``sys.path``.
+    """
+    for d in (str(Path(path).resolve().parent), os.getcwd()):
+        if d not in sys.path:
+            sys.path.append(d)
 
 
 def _overrides(sc: Scenario, args: argparse.Namespace) -> Scenario:
-    return sc.replace(seed=args.seed, run=args.run, duration=args.duration)
+    return sc.replace(seed=args.seed, run=args.run, duration=args.duration,
+                      memory_budget=args.memory_budget)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run a scenario file, print its tables, optionally save the results."""
+    _controllers_importable_beside(args.file)
     sc = _overrides(_load(args.file), args)
     if args.pcap:
         sc.data["pcap"] = {"dir": args.pcap, "capture": args.pcap_capture}
@@ -47,77 +130,134 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.trace_period:
             from tcplab import _core
 
-            period = _core.parse_duration(args.trace_period) / 1e9
+            try:
+                period = _core.parse_duration(args.trace_period) / 1e9
+            except ValueError as e:
+                raise UsageError(f"--trace-period: {e}") from None
         frame = res.series_frame(period)
         out = Path(args.trace_out) / f"traces.{args.trace_format}"
         print(f"wrote {export(frame, out)} ({len(frame):,} rows)")
     if res.raw.get("pcap"):
         print("pcap: " + ", ".join(f"{p['path']} ({p['packets']:,} packets)"
                                    for p in res.raw["pcap"]))
-    return 0
+    return EXIT_OK
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Check a scenario file and print it with every default filled in."""
+    _controllers_importable_beside(args.file)
     sc = _overrides(_load(args.file), args)
     effective = sc.check()
     print(json.dumps(effective, indent=2))
-    return 0
+    return EXIT_OK
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     """Run a study file's sweep, storing each run as it finishes; resume if stopped."""
-    from tcplab.store import Store
-    from tcplab.sweep import load_study
+    from tcplab.sweep import load_study, run_specs, sweep_status
 
+    _controllers_importable_beside(args.file)
     sweep = load_study(args.file)
     if args.db:
-        sweep.db = args.db
-    total = len(sweep.runs())
-    sweep.run(jobs=args.jobs, dask=args.dask)
-    with Store(sweep.db) as store:
-        runs = store.runs()
-        failed = store.failures()
-    print(f"{sweep.name}: {len(runs)} of {total} runs stored in {sweep.db} "
-          f"({len(failed)} failed)")
-    for _, r in failed.iterrows():
-        print(f"  failed: seed {r['seed']} {r['params']}: {r['error']}")
-    return 0 if failed.empty else 1
+        sweep.db = Path(args.db)
+    if args.memory_budget is not None:
+        sweep.scenario.data["memory_budget"] = args.memory_budget
+    specs = sweep.runs()
+    run_specs(specs, sweep.db, sweep.name, jobs=args.jobs, dask=args.dask,
+              metrics=sweep.metrics, definition=sweep.definition(),
+              retry_failed=not args.keep_failed)
+    status = sweep_status(sweep.db, sweep.name, specs)
+    print("\n".join(status.lines()))
+    if status.failed:
+        print(f"error: {status.failed} of {status.total} runs failed; fix the cause and run "
+              "the same command to retry them", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
 
 
-def _column(df, name: str) -> str:  # noqa: ANN001
+def _column(df: Any, name: str, option: str) -> str:
     if name in df.columns:
         return name
     for alt in (f"{name}_bps", f"{name}_s"):
         if alt in df.columns:
             return alt
-    raise SystemExit(f"error: no column {name!r}; columns: {', '.join(map(str, df.columns))}")
+    raise UsageError(f"{option}: no column {name!r} (columns: "
+                     f"{', '.join(map(str, df.columns))})")
+
+
+def _study(store: Any, wanted: str | None) -> str:
+    """The study to report on: the one named, or the only one in the store."""
+    studies = store.studies()
+    if wanted is not None:
+        if wanted not in studies:
+            raise UsageError(f"{store.path} holds no study named {wanted!r} (studies: "
+                             f"{', '.join(studies) or 'none'})")
+        return wanted
+    if not studies:
+        raise UsageError(f"{store.path} holds no runs")
+    if len(studies) > 1:
+        raise UsageError(f"{store.path} holds {len(studies)} studies ({', '.join(studies)}); "
+                         "choose one with --study NAME")
+    return studies[0]
+
+
+def _read_study(db: str, wanted: str | None, intervals: bool = False) -> dict[str, Any]:
+    """A study's current runs and rows from a store opened read-only."""
+    from tcplab.store import Store
+
+    with Store(db) as store:
+        study = _study(store, wanted)
+        keys = store.current_keys(study)
+        runs = store.runs(keys=keys)
+        every = store.runs(current=False)
+        stale = len(set(every.loc[every["study"] == study, "key"]) - keys)
+        return {"study": study, "runs": runs, "stale": stale, "flows": store.flows(keys=keys)}
+
+
+def _write_table(df: Any, path: str, kind: str) -> Path:
+    """Write a table (CSV or Parquet) through a new file renamed into place."""
+    from tcplab._files import atomic_write
+
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise UsageError("--parquet needs pyarrow (pip install pyarrow)") from None
+        return atomic_write(p, lambda f: df.to_parquet(f, index=False), binary=True)
+    return atomic_write(p, lambda f: df.to_csv(f, index=False))
 
 
 def cmd_results(args: argparse.Namespace) -> int:
     """Summarize a study's stored runs: group-by statistics with confidence intervals."""
-    from tcplab.analysis import export, summarize
-    from tcplab.store import Store
+    from tcplab.analysis import summarize
+    from tcplab.sweep import failure_lines
 
-    with Store(args.db) as store:
-        flows = store.flows()
-        failed = store.failures()
-        n_runs = len(store.runs())
+    got = _read_study(args.db, args.study)
+    flows, runs = got["flows"], got["runs"]
+    failed = runs[runs["status"] == "failed"]
     if flows.empty:
-        print(f"{args.db}: no successful runs stored ({n_runs} runs, {len(failed)} failed)")
-        return 1
-    by = [_column(flows, c) for c in args.group_by.split(",")] if args.group_by else ["flow"]
-    metrics = ([_column(flows, m) for m in args.metrics.split(",")] if args.metrics
-               else ["goodput_bps"])
+        first = f"; {failed['error'].iloc[0]}" if not failed.empty else ""
+        print(f"error: {args.db} has no successful runs of study {got['study']!r} "
+              f"({len(runs)} runs, {len(failed)} failed{first})", file=sys.stderr)
+        return EXIT_FAILED
+    by = ([_column(flows, c, "--group-by") for c in args.group_by.split(",")]
+          if args.group_by else ["flow"])
+    metrics = ([_column(flows, m, "--metrics") for m in args.metrics.split(",")]
+               if args.metrics else ["goodput_bps"])
     table = summarize(flows, by, metrics, ci=args.ci)
     with_pd_options(lambda: print(table.to_string(index=False)))
-    print(f"\n{n_runs} runs ({len(failed)} failed)")
-    for _, r in failed.iterrows():
-        print(f"  failed: seed {r['seed']} {r['params']}: {r['error']}")
-    for path in (args.csv, args.parquet):
+    stale = (f"; {got['stale']} runs of earlier versions of the study not shown"
+             if got["stale"] else "")
+    print(f"\n{got['study']}: {len(runs)} runs ({len(failed)} failed{stale})")
+    for line in failure_lines(failed):
+        print(line)
+    out = table if not args.raw else flows
+    for path, kind in ((args.csv, "csv"), (args.parquet, "parquet")):
         if path:
-            print(f"wrote {export(table if not args.raw else flows, path)}")
-    return 0
+            print(f"wrote {_write_table(out, path, kind)}")
+    return EXIT_OK
 
 
 def with_pd_options(fn) -> None:  # noqa: ANN001
@@ -130,17 +270,20 @@ def with_pd_options(fn) -> None:  # noqa: ANN001
 
 def cmd_plot(args: argparse.Namespace) -> int:
     """Plot a metric against a grid parameter, with CI error bars, one line per hue."""
+    if Path(args.out).suffix not in (".png", ".svg"):
+        raise UsageError(f"--out: {args.out}: write a .png or .svg file")
     from tcplab.plot import line_ci
-    from tcplab.store import Store
 
-    with Store(args.db) as store:
-        flows = store.flows()
+    got = _read_study(args.db, args.study)
+    flows = got["flows"]
     if flows.empty:
-        raise SystemExit(f"error: {args.db} has no successful runs")
-    x, y = _column(flows, args.x), _column(flows, args.y)
-    hue = _column(flows, args.hue) if args.hue else None
+        print(f"error: {args.db} has no successful runs of study {got['study']!r}",
+              file=sys.stderr)
+        return EXIT_FAILED
+    x, y = _column(flows, args.x, "--x"), _column(flows, args.y, "--y")
+    hue = _column(flows, args.hue, "--hue") if args.hue else None
     print(f"wrote {line_ci(flows, x, y, args.out, hue=hue, ci=args.ci)}")
-    return 0
+    return EXIT_OK
 
 
 def cmd_studies(args: argparse.Namespace) -> int:
@@ -149,19 +292,26 @@ def cmd_studies(args: argparse.Namespace) -> int:
 
     for s in STUDIES.values():
         print(f"{s.name:<18} {s.summary}")
-    return 0
+    return EXIT_OK
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     """Run a published study end to end: sweep, tables (CSV), figures (PNG, SVG)."""
-    from tcplab.studies import reproduce
+    from tcplab.studies import STUDIES, reproduce
 
-    r = reproduce(args.study, args.out, quick=args.quick, jobs=args.jobs)
+    if args.study not in STUDIES:
+        raise UsageError(f"no study {args.study!r} (studies: {', '.join(STUDIES)}; see "
+                         "tcplab studies)")
+    try:
+        r = reproduce(args.study, args.out, quick=args.quick, jobs=args.jobs)
+    except RuntimeError as e:  # runs failed
+        print(f"error: {args.study}: {e}", file=sys.stderr)
+        return EXIT_FAILED
     for name, t in r["tables"].items():
         print(f"\n{args.study}: {name}")
         with_pd_options(lambda t=t: print(t.to_string(index=False)))
     print("\nwrote " + ", ".join(str(p) for p in r["files"]))
-    return 0
+    return EXIT_OK
 
 
 def cmd_variants(args: argparse.Namespace) -> int:
@@ -177,22 +327,28 @@ def cmd_variants(args: argparse.Namespace) -> int:
             note = ("  (" + ", ".join(f"{p}: {json.dumps(o)}" for p, o in differ.items()) + ")"
                     if differ else "")
             print(f"    {key:<22} {json.dumps(value)}{note}")
-    return 0
+    return EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``tcplab`` command."""
-    p = argparse.ArgumentParser(
-        prog="tcplab", description="Packet-level simulation for TCP congestion-control research."
+    p = _Parser(
+        prog="tcplab", description="Packet-level simulation for TCP congestion-control research.",
+        epilog="Exit codes: 0 success; 1 a run failed; 2 bad input or usage; 130 interrupted.",
     )
     p.add_argument("--version", action="version", version=f"tcplab {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
+
+    def memory_budget(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--memory-budget", metavar="SIZE",
+                        help="the most memory a run may hold, e.g. 8GiB (default 4GiB)")
 
     def scenario_args(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("file", help="scenario file (.toml, or .json)")
         sp.add_argument("--seed", type=int, help="override the scenario's seed")
         sp.add_argument("--run", type=int, help="override the run index")
         sp.add_argument("--duration", help="override the duration, e.g. 10s")
+        memory_budget(sp)
 
     r = sub.add_parser("run", help="run a scenario file and print a summary")
     scenario_args(r)
@@ -221,21 +377,27 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("study")
     rp.add_argument("--out", required=True, help="directory for the store, CSVs and figures")
     rp.add_argument("--quick", action="store_true", help="reduced durations and seeds")
-    rp.add_argument("--jobs", type=int, help="local worker processes (default: all cores)")
+    rp.add_argument("--jobs", type=_positive_int,
+                    help="local worker processes (default: all cores)")
     rp.set_defaults(func=cmd_reproduce)
 
     sw = sub.add_parser("sweep", help="run a study (grid x seeds), resumable")
     sw.add_argument("file", help="study file (.toml)")
-    sw.add_argument("--jobs", type=int, help="local worker processes (default: all cores)")
+    sw.add_argument("--jobs", type=_positive_int,
+                    help="local worker processes (default: all cores)")
     sw.add_argument("--dask", help="address of a Dask scheduler, e.g. tcp://host:8786")
     sw.add_argument("--db", help="results store (default: from the study file)")
+    sw.add_argument("--keep-failed", action="store_true",
+                    help="do not run again the runs stored as failed (default: retry them)")
+    memory_budget(sw)
     sw.set_defaults(func=cmd_sweep)
 
     rs = sub.add_parser("results", help="statistics of a study's stored runs")
     rs.add_argument("db", help="the study's store (.db)")
+    rs.add_argument("--study", help="the study to report on, when the store holds several")
     rs.add_argument("--group-by", help="comma-separated columns, e.g. cc,per")
     rs.add_argument("--metrics", help="comma-separated metrics (default goodput_bps)")
-    rs.add_argument("--ci", type=float, default=0.95, help="confidence level (default 0.95)")
+    rs.add_argument("--ci", type=_level, default=0.95, help="confidence level (default 0.95)")
     rs.add_argument("--csv", help="write the table as CSV")
     rs.add_argument("--parquet", help="write the table as Parquet")
     rs.add_argument("--raw", action="store_true", help="export the per-run rows, not the table")
@@ -243,32 +405,54 @@ def build_parser() -> argparse.ArgumentParser:
 
     pl = sub.add_parser("plot", help="plot a metric vs a parameter with CI bars")
     pl.add_argument("db")
+    pl.add_argument("--study", help="the study to plot, when the store holds several")
     pl.add_argument("--x", required=True)
     pl.add_argument("--y", required=True)
     pl.add_argument("--hue")
-    pl.add_argument("--ci", type=float, default=0.95)
+    pl.add_argument("--ci", type=_level, default=0.95)
     pl.add_argument("--out", required=True, help="output .png or .svg")
     pl.set_defaults(func=cmd_plot)
     return p
 
 
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split()) or type(e).__name__
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``tcplab`` command."""
-    args = build_parser().parse_args(argv)
+    """Entry point of the ``tcplab`` command; returns the exit code."""
     try:
+        args = build_parser().parse_args(argv)
         return int(args.func(args))
     except BrokenPipeError:
         # The output was piped into something that stopped reading (| head).
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-    except ScenarioError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except TcplabError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
+        return EXIT_OK
+    except KeyboardInterrupt as e:
+        # A sweep's says how many runs are stored; a single run's is plain.
+        print(str(e) if isinstance(e, SweepInterrupted) else "interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except MemoryError as e:
+        text = _one_line(e)
+        return _fail(text if text.startswith("out of memory") else f"out of memory: {text}",
+                     EXIT_FAILED)
+    except Exception as e:
+        if isinstance(e, UsageError | ScenarioError | StoreError | SweepError):
+            return _fail(_one_line(e), EXIT_USAGE)
+        if isinstance(e, TcplabError):  # InternalError: a tcplab bug
+            return _fail(_one_line(e), EXIT_FAILED)
+        if isinstance(e, OSError):  # an output that cannot be written
+            where = f"{e.filename}: " if e.filename else ""
+            return _fail(f"{where}{e.strerror or _one_line(e)}", EXIT_USAGE)
+        if os.environ.get("TCPLAB_TRACEBACK"):
+            raise
+        # A Python congestion control that raised, or a bug.
+        return _fail(f"{type(e).__name__}: {_one_line(e)}", EXIT_FAILED)
 
 
 if __name__ == "__main__":

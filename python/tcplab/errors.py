@@ -45,3 +45,26 @@ class RoutingError(ScenarioError):
 
 class InternalError(TcplabError):
     """The simulator broke one of its own invariants: a tcplab bug."""
+
+
+class StoreError(TcplabError):
+    """A results store cannot be used: missing, not a store, damaged, locked."""
+
+
+class SweepError(TcplabError):
+    """A sweep cannot go on (an unguarded script, an unreachable Dask scheduler)."""
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a sweep; every finished run is stored.
+
+    Attributes:
+        stored: runs of the sweep stored (ok or failed).
+        total: runs of the sweep.
+    """
+
+    def __init__(self, stored: int, total: int) -> None:
+        super().__init__(f"interrupted: {stored} of {total} runs stored; run the same "
+                         "command to resume")
+        self.stored = stored
+        self.total = total

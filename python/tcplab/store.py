@@ -6,20 +6,42 @@ finished, and a rerun skips every run already stored. A run is identified by
 its key: a hash of its fully resolved scenario (every default filled in,
 canonical JSON, so field order does not matter) and the tcplab version, so
 results of another configuration or another version are never mixed in.
+
+Besides the runs, the file holds:
+
+- ``claims``: the runs being computed right now, and by whom (host, process,
+  the process's start time, a lease renewed every few seconds), so that
+  sweeps running at the same time on one store share the work, and a run
+  claimed by a sweep that died is taken over at once (same host) or when
+  its lease runs out (another host);
+- ``studies`` and ``study_runs``: each study's definition (everything but
+  its grid values and seeds) and the runs of its latest invocation, so that
+  reports count and show only a study's own, current runs.
+
+``Store(path)`` opens an existing store read-only and never creates one;
+a sweep opens it with ``write=True``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
+import socket
 import sqlite3
 import time
+import urllib.parse
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from tcplab import __version__
+from tcplab.errors import StoreError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -35,7 +57,34 @@ CREATE TABLE IF NOT EXISTS runs (
     wall_s REAL,
     finished_at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS claims (
+    key TEXT PRIMARY KEY,
+    holder TEXT NOT NULL,
+    host TEXT NOT NULL,
+    boot TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    pid_start TEXT NOT NULL,
+    lease_until REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS studies (
+    name TEXT PRIMARY KEY,
+    definition TEXT,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS study_runs (
+    study TEXT NOT NULL,
+    key TEXT NOT NULL,
+    PRIMARY KEY (study, key)
+);
 """
+
+#: A claim not renewed for this long (seconds) is taken over by another sweep.
+LEASE_S = 30.0
+#: How often (seconds) a sweep renews the leases of its claims.
+RENEW_S = 5.0
+
+#: SQLite's result codes for a file that is not a database, or a damaged one.
+_DAMAGED = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 
 
 def canonical(obj: Any) -> str:
@@ -69,16 +118,164 @@ def run_key(resolved_scenario: dict[str, Any], version: str | None = None) -> st
     return h.hexdigest()
 
 
-class Store:
-    """A study's results in one SQLite file (WAL mode, a transaction per run)."""
+# ---- who holds a claim, and whether it is still alive ------------------------------
 
-    def __init__(self, path: str | Path) -> None:
+
+def _boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
+def _proc_stat(pid: int) -> tuple[str, str] | None:
+    """(state, start time) of a process from /proc, or None when there is no such process."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return ("?", "")
+    fields = text[text.rfind(")") + 2:].split()
+    # After the command: state is field 3, starttime field 22 (1-based).
+    return (fields[0], fields[19]) if len(fields) > 19 else ("?", "")
+
+
+def process_start(pid: int) -> str:
+    """When process ``pid`` started (clock ticks since boot, from /proc), or "" if unknown."""
+    stat = _proc_stat(pid) if Path("/proc/self/stat").exists() else None
+    return stat[1] if stat else ""
+
+
+@dataclass(frozen=True)
+class Holder:
+    """A sweep that claims runs: a unique id, and the process it runs in."""
+
+    id: str
+    host: str
+    boot: str
+    pid: int
+    start: str
+
+    @classmethod
+    def current(cls) -> Holder:
+        """A holder for this process, with a new id (two sweeps in one process differ)."""
+        pid = os.getpid()
+        return cls(id=uuid.uuid4().hex, host=socket.gethostname(), boot=_boot_id(), pid=pid,
+                   start=process_start(pid))
+
+
+def holder_gone(host: str, boot: str, pid: int, start: str) -> bool:
+    """Whether the process that made a claim is certainly gone (only known on this host).
+
+    On the same host (and boot), a process is gone when there is no process
+    ``pid``, it is a zombie, or it started at another time (the pid was
+    reused). On another host nothing is known: the lease decides.
+    """
+    if host != socket.gethostname():
+        return False
+    here = _boot_id()
+    if boot and here and boot != here:
+        return True  # the machine rebooted since
+    if Path("/proc/self/stat").exists():
+        stat = _proc_stat(pid)
+        if stat is None:
+            return True
+        state, started = stat
+        return state in ("Z", "X") or bool(start and started and started != start)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+# ---- the store ---------------------------------------------------------------------
+
+
+class Store:
+    """A study's results in one SQLite file (WAL mode, a transaction per run).
+
+    Args:
+        path: the store's file.
+        write: open it to store runs, creating it if needed (a sweep does);
+            otherwise it is opened read-only, and a missing file, a file that
+            is not a store or a damaged one raise :class:`StoreError`.
+    """
+
+    def __init__(self, path: str | Path, *, write: bool = False) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(self.path, timeout=60)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.executescript(SCHEMA)
+        self.write = write
+        self._tables: set[str] = set()
+        if self.path.is_dir():
+            raise StoreError(f"{self.path} is a directory, not a results store")
+        if not write and not self.path.exists():
+            raise StoreError(f"no such results store: {self.path}")
+        with self._guard():
+            self.conn = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        """The connection, checked; closed again if the file cannot be used."""
+        if self.write:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        else:
+            uri = "file:" + urllib.parse.quote(str(self.path.resolve())) + "?mode=ro"
+            conn = sqlite3.connect(uri, uri=True, timeout=60, isolation_level=None)
+        try:
+            if self.write:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.executescript(SCHEMA)
+            else:
+                self._tables = {r[0] for r in conn.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'")}
+                if "runs" not in self._tables:
+                    raise StoreError(f"{self.path} is not a tcplab results store (it has no "
+                                     "runs table)")
+            # A file that is not a database fails here; damage further in fails
+            # when it is read (every query goes through _guard).
+            conn.execute("SELECT count(*) FROM runs").fetchone()
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    # -- errors, transactions ------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _guard(self) -> Iterator[None]:
+        """Turn SQLite's errors into one-line :class:`StoreError` messages."""
+        try:
+            yield
+        except sqlite3.DatabaseError as e:
+            code = getattr(e, "sqlite_errorcode", None)
+            if code in _DAMAGED or (code is None and not isinstance(e, sqlite3.OperationalError)):
+                raise StoreError(
+                    f"{self.path} is not a tcplab results store or is damaged ({e}); move it "
+                    "aside and run the sweep again to recompute") from None
+            raise StoreError(f"{self.path}: cannot use the results store ({e})") from None
+
+    @contextlib.contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction, taken at once (BEGIN IMMEDIATE), committed or rolled back."""
+        with self._guard():
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    def _query(self, sql: str, args: Iterable[Any] = ()) -> list[Any]:
+        with self._guard():
+            return self.conn.execute(sql, tuple(args)).fetchall()
+
+    def _has(self, table: str) -> bool:
+        return self.write or table in self._tables
 
     def close(self) -> None:
         """Close the database."""
@@ -90,53 +287,208 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # -- runs ----------------------------------------------------------------------
+
     def done_keys(self) -> set[str]:
         """Keys of the runs already stored (finished or failed)."""
-        return {row[0] for row in self.conn.execute("SELECT key FROM runs")}
+        return {row[0] for row in self._query("SELECT key FROM runs")}
+
+    def statuses(self) -> dict[str, str]:
+        """The status ("ok" or "failed") of every stored run, by key."""
+        return dict(self._query("SELECT key, status FROM runs"))
 
     def put(self, *, key: str, study: str, params: dict[str, Any], seed: int, status: str,
             scenario: dict[str, Any], results: dict[str, Any] | None = None,
-            error: str | None = None, wall_s: float | None = None) -> None:
-        """Store one run, atomically; storing a key twice keeps the first."""
-        with self.conn:
-            self.conn.execute(
-                "INSERT OR IGNORE INTO runs (key, study, params, seed, status, error, scenario, "
-                "results, version, wall_s, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            error: str | None = None, wall_s: float | None = None,
+            holder: str | None = None) -> None:
+        """Store one run, atomically, and release its claim.
+
+        A run stored as "ok" is kept as it is; a failed run is replaced by a
+        newer attempt.
+        """
+        with self._tx() as c:
+            c.execute(
+                "INSERT INTO runs (key, study, params, seed, status, error, scenario, results, "
+                "version, wall_s, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT(key) DO UPDATE SET study = excluded.study, params = "
+                "excluded.params, seed = excluded.seed, status = excluded.status, error = "
+                "excluded.error, scenario = excluded.scenario, results = excluded.results, "
+                "version = excluded.version, wall_s = excluded.wall_s, finished_at = "
+                "excluded.finished_at WHERE runs.status != 'ok'",
                 (key, study, canonical(params), seed, status, error, canonical(scenario),
                  None if results is None else json.dumps(results, allow_nan=True),
                  __version__, wall_s, time.time()),
             )
+            if holder is not None:
+                c.execute("DELETE FROM claims WHERE key = ? AND holder = ?", (key, holder))
 
-    def runs(self) -> pd.DataFrame:
-        """One row per stored run: key, study, seed, status, error, params, version, wall_s."""
-        rows = self.conn.execute(
+    # -- claims --------------------------------------------------------------------
+
+    def claim(self, key: str, holder: Holder, since: float) -> str:
+        """Try to claim a run for ``holder``.
+
+        Returns "claimed" (it is ours to compute), "stored" (it is stored as
+        ok, or was stored at or after ``since``, by another sweep) or "busy"
+        (another live sweep holds it).
+        """
+        now = time.time()
+        with self._tx() as c:
+            row = c.execute("SELECT status, finished_at FROM runs WHERE key = ?",
+                            (key,)).fetchone()
+            if row is not None and (row[0] == "ok" or row[1] >= since):
+                return "stored"
+            held = c.execute("SELECT holder, host, boot, pid, pid_start, lease_until FROM claims "
+                             "WHERE key = ?", (key,)).fetchone()
+            if held is not None and held[0] != holder.id and not _expired(held, now):
+                return "busy"
+            c.execute("INSERT OR REPLACE INTO claims (key, holder, host, boot, pid, pid_start, "
+                      "lease_until) VALUES (?,?,?,?,?,?,?)",
+                      (key, holder.id, holder.host, holder.boot, holder.pid, holder.start,
+                       now + LEASE_S))
+        return "claimed"
+
+    def poll(self, keys: set[str], since: float) -> tuple[set[str], set[str]]:
+        """Of ``keys`` (claimed by others): those stored since ``since``, and those now free.
+
+        A key is free when no one holds it, or its holder is gone (same host)
+        or let its lease run out.
+        """
+        now = time.time()
+        # Runs stored as ok before ``since`` were never waited for: only newer rows matter.
+        stored = {k for (k,) in self._query("SELECT key FROM runs WHERE finished_at >= ?",
+                                            (since,)) if k in keys}
+        held = {r[0]: r[1:] for r in self._query(
+            "SELECT key, holder, host, boot, pid, pid_start, lease_until FROM claims")}
+        free = {k for k in keys - stored if k not in held or _expired(held[k], now)}
+        return stored, free
+
+    def renew(self, holder: Holder) -> None:
+        """Extend the leases of every claim of ``holder``."""
+        with self._tx() as c:
+            c.execute("UPDATE claims SET lease_until = ? WHERE holder = ?",
+                      (time.time() + LEASE_S, holder.id))
+
+    def release(self, holder: Holder) -> None:
+        """Drop every claim of ``holder`` (its sweep ends or is interrupted)."""
+        with self._tx() as c:
+            c.execute("DELETE FROM claims WHERE holder = ?", (holder.id,))
+
+    def claims(self) -> pd.DataFrame:
+        """The runs claimed right now: key, holder, host, pid, lease_until."""
+        rows = self._query("SELECT key, holder, host, pid, lease_until FROM claims") \
+            if self._has("claims") else []
+        return pd.DataFrame(rows, columns=["key", "holder", "host", "pid", "lease_until"])
+
+    # -- studies -------------------------------------------------------------------
+
+    def set_study(self, name: str, definition: dict[str, Any] | None, keys: Iterable[str],
+                  conflict: Any = None) -> None:
+        """Record a study's definition and the runs of its latest invocation.
+
+        When the store already holds a study of this name with another
+        definition, ``conflict(old_definition)`` is called inside the
+        transaction (it raises to refuse); without it the new one replaces it.
+        """
+        with self._tx() as c:
+            row = c.execute("SELECT definition FROM studies WHERE name = ?", (name,)).fetchone()
+            if row is not None and row[0] is not None and definition is not None:
+                old = json.loads(row[0])
+                if canonical(old) != canonical(definition) and conflict is not None:
+                    conflict(old)
+            c.execute("INSERT OR REPLACE INTO studies (name, definition, updated_at) "
+                      "VALUES (?,?,?)",
+                      (name, None if definition is None else canonical(definition), time.time()))
+            c.execute("DELETE FROM study_runs WHERE study = ?", (name,))
+            c.executemany("INSERT OR IGNORE INTO study_runs (study, key) VALUES (?,?)",
+                          [(name, k) for k in keys])
+
+    def studies(self) -> list[str]:
+        """The names of the studies in the store, most recently run last."""
+        names: list[str] = []
+        if self._has("studies"):
+            names = [r[0] for r in self._query("SELECT name FROM studies ORDER BY updated_at")]
+        older = [r[0] for r in self._query("SELECT DISTINCT study FROM runs ORDER BY study")]
+        return [n for n in older if n not in names] + names
+
+    def current_keys(self, study: str | None = None) -> set[str]:
+        """The runs of a study's latest invocation (of every study's, when None).
+
+        A study stored before studies were recorded counts all its runs.
+        """
+        recorded: dict[str, set[str]] = {}
+        if self._has("study_runs"):
+            for name, key in self._query("SELECT study, key FROM study_runs"):
+                recorded.setdefault(name, set()).add(key)
+            for (name,) in self._query("SELECT name FROM studies"):
+                recorded.setdefault(name, set())
+        names = [study] if study is not None else self.studies()
+        if study is not None and study not in self.studies():
+            raise StoreError(f"{self.path} holds no study named {study!r} (studies: "
+                             f"{', '.join(self.studies()) or 'none'})")
+        out: set[str] = set()
+        for name in names:
+            if name in recorded:
+                out |= recorded[name]
+            else:
+                out |= {r[0] for r in self._query("SELECT key FROM runs WHERE study = ?",
+                                                  (name,))}
+        return out
+
+    # -- reading -------------------------------------------------------------------
+
+    def runs(self, keys: set[str] | None = None, study: str | None = None,
+             current: bool = True) -> pd.DataFrame:
+        """One row per stored run: key, study, seed, status, error, params, version, wall_s.
+
+        By default the current runs of every study (those of each study's
+        latest invocation); ``study`` restricts them to one study's, ``keys``
+        to those runs; ``current=False`` gives every row of the file, stale
+        ones (of earlier versions of a study) included.
+        """
+        keys = self._select(keys, study, current)
+        rows = self._query(
             "SELECT key, study, seed, status, error, params, version, wall_s FROM runs "
-            "ORDER BY finished_at, key").fetchall()
+            "ORDER BY finished_at, key")
+        if keys is not None:
+            rows = [r for r in rows if r[0] in keys]
         df = pd.DataFrame(rows, columns=["key", "study", "seed", "status", "error", "params",
                                          "version", "wall_s"])
         df["params"] = df["params"].map(json.loads)
         return df
 
-    def failures(self) -> pd.DataFrame:
-        """The runs that failed, with their error text."""
-        r = self.runs()
+    def failures(self, keys: set[str] | None = None, study: str | None = None,
+                 current: bool = True) -> pd.DataFrame:
+        """The runs that failed, with their error text (chosen as in :meth:`runs`)."""
+        r = self.runs(keys, study, current)
         return r[r["status"] == "failed"].reset_index(drop=True)
 
-    def flows(self, keys: set[str] | None = None) -> pd.DataFrame:
+    def flows(self, keys: set[str] | None = None, study: str | None = None,
+              current: bool = True) -> pd.DataFrame:
         """One row per (successful run, flow): the grid parameters, seed and flow metrics.
 
-        ``keys`` restricts it to those runs (a sweep passes its own).
+        The runs are chosen as in :meth:`runs`: by default the current runs
+        of every study, never the stale rows of earlier invocations; a sweep
+        passes its own ``keys``.
         """
-        return self._table("flows", keys)
+        return self._table("flows", self._select(keys, study, current))
 
-    def intervals(self, keys: set[str] | None = None) -> pd.DataFrame:
+    def intervals(self, keys: set[str] | None = None, study: str | None = None,
+                  current: bool = True) -> pd.DataFrame:
         """One row per (successful run, flow, interval), when the scenario set `interval`."""
-        return self._table("intervals", keys)
+        return self._table("intervals", self._select(keys, study, current))
+
+    def _select(self, keys: set[str] | None, study: str | None,
+                current: bool) -> set[str] | None:
+        if keys is not None:
+            return set(keys)
+        if study is not None or current:
+            return self.current_keys(study)
+        return None
 
     def _table(self, name: str, keys: set[str] | None = None) -> pd.DataFrame:
-        rows = self.conn.execute(
+        rows = self._query(
             "SELECT key, params, seed, results FROM runs WHERE status = 'ok' "
-            "ORDER BY finished_at, key").fetchall()
+            "ORDER BY finished_at, key")
         frames = []
         for key, params, seed, results in rows:
             if keys is not None and key not in keys:
@@ -153,3 +505,9 @@ class Store:
         if not frames:
             return pd.DataFrame()
         return pd.concat(frames, ignore_index=True)
+
+
+def _expired(held: tuple[Any, ...], now: float) -> bool:
+    """Whether a claim row (holder, host, boot, pid, pid_start, lease_until) has lapsed."""
+    _holder, host, boot, pid, start, lease_until = held
+    return lease_until < now or holder_gone(host, boot, int(pid), start)
