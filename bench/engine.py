@@ -1,7 +1,7 @@
 """Engine benchmark: the bare event loop, then events per second under a packet-forwarding load.
 
 First the event loop alone (no network): with P events waiting, pop the
-earliest, take its 152-byte packet out of the slab and put it back, and
+earliest, take its 160-byte packet out of the slab and put it back, and
 schedule the next event 1 ns to 16 us later; for P = 100, 10,000 and
 100,000. This is the floor under any simulation.
 

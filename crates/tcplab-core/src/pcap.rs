@@ -27,7 +27,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::net::packet::{Packet, Proto, IPV4_HEADER, TCP_HEADER, UDP_HEADER};
-use crate::tcp::{ACK, FIN, SYN};
+use crate::net::packet::{ACK, FIN, SYN};
 use crate::time::SimTime;
 
 /// LINKTYPE_RAW: the packet begins with an IPv4 or IPv6 header.
@@ -267,7 +267,7 @@ fn encode(out: &mut [u8; 120], p: &Packet, flow_src: u32, opts: &FlowOptions) ->
 }
 
 /// Encodes the options of `h` into exactly `h.opt_len` bytes.
-fn write_options(o: &mut [u8], h: &crate::tcp::TcpHeader, opts: &FlowOptions) {
+fn write_options(o: &mut [u8], h: &crate::net::packet::TcpHeader, opts: &FlowOptions) {
     let n = h.opt_len as usize;
     let mut i = 0;
     let ts = |o: &mut [u8], i: usize| {
@@ -321,7 +321,7 @@ fn write_options(o: &mut [u8], h: &crate::tcp::TcpHeader, opts: &FlowOptions) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::TcpHeader;
+    use crate::net::packet::TcpHeader;
 
     fn tcp_packet(h: TcpHeader) -> Packet {
         Packet {

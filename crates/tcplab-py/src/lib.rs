@@ -237,7 +237,7 @@ fn variants_json() -> String {
             }
             serde_json::json!({
                 "name": v.name,
-                "recovery": v.recovery.name(),
+                "recovery": v.recovery,
                 "summary": v.summary,
                 "defaults": d,
             })

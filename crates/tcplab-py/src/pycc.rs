@@ -89,7 +89,7 @@ fn view(tcb: &Tcb) -> TcbView {
         ssthresh: tcb.ssthresh.min(1 << 53),
         mss: tcb.mss,
         state: state_name(tcb.ca_state),
-        bytes_in_flight: tcb.bytes_in_flight,
+        bytes_in_flight: tcb.bytes_in_flight(),
         snd_una: tcb.snd_una,
         snd_nxt: tcb.snd_nxt,
         srtt: secs(tcb.srtt),
@@ -223,7 +223,7 @@ impl CongestionControl for PyCc {
     }
 
     fn ssthresh(&mut self, tcb: &Tcb, cause: LossCause) -> u64 {
-        let fallback = (tcb.bytes_in_flight / 2).max(2 * tcb.mss);
+        let fallback = (tcb.bytes_in_flight() / 2).max(2 * tcb.mss);
         if self.failed() {
             return fallback;
         }

@@ -52,8 +52,9 @@ impl CaState {
     }
 }
 
-/// The connection state congestion control reads (and, for cwnd and
-/// ssthresh, writes): ns-3's TcpSocketState, Linux's tcp_sock fields.
+/// The connection's control state: ns-3's TcpSocketState, Linux's tcp_sock
+/// fields. The sender keeps it here and nowhere else; congestion control
+/// reads it and sets cwnd and ssthresh.
 #[derive(Clone, Debug)]
 pub struct Tcb {
     pub now: SimTime,
@@ -64,13 +65,17 @@ pub struct Tcb {
     /// Sender maximum segment size (payload bytes).
     pub mss: u64,
     pub ca_state: CaState,
-    /// Bytes sent and not yet cumulatively acknowledged.
-    pub bytes_in_flight: u64,
+    /// Oldest unacknowledged sequence number.
     pub snd_una: u64,
+    /// Next sequence number to send (moves back when the sender goes back N).
     pub snd_nxt: u64,
+    /// Highest sequence number sent, plus one.
+    pub snd_max: u64,
     /// The recovery point: the highest sequence sent when the current (or
     /// last) loss recovery began (RFC 6582 `recover`).
     pub recover: u64,
+    /// Smoothed RTT, the smallest and the latest RTT sample (the sender's
+    /// estimator writes them).
     pub srtt: Option<SimDuration>,
     pub min_rtt: Option<SimDuration>,
     pub latest_rtt: Option<SimDuration>,
@@ -90,9 +95,9 @@ impl Tcb {
             ssthresh,
             mss,
             ca_state: CaState::Open,
-            bytes_in_flight: 0,
             snd_una: 0,
             snd_nxt: 0,
+            snd_max: 0,
             recover: 0,
             srtt: None,
             min_rtt: None,
@@ -104,6 +109,11 @@ impl Tcb {
 
     pub fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
+    }
+    /// Bytes sent and not yet cumulatively acknowledged (RFC 5681
+    /// FlightSize).
+    pub fn bytes_in_flight(&self) -> u64 {
+        self.snd_max - self.snd_una
     }
     pub fn cwnd_segments(&self) -> f64 {
         self.cwnd as f64 / self.mss as f64
@@ -156,6 +166,18 @@ impl RateSample {
     }
 }
 
+/// Something that happened to the window outside ACK processing, as
+/// Linux's CA events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CwndEvent {
+    /// Transmission starts with nothing in flight (after idle, or the
+    /// first segment): Linux's CA_EVENT_TX_START.
+    TxStart,
+    /// The window restarts from the initial window after an idle period
+    /// longer than the RTO (RFC 5681 4.1): Linux's CA_EVENT_CWND_RESTART.
+    Restart,
+}
+
 /// Why the window is being reduced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LossCause {
@@ -181,6 +203,8 @@ pub trait CongestionControl: Debug + Send {
     fn on_state(&mut self, tcb: &mut Tcb, to: CaState) {}
     /// A data segment of `bytes` was transmitted.
     fn on_sent(&mut self, tcb: &Tcb, bytes: u64, is_retx: bool) {}
+    /// A window event outside ACK processing (see [`CwndEvent`]).
+    fn cwnd_event(&mut self, tcb: &mut Tcb, ev: CwndEvent) {}
     /// An internal quantity for time series (`"bwe"` in bit/s, `"diff"` in
     /// segments, ...), if the algorithm has it.
     fn probe(&self, name: &str) -> Option<f64> {
@@ -243,7 +267,7 @@ pub fn cong_avoid_bytes(tcb: &mut Tcb, acked: u64) {
 
 /// RFC 5681 equation 4: ssthresh = max(FlightSize / 2, 2 * SMSS).
 pub fn reno_ssthresh(tcb: &Tcb) -> u64 {
-    (tcb.bytes_in_flight / 2).max(2 * tcb.mss)
+    (tcb.bytes_in_flight() / 2).max(2 * tcb.mss)
 }
 
 #[cfg(test)]
@@ -263,6 +287,7 @@ pub(crate) mod testing {
             let mut tcb = Tcb {
                 snd_una: 1,
                 snd_nxt: 1,
+                snd_max: 1,
                 ..Tcb::new(cwnd_segments * mss, u64::MAX, mss)
             };
             let mut cc = cc;
@@ -278,9 +303,10 @@ pub(crate) mod testing {
                 segments_acked: segments,
                 is_dup: false,
                 rtt,
-                prior_in_flight: self.tcb.bytes_in_flight,
+                prior_in_flight: self.tcb.bytes_in_flight(),
             };
             self.tcb.snd_una += ack.bytes_acked;
+            self.tcb.snd_max = self.tcb.snd_max.max(self.tcb.snd_una);
             self.cc.on_ack_sample(&self.tcb, &ack);
             self.cc.increase_window(&mut self.tcb, &ack);
         }
@@ -293,7 +319,7 @@ pub(crate) mod testing {
 
         /// A loss of `cause` with `flight` bytes outstanding.
         pub fn loss(&mut self, cause: LossCause, flight: u64) {
-            self.tcb.bytes_in_flight = flight;
+            self.tcb.snd_max = self.tcb.snd_una + flight;
             let to = if cause == LossCause::Timeout {
                 CaState::Loss
             } else {

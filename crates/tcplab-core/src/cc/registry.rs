@@ -24,7 +24,6 @@ use super::vegas::{Vegas, VegasConfig};
 use super::westwood::{Westwood, WestwoodConfig};
 use super::CongestionControl;
 use crate::error::{Error, Result};
-use crate::tcp::Recovery;
 
 /// Whose defaults a flow uses.
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
@@ -120,21 +119,23 @@ impl Serialize for CcSpec {
 /// One named variant.
 pub struct VariantInfo {
     pub name: &'static str,
-    pub recovery: Recovery,
+    /// The loss recovery it runs with unless a flow says otherwise (its
+    /// name; the recoveries are TCP's, a layer above).
+    pub recovery: &'static str,
     pub summary: &'static str,
 }
 
 pub const VARIANTS: &[VariantInfo] = &[
-    VariantInfo { name: "tahoe", recovery: Recovery::Tahoe, summary: "Reno growth; 3 dupACKs: cwnd = 1 MSS, go back N" },
-    VariantInfo { name: "reno", recovery: Recovery::Reno, summary: "Reno growth; fast retransmit and fast recovery (RFC 5681)" },
-    VariantInfo { name: "newreno", recovery: Recovery::Newreno, summary: "Reno growth; NewReno recovery (RFC 6582)" },
-    VariantInfo { name: "sack", recovery: Recovery::Sack, summary: "Reno growth; SACK-based recovery (RFC 6675)" },
-    VariantInfo { name: "vegas", recovery: Recovery::Newreno, summary: "Brakmo & Peterson 1994: delay-based avoidance, modified slow start, fine-grained retransmission" },
-    VariantInfo { name: "westwood", recovery: Recovery::Newreno, summary: "Casetti/Mascolo 2001-02: ssthresh = BWE * RTTmin, per-ACK samples, Tustin filter" },
-    VariantInfo { name: "westwoodplus", recovery: Recovery::Newreno, summary: "Westwood+: one bandwidth sample per RTT, EWMA filter" },
-    VariantInfo { name: "petra", recovery: Recovery::Newreno, summary: "Al-Hasanat et al. 2014: Westwood with an ELC-based faster slow start" },
-    VariantInfo { name: "cubic", recovery: Recovery::Sack, summary: "RFC 9438: cubic window growth, Reno-friendly region, fast convergence" },
-    VariantInfo { name: "bbr", recovery: Recovery::Sack, summary: "BBR v1 (Cardwell et al. 2016): BtlBw and RTprop model, pacing, gain cycling" },
+    VariantInfo { name: "tahoe", recovery: "tahoe", summary: "Reno growth; 3 dupACKs: cwnd = 1 MSS, go back N" },
+    VariantInfo { name: "reno", recovery: "reno", summary: "Reno growth; fast retransmit and fast recovery (RFC 5681)" },
+    VariantInfo { name: "newreno", recovery: "newreno", summary: "Reno growth; NewReno recovery (RFC 6582)" },
+    VariantInfo { name: "sack", recovery: "sack", summary: "Reno growth; SACK-based recovery (RFC 6675)" },
+    VariantInfo { name: "vegas", recovery: "newreno", summary: "Brakmo & Peterson 1994: delay-based avoidance, modified slow start, fine-grained retransmission" },
+    VariantInfo { name: "westwood", recovery: "newreno", summary: "Casetti/Mascolo 2001-02: ssthresh = BWE * RTTmin, per-ACK samples, Tustin filter" },
+    VariantInfo { name: "westwoodplus", recovery: "newreno", summary: "Westwood+: one bandwidth sample per RTT, EWMA filter" },
+    VariantInfo { name: "petra", recovery: "newreno", summary: "Al-Hasanat et al. 2014: Westwood with an ELC-based faster slow start" },
+    VariantInfo { name: "cubic", recovery: "sack", summary: "RFC 9438: cubic window growth, Reno-friendly region, fast convergence" },
+    VariantInfo { name: "bbr", recovery: "sack", summary: "BBR v1 (Cardwell et al. 2016): BtlBw and RTprop model, pacing, gain cycling" },
 ];
 
 /// The default parameters of `name` under `profile`, or None for an unknown
@@ -166,10 +167,9 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
     })
 }
 
-/// A built controller with its usual recovery and the fully resolved spec.
+/// A built controller and its fully resolved spec.
 pub struct Built {
     pub cc: Box<dyn CongestionControl>,
-    pub recovery: Recovery,
     pub spec: CcSpec,
 }
 
@@ -263,7 +263,6 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
     };
     Ok(Built {
         cc,
-        recovery: info.recovery,
         spec: CcSpec {
             name: info.name.to_string(),
             params: merged,

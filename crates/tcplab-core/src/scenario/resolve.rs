@@ -60,7 +60,7 @@ pub fn tcp(
     }
     let python_info = registry::VariantInfo {
         name: "python",
-        recovery: Recovery::Newreno,
+        recovery: "newreno",
         summary: "a variant written in Python",
     };
     let info = if user_cc.is_some() {
@@ -76,7 +76,12 @@ pub fn tcp(
             names.join(", "),
         ));
     };
-    let recovery = *f.recovery.get_or_insert(info.recovery);
+    let usual = Recovery::ALL
+        .iter()
+        .copied()
+        .find(|r| r.name() == info.recovery)
+        .ok_or_else(|| Error::Internal(format!("{}: no recovery {}", info.name, info.recovery)))?;
+    let recovery = *f.recovery.get_or_insert(usual);
     let sack = *f
         .sack
         .get_or_insert(recovery == Recovery::Sack || linux || ns3);
@@ -217,7 +222,6 @@ pub fn tcp(
         clock_granularity,
         restart_after_idle,
         dupthresh,
-        fine_retransmit: false,
         recovery_exit: *f.recovery_exit.get_or_insert(if linux || ns3 {
             RecoveryExit::Ssthresh
         } else {
@@ -227,16 +231,13 @@ pub fn tcp(
     let built = match user_cc {
         Some(cc) => registry::Built {
             cc,
-            recovery: info.recovery,
             spec: spec.clone(),
         },
         None => registry::build(&spec, &p("cc"), profile, abc)?,
     };
     let custom_cc = spec.name == "python";
     f.cc = Some(built.spec);
-    let mut cfg = cfg;
     let fine_retransmit = built.cc.fine_retransmit();
-    cfg.fine_retransmit = fine_retransmit;
     let variant = spec.name.clone();
 
     // The application.

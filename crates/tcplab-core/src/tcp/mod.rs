@@ -14,89 +14,22 @@
 //! 1); packet traces write them modulo 2^32. The receiving application reads
 //! in-order data at once, so the advertised window is the receive buffer.
 
+pub mod conn;
+pub mod fine_retx;
+pub mod rate;
 pub mod receiver;
+pub mod recovery;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+
+pub use recovery::Recovery;
 
 use serde::Serialize;
 
 use crate::time::SimDuration;
 
-/// SYN flag.
-pub const SYN: u8 = 0x02;
-/// ACK flag.
-pub const ACK: u8 = 0x10;
-/// FIN flag.
-pub const FIN: u8 = 0x01;
-
-/// Largest number of SACK blocks one header can carry (RFC 2018: 4 without
-/// timestamps, 3 with).
-pub const MAX_SACK_BLOCKS: usize = 4;
-
-/// The TCP header fields the simulator models.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TcpHeader {
-    pub seq: u64,
-    pub ack: u64,
-    pub flags: u8,
-    /// Payload bytes.
-    pub len: u32,
-    /// Window field as on the wire (to be shifted by the peer's scale).
-    pub wnd: u16,
-    /// Bytes of TCP options (a multiple of 4, at most 40).
-    pub opt_len: u8,
-    /// Timestamps option (RFC 7323), in nanoseconds of simulated time.
-    pub ts_val: u64,
-    pub ts_ecr: u64,
-    pub nsack: u8,
-    pub sack: [(u64, u64); MAX_SACK_BLOCKS],
-    /// Not on the wire: this data segment is a retransmission.
-    pub retx: bool,
-}
-
-impl TcpHeader {
-    pub fn has(&self, flag: u8) -> bool {
-        self.flags & flag != 0
-    }
-    pub fn sack_blocks(&self) -> &[(u64, u64)] {
-        &self.sack[..self.nsack as usize]
-    }
-}
-
-/// Loss recovery strategy.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Recovery {
-    /// 3 dupACKs: retransmit, ssthresh reduced, cwnd = 1 MSS, go back N.
-    Tahoe,
-    /// RFC 5681 fast retransmit / fast recovery; leaves recovery on the
-    /// first new ACK.
-    Reno,
-    /// RFC 6582: partial ACKs retransmit the next hole; recovery lasts until
-    /// the recovery point is acknowledged.
-    Newreno,
-    /// RFC 6675: SACK scoreboard, pipe, NextSeg.
-    Sack,
-}
-
-crate::deserialize_names!(Recovery {
-    "tahoe" => Recovery::Tahoe,
-    "reno" => Recovery::Reno,
-    "newreno" => Recovery::Newreno,
-    "sack" => Recovery::Sack,
-});
-
-impl Recovery {
-    pub fn name(self) -> &'static str {
-        match self {
-            Recovery::Tahoe => "tahoe",
-            Recovery::Reno => "reno",
-            Recovery::Newreno => "newreno",
-            Recovery::Sack => "sack",
-        }
-    }
-}
+pub use crate::net::packet::{TcpHeader, ACK, FIN, MAX_SACK_BLOCKS, SYN};
 
 /// Everything that configures one TCP connection, resolved from the
 /// scenario (see `docs/tcp.md` for defaults and their provenance).
@@ -127,8 +60,6 @@ pub struct TcpConfig {
     pub restart_after_idle: bool,
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupthresh: u32,
-    /// Vegas's fine-grained retransmission (see `sender`).
-    pub fine_retransmit: bool,
     /// NewReno's window when a recovery ends (RFC 6582 3.2 step 3).
     pub recovery_exit: RecoveryExit,
 }

@@ -274,7 +274,6 @@ mod tests {
             clock_granularity: SimDuration::from_millis(1),
             restart_after_idle: true,
             dupthresh: 3,
-            fine_retransmit: false,
             recovery_exit: super::super::RecoveryExit::Flight,
         }
     }

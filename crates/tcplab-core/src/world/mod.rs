@@ -28,6 +28,7 @@ use crate::cc::CustomCc;
 use crate::engine::{Event, EventQueue, PacketId, Slab, TimerKind};
 use crate::error::{Error, Result};
 use crate::net::link::{LinkDir, LinkStats};
+use crate::net::packet::TcpHeader;
 use crate::net::packet::TCP_HEADER;
 use crate::net::packet::{Packet, Proto, IPV4_HEADER, UDP_HEADER};
 use crate::net::qdisc::Qdisc;
@@ -43,7 +44,6 @@ use crate::scenario::resolve::TcpPlan;
 use crate::scenario::{AppPlan, CapturePoint, FlowKind, PcapSpec, Plan, Scenario, TraceKind};
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::{Sender, TcpEvent};
-use crate::tcp::TcpHeader;
 use crate::time::{SimDuration, SimTime};
 
 #[derive(Debug)]
@@ -123,9 +123,9 @@ struct TcpFlow {
 
 impl TcpFlow {
     fn new(plan: TcpPlan) -> Self {
-        let mut snd = Sender::new(plan.cfg.clone(), plan.cc);
+        let mut snd = Sender::new(plan.cfg.clone(), plan.cc, plan.fine_retransmit);
         if plan.events {
-            snd.events = Some(Vec::new());
+            snd.record_events();
         }
         TcpFlow {
             rcv: Receiver::new(&plan.cfg),

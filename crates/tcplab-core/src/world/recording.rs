@@ -96,21 +96,21 @@ impl World {
         };
         if self.any_series && !t.series.is_empty() {
             let snd = &t.snd;
-            let new_sample = snd.rtt.samples != t.rtt_samples;
-            t.rtt_samples = snd.rtt.samples;
+            let new_sample = snd.rtt().samples != t.rtt_samples;
+            t.rtt_samples = snd.rtt().samples;
             for s in &mut t.series {
                 let v = match s.kind {
-                    TraceKind::Cwnd => snd.tcb.cwnd as f64,
-                    TraceKind::Ssthresh => snd.tcb.ssthresh.min(1 << 53) as f64,
-                    TraceKind::Srtt => snd.rtt.srtt.map_or(f64::NAN, |d| d.as_secs_f64()),
-                    TraceKind::Rto => snd.rtt.rto().as_secs_f64(),
-                    TraceKind::State => snd.tcb.ca_state.code(),
+                    TraceKind::Cwnd => snd.tcb().cwnd as f64,
+                    TraceKind::Ssthresh => snd.tcb().ssthresh.min(1 << 53) as f64,
+                    TraceKind::Srtt => snd.tcb().srtt.map_or(f64::NAN, |d| d.as_secs_f64()),
+                    TraceKind::Rto => snd.rtt().rto().as_secs_f64(),
+                    TraceKind::State => snd.tcb().ca_state.code(),
                     TraceKind::Inflight => snd.flight_size() as f64,
-                    TraceKind::Bwe => match snd.cc.probe("bwe") {
+                    TraceKind::Bwe => match snd.cc().probe("bwe") {
                         Some(v) => v,
                         None => continue,
                     },
-                    TraceKind::Diff => match snd.cc.probe("diff") {
+                    TraceKind::Diff => match snd.cc().probe("diff") {
                         Some(v) => v,
                         None => continue,
                     },
@@ -118,7 +118,7 @@ impl World {
                         if !new_sample {
                             continue;
                         }
-                        snd.rtt.latest.map_or(f64::NAN, |d| d.as_secs_f64())
+                        snd.tcb().latest_rtt.map_or(f64::NAN, |d| d.as_secs_f64())
                     }
                     _ => continue,
                 };
@@ -134,7 +134,7 @@ impl World {
             }
         }
         if self.any_custom_cc && t.custom_cc {
-            if let Some(e) = t.snd.cc.take_error() {
+            if let Some(e) = t.snd.cc_mut().take_error() {
                 self.failure = Some(format!("flow '{}': {e}", self.flows[flow as usize].name));
                 return;
             }
@@ -145,7 +145,7 @@ impl World {
         let App::Tcp(t) = &mut self.flows[flow as usize].app else {
             return;
         };
-        if let Some(ev) = &mut t.snd.events {
+        if let Some(ev) = t.snd.events_mut() {
             for e in ev.drain(..) {
                 alloc::push(log, (flow, e), "the TCP event log");
             }

@@ -38,7 +38,7 @@ impl World {
             )
         };
         let (retx, retx_bytes, timeouts, frs, data_segs) = tcp.map_or((0, 0, 0, 0, 0), |t| {
-            let st = &t.snd.stats;
+            let st = t.snd.stats();
             (
                 st.retransmitted_segments,
                 st.retransmitted_bytes,
@@ -82,7 +82,7 @@ impl World {
             },
             timeouts,
             fast_retransmits: frs,
-            dupacks: tcp.map_or(0, |t| t.snd.stats.dupacks),
+            dupacks: tcp.map_or(0, |t| t.snd.stats().dupacks),
             completion_time_s: completion.map_or(f64::NAN, |c| (c - f.start).as_secs_f64()),
             acked_bytes: tcp.map_or(0, |t| t.snd.bytes_acked()),
             ack_packets: s.rev.sent,

@@ -110,9 +110,9 @@ impl World {
         };
         let slots = &mut self.timers[flow as usize];
         for (kind, deadline) in [
-            (TimerKind::Rto, t.snd.rto_deadline),
+            (TimerKind::Rto, t.snd.rto_deadline()),
             (TimerKind::DelayedAck, t.rcv.delack_deadline),
-            (TimerKind::Pace, t.snd.pace_deadline),
+            (TimerKind::Pace, t.snd.pace_deadline()),
         ] {
             let d = deadline.unwrap_or(NEVER);
             slots.deadline[kind as usize] = d;

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The sending connection's state and machinery, shared by the sender and
+//! its loss-recovery strategy: the segments it builds and transmits, the
+//! window it sends by, the retransmission timer's deadline, the state
+//! changes congestion control hears about, and the components any recovery
+//! combines with (the RTO estimator, Vegas's fine-grained retransmission,
+//! the delivery-rate sampler).
+//!
+//! The control state (windows, sequence numbers, the recovery point, RTT
+//! estimates) lives in the [`Tcb`] and nowhere else.
+
+use super::fine_retx::FineRetransmit;
+use super::rate::RateSampler;
+use super::rtt::{Bounds, RtoPolicy, RttEstimator};
+use super::scoreboard::Scoreboard;
+use super::sender::{SenderStats, TcpEvent, TcpEventKind};
+use super::{base_options, window_shift, TcpConfig, TcpHeader, ACK, FIN};
+use crate::cc::{CaState, CongestionControl, CwndEvent, LossCause, Tcb};
+use crate::time::{SimDuration, SimTime};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SndState {
+    /// Not started yet.
+    Closed,
+    SynSent,
+    Established,
+    /// Everything, FIN included, is acknowledged.
+    Done,
+}
+
+#[derive(Debug)]
+pub struct Conn {
+    pub cfg: TcpConfig,
+    pub cc: Box<dyn CongestionControl>,
+    pub tcb: Tcb,
+    pub state: SndState,
+    pub rtt: RttEstimator,
+    /// The peer's window, bytes.
+    pub rwnd: u64,
+    pub peer_shift: u8,
+    /// Duplicate ACKs in a row (RFC 5681's definition).
+    pub dupacks: u32,
+    /// A segment to retransmit at the next chance to send (a NewReno
+    /// partial ACK, Vegas's fine-grained retransmission).
+    pub pending_retx: Option<u64>,
+    pub sb: Scoreboard,
+    /// Sequence number just past the application's data (u64::MAX: endless).
+    pub data_end: u64,
+    /// The application will write no more: send a FIN after `data_end`.
+    pub closing: bool,
+    /// The segment being timed for an RTT sample, without timestamps.
+    pub timed: Option<(u64, SimTime)>,
+    pub syn_sent_at: SimTime,
+    pub syn_retransmitted: bool,
+    pub last_send: SimTime,
+    /// Latest TSval from the peer, echoed in TSecr.
+    pub ts_recent: u64,
+    pub base_opts: u8,
+    pub wnd_field: u16,
+    /// The retransmission timer's deadline, if running.
+    pub rto_deadline: Option<SimTime>,
+    pub stats: SenderStats,
+    /// When recording the event log.
+    pub events: Option<Vec<TcpEvent>>,
+    /// Vegas's fine-grained retransmission, when on.
+    pub fine: Option<Box<FineRetransmit>>,
+    /// The controller sets cwnd itself (BBR): recoveries leave it alone.
+    pub cc_owns_cwnd: bool,
+    /// The delivery-rate sampler, for a controller that uses rate samples.
+    pub rate: Option<Box<RateSampler>>,
+    /// Pacing: when the next segment may leave.
+    pub next_send: SimTime,
+    /// The RTT sample carried by the ACK being processed, if any.
+    pub ack_rtt: Option<SimDuration>,
+    /// The pacing timer's deadline, if the sender waits for it.
+    pub pace_deadline: Option<SimTime>,
+}
+
+impl Conn {
+    pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>, fine_retransmit: bool) -> Self {
+        let full = cc.controls_fully();
+        let shift = window_shift(cfg.rcv_buf, cfg.window_scaling);
+        let tcb = Tcb::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss as u64);
+        let rtt = RttEstimator::new(
+            RtoPolicy::Rfc6298,
+            cfg.initial_rto,
+            Bounds {
+                min: cfg.min_rto,
+                max: cfg.max_rto,
+                granularity: cfg.clock_granularity,
+            },
+        );
+        Conn {
+            base_opts: base_options(cfg.timestamps) as u8,
+            wnd_field: (cfg.rcv_buf >> shift).min(65_535) as u16,
+            peer_shift: shift,
+            cfg,
+            cc,
+            tcb,
+            state: SndState::Closed,
+            rtt,
+            rwnd: 65_535,
+            dupacks: 0,
+            pending_retx: None,
+            sb: Scoreboard::default(),
+            data_end: 1,
+            closing: false,
+            timed: None,
+            syn_sent_at: SimTime::ZERO,
+            syn_retransmitted: false,
+            last_send: SimTime::ZERO,
+            ts_recent: 0,
+            rto_deadline: None,
+            stats: SenderStats::default(),
+            events: None,
+            fine: fine_retransmit.then(Box::default),
+            cc_owns_cwnd: full,
+            rate: full.then(Box::default),
+            next_send: SimTime::ZERO,
+            ack_rtt: None,
+            pace_deadline: None,
+        }
+    }
+
+    pub fn mss(&self) -> u64 {
+        self.cfg.mss as u64
+    }
+
+    pub fn log(&mut self, now: SimTime, kind: TcpEventKind, seq: u64) {
+        if let Some(ev) = &mut self.events {
+            ev.push(TcpEvent {
+                time: now,
+                kind,
+                seq,
+                cwnd: self.tcb.cwnd,
+                ssthresh: self.tcb.ssthresh,
+            });
+        }
+    }
+
+    /// Notifies the controller, then changes the state.
+    pub fn set_state(&mut self, to: CaState) {
+        if self.tcb.ca_state != to {
+            self.cc.on_state(&mut self.tcb, to);
+            self.tcb.ca_state = to;
+        }
+    }
+
+    // ---- the retransmission timer -------------------------------------------
+
+    /// (Re)starts the timer: it fires one RTO from `now` (RFC 6298 5.1, 5.3).
+    pub fn arm_rto(&mut self, now: SimTime) {
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    /// Starts the timer if it is not running.
+    pub fn arm_rto_if_idle(&mut self, now: SimTime) {
+        if self.rto_deadline.is_none() {
+            self.arm_rto(now);
+        }
+    }
+
+    // ---- windows --------------------------------------------------------------
+
+    /// A recovery strategy sets cwnd, unless the controller owns it (BBR).
+    pub fn recovery_cwnd(&mut self, bytes: u64) {
+        if !self.cc_owns_cwnd {
+            self.tcb.set_cwnd(bytes);
+        }
+    }
+
+    /// Reduces the window for a loss detected by `cause`: the controller
+    /// hears of the new state and gives the threshold; the recovery point
+    /// is set (RFC 6582 `recover`). The strategy sets cwnd afterwards.
+    pub fn reduce(&mut self, now: SimTime, to: CaState, cause: LossCause) {
+        if let Some(f) = &mut self.fine {
+            f.last_reduction = now;
+        }
+        self.tcb.now = now;
+        self.cc.on_state(&mut self.tcb, to);
+        self.tcb.ssthresh = self.cc.ssthresh(&self.tcb, cause);
+        self.tcb.ca_state = to;
+        self.tcb.recover = self.tcb.snd_max;
+        self.timed = None;
+    }
+
+    /// Back to Open at the end of a recovery.
+    pub fn exit_recovery(&mut self, now: SimTime, ack: u64) {
+        self.dupacks = 0;
+        self.set_state(CaState::Open);
+        self.log(now, TcpEventKind::RecoveryExit, ack);
+    }
+
+    // ---- segments ---------------------------------------------------------------
+
+    /// A segment from this end: sequence, flags and payload length, with
+    /// the window and the options every non-SYN segment carries.
+    pub fn header(&self, now: SimTime, seq: u64, flags: u8, len: u64) -> TcpHeader {
+        TcpHeader {
+            seq,
+            ack: 1,
+            flags,
+            len: len as u32,
+            wnd: self.wnd_field,
+            opt_len: self.base_opts,
+            ts_val: if self.cfg.timestamps {
+                now.as_nanos()
+            } else {
+                0
+            },
+            ts_ecr: self.ts_recent,
+            ..TcpHeader::default()
+        }
+    }
+
+    pub fn pure_ack(&self, now: SimTime) -> TcpHeader {
+        self.header(now, self.tcb.snd_nxt.max(1), ACK, 0)
+    }
+
+    /// Builds and records one segment [seq, seq + len), FIN if `fin`.
+    pub fn emit(&mut self, now: SimTime, seq: u64, len: u64, fin: bool, out: &mut Vec<TcpHeader>) {
+        let retx = seq < self.tcb.snd_max;
+        let h = TcpHeader {
+            retx,
+            ..self.header(now, seq, if fin { ACK | FIN } else { ACK }, len)
+        };
+        let end = seq + len + fin as u64;
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += len;
+        if retx {
+            self.stats.retransmitted_segments += 1;
+            self.stats.retransmitted_bytes += len;
+            if self.timed.is_some_and(|(e, _)| seq < e) {
+                self.timed = None; // Karn's rule
+            }
+            self.log(now, TcpEventKind::Retransmit, seq);
+        } else if self.timed.is_none() && !self.cfg.timestamps && len > 0 {
+            self.timed = Some((end, now));
+        }
+        if self.tcb.snd_una == self.tcb.snd_max && len > 0 {
+            // Nothing was in flight: transmission starts (Linux's
+            // CA_EVENT_TX_START).
+            self.cc.cwnd_event(&mut self.tcb, CwndEvent::TxStart);
+        }
+        self.tcb.snd_max = self.tcb.snd_max.max(end);
+        self.last_send = now;
+        if len > 0 {
+            if let Some(r) = &mut self.rate {
+                r.on_sent(now, seq, len);
+            }
+            if let Some(f) = &mut self.fine {
+                f.on_sent(now, seq);
+            }
+        }
+        if self.tcb.pacing_rate > 0.0 {
+            let wire = (len + 40 + self.base_opts as u64) as f64;
+            let gap = SimDuration::from_secs_f64(wire / self.tcb.pacing_rate).unwrap_or_default();
+            self.next_send = self.next_send.max(now) + gap;
+        }
+        self.cc.on_sent(&self.tcb, len, retx);
+        self.arm_rto_if_idle(now);
+        out.push(h);
+    }
+
+    /// The end of the segment that starts at `seq`: at most one MSS, not past
+    /// the data, not into SACKed data.
+    pub fn segment_end(&self, seq: u64) -> u64 {
+        let mut end = (seq + self.mss()).min(self.data_end);
+        if seq < self.tcb.snd_max {
+            end = end.min(self.tcb.snd_max);
+        }
+        if let Some(&(a, _)) = self.sb.ranges().iter().find(|&&(a, _)| a > seq) {
+            end = end.min(a);
+        }
+        end
+    }
+
+    /// Retransmits the segment starting at `seq` (a FIN if `seq` is the end
+    /// of the data); returns where it ends.
+    pub fn retransmit(&mut self, now: SimTime, seq: u64, out: &mut Vec<TcpHeader>) -> u64 {
+        if self.closing && seq >= self.data_end {
+            self.emit(now, self.data_end, 0, true, out);
+            return self.data_end + 1;
+        }
+        let end = self.segment_end(seq);
+        self.emit(now, seq, end - seq, false, out);
+        end
+    }
+
+    /// Pacing holds the next segment until `next_send`; arms the timer.
+    pub fn paced_out(&mut self, now: SimTime) -> bool {
+        if self.tcb.pacing_rate > 0.0 && self.next_send > now {
+            self.pace_deadline = Some(self.next_send);
+            return true;
+        }
+        false
+    }
+
+    /// Sends new data (and FIN) while min(cwnd, rwnd) allows, from snd_nxt
+    /// on, skipping SACKed data.
+    pub fn send_window(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        loop {
+            let wnd = self.tcb.cwnd.min(self.rwnd);
+            let limit = self.tcb.snd_una + wnd;
+            let mut seq = self.tcb.snd_nxt;
+            while let Some(end) = self.sb.sacked_until(seq) {
+                seq = end;
+            }
+            self.tcb.snd_nxt = seq;
+            if self.closing && seq == self.data_end {
+                if self.tcb.snd_max <= self.data_end || seq < self.tcb.snd_max {
+                    self.emit(now, seq, 0, true, out);
+                    self.tcb.snd_nxt = seq + 1;
+                }
+                return;
+            }
+            if seq >= self.data_end {
+                return;
+            }
+            let end = self.segment_end(seq);
+            let len = end - seq;
+            if len == 0 || seq + len > limit {
+                return; // no room for this segment yet (sender-side SWS avoidance)
+            }
+            if self.paced_out(now) {
+                return;
+            }
+            self.emit(now, seq, len, false, out);
+            self.tcb.snd_nxt = end;
+        }
+    }
+
+    /// Vegas: if the oldest unacknowledged segment is overdue, when it was
+    /// sent.
+    pub fn fine_expired(&self, now: SimTime) -> Option<SimTime> {
+        self.fine.as_ref()?.expired(
+            now,
+            self.tcb.snd_una,
+            self.tcb.srtt,
+            self.rtt.rttvar,
+            self.cfg.clock_granularity,
+        )
+    }
+}

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Loss recovery: what the sender does between detecting a loss by
+//! duplicate ACKs (or the SACK scoreboard) and the end of the recovery.
+//!
+//! Each strategy is one file behind [`RecoveryStrategy`]; the [`recoveries!`]
+//! table below makes, from one row per strategy, both the name a scenario
+//! gives ([`Recovery`]) and the enum a connection carries ([`Strategy`]),
+//! dispatched by `match` (no allocation, no `dyn` call per event). A
+//! strategy works on the connection ([`Conn`]): the [`Tcb`](crate::cc::Tcb)
+//! with the windows and the recovery point, the scoreboard, and the
+//! machinery to retransmit. What any recovery combines with lives in the
+//! connection as components: the RTO policy ([`super::rtt::RtoPolicy`]),
+//! Vegas's fine-grained retransmission ([`super::fine_retx`]), the rate
+//! sampler ([`super::rate`]); on the congestion-control side, the slow-start
+//! components ([`crate::cc::slow_start`]).
+//!
+//! Fast retransmit is entered only when the cumulative ACK is above the
+//! previous recovery point (RFC 6582 3.2 step 1) for tahoe and newreno, at
+//! or above it for sack (RFC 6675 5.1), so the duplicates that follow a
+//! timeout do not trigger a second reduction; reno has no such guard, as in
+//! RFC 5681.
+
+mod newreno;
+mod reno;
+mod sack;
+mod tahoe;
+
+use serde::{Serialize, Serializer};
+
+use super::conn::Conn;
+use super::{TcpConfig, TcpHeader};
+use crate::time::SimTime;
+
+pub use newreno::NewReno;
+pub use reno::Reno;
+pub use sack::Sack;
+pub use tahoe::Tahoe;
+
+/// One loss-recovery strategy. The sender calls it:
+/// - on a duplicate ACK outside recovery: [`counts_dupack`], then, when
+///   [`loss_detected`] and [`may_start`], [`start`];
+/// - on a duplicate ACK in recovery: [`on_dupack`];
+/// - on an ACK of new data in recovery: [`on_ack`];
+/// - when it may send in recovery: [`send`] (or the ordinary window);
+/// - when the retransmission timer fires: [`on_timeout`].
+///
+/// [`counts_dupack`]: RecoveryStrategy::counts_dupack
+/// [`loss_detected`]: RecoveryStrategy::loss_detected
+/// [`may_start`]: RecoveryStrategy::may_start
+/// [`start`]: RecoveryStrategy::start
+/// [`on_dupack`]: RecoveryStrategy::on_dupack
+/// [`on_ack`]: RecoveryStrategy::on_ack
+/// [`send`]: RecoveryStrategy::send
+/// [`on_timeout`]: RecoveryStrategy::on_timeout
+pub trait RecoveryStrategy {
+    fn new(cfg: &TcpConfig) -> Self
+    where
+        Self: Sized;
+    /// Whether this duplicate ACK counts towards DupThresh; `new_sack`: it
+    /// SACKs data not SACKed before.
+    fn counts_dupack(&self, _new_sack: bool) -> bool {
+        true
+    }
+    /// Whether a loss is detected: DupThresh duplicate ACKs, by default.
+    fn loss_detected(&self, c: &Conn) -> bool {
+        c.dupacks >= c.cfg.dupthresh
+    }
+    /// Whether a recovery may start now (the guard on the cumulative ACK).
+    fn may_start(&self, c: &Conn) -> bool;
+    /// Starts the recovery: the window reduction ([`Conn::reduce`]), the
+    /// window, the first retransmission.
+    fn start(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>);
+    /// A duplicate ACK during the recovery.
+    fn on_dupack(&mut self, _c: &mut Conn) {}
+    /// An ACK of `acked` new bytes, up to `ack`, during the recovery: the
+    /// window, a partial ACK's retransmission, the end of the recovery.
+    fn on_ack(&mut self, c: &mut Conn, now: SimTime, ack: u64, acked: u64);
+    /// During the recovery: sends what the strategy allows and returns true,
+    /// or returns false to leave sending to the ordinary window.
+    fn send(&mut self, _c: &mut Conn, _now: SimTime, _out: &mut Vec<TcpHeader>) -> bool {
+        false
+    }
+    /// The retransmission timer fired (the sender has gone back to
+    /// `snd_una`).
+    fn on_timeout(&mut self, _c: &Conn) {}
+}
+
+/// Declares the strategies: each row gives the variant, its type (one file)
+/// and its name in scenarios. Adding a strategy is one file and one row.
+macro_rules! recoveries {
+    ($($variant:ident => $ty:ty, $name:literal;)+) => {
+        /// A loss-recovery strategy, as a scenario names it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Recovery {
+            $($variant),+
+        }
+
+        impl Recovery {
+            /// Every strategy, in the table's order.
+            pub const ALL: &'static [Recovery] = &[$(Recovery::$variant),+];
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Recovery::$variant => $name),+
+                }
+            }
+        }
+
+        crate::deserialize_names!(Recovery { $($name => Recovery::$variant),+ });
+
+        /// A connection's recovery strategy and its state.
+        #[derive(Clone, Debug)]
+        pub enum Strategy {
+            $($variant($ty)),+
+        }
+
+        impl Strategy {
+            pub fn new(kind: Recovery, cfg: &TcpConfig) -> Self {
+                match kind {
+                    $(Recovery::$variant => Strategy::$variant(<$ty>::new(cfg))),+
+                }
+            }
+        }
+
+        impl RecoveryStrategy for Strategy {
+            fn new(cfg: &TcpConfig) -> Self {
+                Strategy::new(cfg.recovery, cfg)
+            }
+            #[inline]
+            fn counts_dupack(&self, new_sack: bool) -> bool {
+                match self {
+                    $(Strategy::$variant(s) => s.counts_dupack(new_sack)),+
+                }
+            }
+            #[inline]
+            fn loss_detected(&self, c: &Conn) -> bool {
+                match self {
+                    $(Strategy::$variant(s) => s.loss_detected(c)),+
+                }
+            }
+            #[inline]
+            fn may_start(&self, c: &Conn) -> bool {
+                match self {
+                    $(Strategy::$variant(s) => s.may_start(c)),+
+                }
+            }
+            fn start(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {
+                match self {
+                    $(Strategy::$variant(s) => s.start(c, now, out)),+
+                }
+            }
+            #[inline]
+            fn on_dupack(&mut self, c: &mut Conn) {
+                match self {
+                    $(Strategy::$variant(s) => s.on_dupack(c)),+
+                }
+            }
+            fn on_ack(&mut self, c: &mut Conn, now: SimTime, ack: u64, acked: u64) {
+                match self {
+                    $(Strategy::$variant(s) => s.on_ack(c, now, ack, acked)),+
+                }
+            }
+            #[inline]
+            fn send(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) -> bool {
+                match self {
+                    $(Strategy::$variant(s) => s.send(c, now, out)),+
+                }
+            }
+            fn on_timeout(&mut self, c: &Conn) {
+                match self {
+                    $(Strategy::$variant(s) => s.on_timeout(c)),+
+                }
+            }
+        }
+    };
+}
+
+recoveries! {
+    Tahoe => Tahoe, "tahoe";
+    Reno => Reno, "reno";
+    Newreno => NewReno, "newreno";
+    Sack => Sack, "sack";
+}
+
+impl Serialize for Recovery {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
