@@ -347,3 +347,72 @@ def test_python_controller_named_by_import_path_runs_from_a_file(tmp_path, monke
     slower = tl.load(toml)
     slower.data["flows"][0]["cc"]["gain"] = 1
     assert slower.run().flows.iloc[0]["delivered_bytes"] != from_file["delivered_bytes"]
+
+
+# ---- probes and window events ------------------------------------------------
+
+
+def test_a_variants_own_quantities_are_traced_by_name():
+    net = westwood_path_net = tl.Network()
+    a, r, b = net.host("a"), net.router("r"), net.host("b")
+    net.link(a, r, rate="10Mbps", delay="45ms")
+    net.link(r, b, rate="2Mbps", delay="10us", loss=tl.Uniform(0.005))
+    net.tcp(a, b, cc="cubic", name="c")
+    net.tcp(a, b, cc="newreno", name="n")
+    res = westwood_path_net.run(duration="30s", trace=["cwnd", "cc:w_max", "cc:k"])
+    t, w_max = res.trace("cc:w_max", flow="c")
+    assert len(t) > 5 and w_max[0] == 0 and (w_max[1:] > 1).all()  # 0 until a loss
+    _, k = res.trace("cc:k", flow="c")
+    assert (k >= 0).all() and k.max() > 0
+    # Only the flows whose variant reports it have the series.
+    assert ("cc:w_max", "n") not in res.traces()
+
+
+def test_a_quantity_no_flow_reports_is_refused_with_what_is_offered():
+    net = tl.Network()
+    a, b = net.host("a"), net.host("b")
+    net.link(a, b, rate="10Mbps", delay="10ms")
+    net.tcp(a, b, cc="vegas")
+    with pytest.raises(tl.ScenarioError) as e:
+        net.run(duration="1s", trace=["cc:w_max"])
+    assert e.value.path == "trace[0]"
+    assert "no flow's congestion control reports 'w_max'" in str(e.value)
+    assert "cc:diff (vegas, segments)" in str(e.value)
+
+
+class Events(tl.CongestionControl):
+    """Reno growth that counts the window events it hears of and reports a quantity."""
+
+    probes = {"acks": ("ACKs", "ACKs of new data seen so far")}
+
+    def __init__(self):
+        self.events = []
+        self.acks = 0
+
+    def on_ack(self, tcb, ack):
+        self.acks += 1
+        tcb.cwnd += max(1, tcb.mss * tcb.mss // tcb.cwnd)
+
+    def on_cwnd_event(self, tcb, event):
+        self.events.append((round(tcb.now, 3), event))
+
+    def probe(self, name):
+        return float(self.acks) if name == "acks" else None
+
+
+def test_window_events_and_probes_reach_a_controller_written_in_python():
+    cc = Events()
+    net = tl.Network()
+    a, b = net.host("a"), net.host("b")
+    net.link(a, b, rate="10Mbps", delay="10ms")
+    # Two ON periods 5 s apart: idle far longer than the RTO.
+    net.tcp(a, b, cc=cc, app=tl.OnOff([("0s", "1s"), ("6s", "7s")]))
+    res = net.run(duration="8s", trace=["cc:acks"])
+    kinds = [e for _, e in cc.events]
+    # Transmission starts with nothing in flight at the first segment and
+    # again after the idle period, where the window also restarts.
+    assert kinds.count("tx_start") >= 2 and kinds.count("restart") == 1
+    restart_at = next(t for t, e in cc.events if e == "restart")
+    assert 6.0 <= restart_at < 6.1
+    t, acks = res.trace("cc:acks", flow=0)
+    assert acks[-1] == cc.acks > 100 and (acks[1:] > acks[:-1]).all()

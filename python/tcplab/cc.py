@@ -168,6 +168,11 @@ class CongestionControl:
     #: The loss recovery used with this controller (tahoe, reno, newreno, sack).
     recovery: str = "newreno"
 
+    #: Quantities the controller reports about itself, for time series
+    #: (``trace=["cc:NAME"]``): ``{name: (unit, meaning)}``; :meth:`probe`
+    #: gives their values.
+    probes: dict[str, tuple[str, str]] = {}
+
     def __new__(cls, *args: Any, **kwargs: Any) -> CongestionControl:  # noqa: D102
         # Keep the arguments the instance was made with, so that a sweep's
         # worker (another process, or a Dask worker) can make an equal one
@@ -189,6 +194,10 @@ class CongestionControl:
         The default is RFC 5681's max(FlightSize / 2, 2 MSS).
         """
         return max(tcb.bytes_in_flight // 2, 2 * tcb.mss)
+
+    def probe(self, name: str) -> float | None:
+        """The current value of the quantity ``name`` (a key of :attr:`probes`), or None."""
+        return None
 
 
 def spec_for(cc: Any, field: str = "cc") -> tuple[str | dict[str, Any], Any | None]:

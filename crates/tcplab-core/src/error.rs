@@ -22,8 +22,6 @@ pub enum Error {
     },
     /// Reading or writing a file failed.
     Io(String),
-    /// A user-written congestion controller failed during the run.
-    Callback(String),
     /// A bug: an invariant of the simulator broke. Never the user's fault.
     Internal(String),
     /// The run was asked to stop (Ctrl-C) and stopped.
@@ -98,7 +96,6 @@ impl fmt::Display for Error {
                 Ok(())
             }
             Error::Io(m) => write!(f, "I/O error: {m}"),
-            Error::Callback(m) => write!(f, "a user-written congestion controller failed: {m}"),
             Error::Internal(m) => write!(f, "internal error (a tcplab bug, please report): {m}"),
             Error::Interrupted => write!(f, "interrupted"),
             Error::OutOfMemory(m) => write!(f, "out of memory: {m}"),

@@ -46,8 +46,5 @@ pub fn run_with(
 ) -> Result<Results> {
     let mut world = World::build_with(scenario, custom)?;
     world.run_polled(stop)?;
-    if let Some(f) = world.failure() {
-        return Err(Error::Callback(f.to_string()));
-    }
     Ok(world.into_results())
 }

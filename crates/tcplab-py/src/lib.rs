@@ -48,7 +48,7 @@ fn raise(py: Python<'_>, err: Error) -> PyErr {
                 to.clone(),
                 detail.clone(),
             ))?,
-            Error::Io(_) | Error::Callback(_) => {
+            Error::Io(_) => {
                 errors.getattr("TcplabError")?.call1((message,))?
             }
             Error::Internal(_) => errors.getattr("InternalError")?.call1((message,))?,
@@ -95,13 +95,18 @@ fn guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, Error> + Send)
 /// pending signals (with the GIL, which the run otherwise does not hold).
 const SIGNAL_CHECK: Duration = Duration::from_millis(50);
 
-/// The `stop` question a run asks: at most every [`SIGNAL_CHECK`], takes
-/// the GIL and runs Python's signal handlers. If one raises (Ctrl-C's
-/// `KeyboardInterrupt`, or a handler of the user's), the run stops and the
-/// exception is kept in `raised`, to be raised when the run has returned.
-fn signal_poll(raised: &ErrorSlot) -> impl FnMut() -> bool + '_ {
+/// The `stop` question a run asks: yes once a Python controller has
+/// raised (its exception waits in `cc_error`); else, at most every
+/// [`SIGNAL_CHECK`], takes the GIL and runs Python's signal handlers. If
+/// one raises (Ctrl-C's `KeyboardInterrupt`, or a handler of the user's),
+/// the run stops and the exception is kept in `raised`. Either is raised
+/// when the run has returned.
+fn signal_poll<'a>(raised: &'a ErrorSlot, cc_error: &'a ErrorSlot) -> impl FnMut() -> bool + 'a {
     let mut last = Instant::now();
     move || {
+        if cc_error.lock().map_or(true, |e| e.is_some()) {
+            return true;
+        }
         if last.elapsed() < SIGNAL_CHECK {
             return false;
         }
@@ -143,13 +148,14 @@ fn run_json(
     }
     let signal: ErrorSlot = Arc::new(Mutex::new(None));
     let raised = signal.clone();
+    let cc_error = error.clone();
     let result = guarded(py, move || {
         let sc = tcplab_core::Scenario::from_json(&text)?;
         let mut supply = |i: usize| {
             ccs.remove(&i)
                 .map(|c| Box::new(c) as Box<dyn tcplab_core::cc::CongestionControl>)
         };
-        let r = tcplab_core::run_with(&sc, &mut supply, &mut signal_poll(&raised))?;
+        let r = tcplab_core::run_with(&sc, &mut supply, &mut signal_poll(&raised, &cc_error))?;
         let (tables, scenario) = r
             .to_json_parts()
             .map_err(|e| Error::Internal(e.to_string()))?;

@@ -10,7 +10,7 @@
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
-use tcplab_core::cc::{Ack, CaState, CongestionControl, LossCause, Tcb};
+use tcplab_core::cc::{Ack, CaState, CongestionControl, CwndEvent, LossCause, Probe, Tcb};
 
 /// The connection state a Python controller reads; `cwnd` and `ssthresh`
 /// (bytes) may be set.
@@ -126,6 +126,9 @@ pub struct PyCc {
     has_sample: bool,
     has_state: bool,
     has_init: bool,
+    has_cwnd_event: bool,
+    /// The quantities it reports about itself (its `probes` attribute).
+    probes: Vec<Probe>,
 }
 
 impl std::fmt::Debug for PyCc {
@@ -144,10 +147,35 @@ impl PyCc {
                 )));
             }
         }
+        let mut probes = Vec::new();
+        if o.hasattr("probes")? {
+            // {name: (unit, meaning)}
+            let table = o.getattr("probes")?;
+            let table = table.cast::<pyo3::types::PyDict>().map_err(|_| {
+                pyo3::exceptions::PyTypeError::new_err(
+                    "probes must be a dict {name: (unit, meaning)}",
+                )
+            })?;
+            for (k, v) in table.iter() {
+                let name: String = k.extract()?;
+                let (unit, meaning): (String, String) = v.extract().map_err(|_| {
+                    pyo3::exceptions::PyTypeError::new_err(format!(
+                        "probes['{name}'] must be a (unit, meaning) pair of strings"
+                    ))
+                })?;
+                probes.push(Probe {
+                    name: name.into(),
+                    unit: unit.into(),
+                    meaning: meaning.into(),
+                });
+            }
+        }
         Ok(PyCc {
             has_sample: o.hasattr("on_ack_sample")?,
             has_state: o.hasattr("on_state")?,
             has_init: o.hasattr("init")?,
+            has_cwnd_event: o.hasattr("on_cwnd_event")?,
+            probes,
             obj,
             error,
         })
@@ -253,8 +281,33 @@ impl CongestionControl for PyCc {
         }
     }
 
-    fn take_error(&mut self) -> Option<String> {
-        let slot = self.error.lock().ok()?;
-        slot.as_ref().map(|e| e.to_string())
+    fn cwnd_event(&mut self, tcb: &mut Tcb, ev: CwndEvent) {
+        if self.has_cwnd_event {
+            let name = match ev {
+                CwndEvent::TxStart => "tx_start",
+                CwndEvent::Restart => "restart",
+            };
+            self.call_mut(tcb, "on_cwnd_event", Extra::State(name));
+        }
+    }
+
+    fn probes(&self) -> Vec<Probe> {
+        self.probes.clone()
+    }
+
+    fn probe(&self, name: &str) -> Option<f64> {
+        if self.failed() {
+            return None;
+        }
+        let r = Python::attach(|py| -> PyResult<Option<f64>> {
+            self.obj.bind(py).call_method1("probe", (name,))?.extract()
+        });
+        match r {
+            Ok(v) => v,
+            Err(e) => {
+                self.keep(e);
+                None
+            }
+        }
     }
 }

@@ -14,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{slow_start, Ack, CaState, CongestionControl, LossCause, Tcb};
+use super::{slow_start, Ack, CaState, CongestionControl, LossCause, Tcb, Probe};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -155,6 +155,13 @@ impl CongestionControl for Cubic {
         if to == CaState::Loss {
             self.epoch = None;
         }
+    }
+
+    fn probes(&self) -> Vec<Probe> {
+        vec![
+            Probe::new("w_max", "segments", "W_max: the window before the last reduction (RFC 9438 4.1)"),
+            Probe::new("k", "s", "K: the time to grow back to W_max (RFC 9438 4.2)"),
+        ]
     }
 
     fn probe(&self, name: &str) -> Option<f64> {

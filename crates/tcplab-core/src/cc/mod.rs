@@ -24,6 +24,7 @@ pub mod reno;
 pub mod vegas;
 pub mod westwood;
 
+use std::borrow::Cow;
 use std::fmt::Debug;
 
 use crate::time::{SimDuration, SimTime};
@@ -205,14 +206,15 @@ pub trait CongestionControl: Debug + Send {
     fn on_sent(&mut self, tcb: &Tcb, bytes: u64, is_retx: bool) {}
     /// A window event outside ACK processing (see [`CwndEvent`]).
     fn cwnd_event(&mut self, tcb: &mut Tcb, ev: CwndEvent) {}
-    /// An internal quantity for time series (`"bwe"` in bit/s, `"diff"` in
-    /// segments, ...), if the algorithm has it.
+    /// The quantities it reports about itself, for time series
+    /// (`trace = ["cc:w_max"]`): name, unit, meaning.
+    fn probes(&self) -> Vec<Probe> {
+        Vec::new()
+    }
+    /// The current value of the probe `name` (one of [`Self::probes`]), if
+    /// it has one now.
     fn probe(&self, name: &str) -> Option<f64> {
         None
-    }
-    /// Whether the sender should use Vegas's fine-grained retransmission.
-    fn fine_retransmit(&self) -> bool {
-        false
     }
     /// Whether the controller sets cwnd and pacing itself from delivery-rate
     /// samples (BBR): the recovery strategies then leave cwnd to it.
@@ -222,10 +224,23 @@ pub trait CongestionControl: Debug + Send {
     /// After each ACK when `controls_fully`: set `tcb.cwnd` and
     /// `tcb.pacing_rate` from the rate sample.
     fn control(&mut self, tcb: &mut Tcb, rs: &RateSample) {}
-    /// A controller that failed (a Python variant that raised) returns its
-    /// error once; the run then stops.
-    fn take_error(&mut self) -> Option<String> {
-        None
+}
+
+/// A quantity a controller reports about itself.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Probe {
+    pub name: Cow<'static, str>,
+    pub unit: Cow<'static, str>,
+    pub meaning: Cow<'static, str>,
+}
+
+impl Probe {
+    pub const fn new(name: &'static str, unit: &'static str, meaning: &'static str) -> Self {
+        Probe {
+            name: Cow::Borrowed(name),
+            unit: Cow::Borrowed(unit),
+            meaning: Cow::Borrowed(meaning),
+        }
     }
 }
 

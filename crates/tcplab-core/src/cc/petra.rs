@@ -21,7 +21,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::westwood::{Estimator, WestwoodConfig};
-use super::{cong_avoid_per_ack, reno_ssthresh, Ack, CongestionControl, LossCause, Tcb};
+use super::{cong_avoid_per_ack, reno_ssthresh, Ack, CongestionControl, LossCause, Tcb, Probe};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -131,6 +131,13 @@ impl CongestionControl for Petra {
     fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {
         self.ssthresh_set = true;
         self.est.ssthresh(tcb).unwrap_or_else(|| reno_ssthresh(tcb))
+    }
+
+    fn probes(&self) -> Vec<Probe> {
+        vec![
+            Probe::new("bwe", "bit/s", "the filtered bandwidth estimate (BWE)"),
+            Probe::new("elc", "bit/s", "the smoothed estimate of link capacity (ELC)"),
+        ]
     }
 
     fn probe(&self, name: &str) -> Option<f64> {

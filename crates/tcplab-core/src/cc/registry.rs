@@ -171,6 +171,8 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
 pub struct Built {
     pub cc: Box<dyn CongestionControl>,
     pub spec: CcSpec,
+    /// The sender should run Vegas's fine-grained retransmission.
+    pub fine_retransmit: bool,
 }
 
 fn config<T: serde::de::DeserializeOwned>(path: &str, merged: &Value) -> Result<T> {
@@ -219,11 +221,13 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
         merged.insert(k.clone(), v.clone());
     }
     let value = Value::Object(merged.clone());
+    let mut fine_retransmit = false;
     let cc: Box<dyn CongestionControl> = match info.name {
         "tahoe" | "reno" | "newreno" | "sack" => Box::new(Reno { abc }),
         "vegas" => {
             let c: VegasConfig = config(path, &value)?;
             check(path, c.validate())?;
+            fine_retransmit = c.fine_retransmit;
             Box::new(Vegas::new(c, abc))
         }
         "westwood" | "westwoodplus" => {
@@ -263,6 +267,7 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
     };
     Ok(Built {
         cc,
+        fine_retransmit,
         spec: CcSpec {
             name: info.name.to_string(),
             params: merged,

@@ -28,7 +28,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::reno::Reno;
-use super::{reno_ssthresh, Ack, CongestionControl, LossCause, Tcb};
+use super::{reno_ssthresh, Ack, CongestionControl, LossCause, Tcb, Probe};
 use crate::time::SimDuration;
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -169,6 +169,13 @@ impl CongestionControl for Vegas {
         self.round_rtt = None;
     }
 
+    fn probes(&self) -> Vec<Probe> {
+        vec![
+            Probe::new("diff", "segments", "Diff = (Expected - Actual) * BaseRTT, once per RTT"),
+            Probe::new("base_rtt", "s", "BaseRTT: the smallest RTT measured"),
+        ]
+    }
+
     fn probe(&self, name: &str) -> Option<f64> {
         match name {
             "diff" => Some(self.diff),
@@ -177,9 +184,6 @@ impl CongestionControl for Vegas {
         }
     }
 
-    fn fine_retransmit(&self) -> bool {
-        self.cfg.fine_retransmit
-    }
 }
 
 #[cfg(test)]

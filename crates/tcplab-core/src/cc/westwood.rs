@@ -52,7 +52,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::reno::Reno;
-use super::{reno_ssthresh, Ack, CaState, CongestionControl, LossCause, Tcb};
+use super::{reno_ssthresh, Ack, CaState, CongestionControl, LossCause, Tcb, Probe};
 use crate::time::{SimDuration, SimTime};
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -414,6 +414,12 @@ impl CongestionControl for Westwood {
 
     fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {
         self.est.ssthresh(tcb).unwrap_or_else(|| reno_ssthresh(tcb))
+    }
+
+    fn probes(&self) -> Vec<Probe> {
+        vec![
+            Probe::new("bwe", "bit/s", "the filtered bandwidth estimate (BWE)"),
+        ]
     }
 
     fn probe(&self, name: &str) -> Option<f64> {

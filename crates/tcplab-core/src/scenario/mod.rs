@@ -10,7 +10,10 @@
 use serde::{Deserialize, Serialize};
 
 pub mod resolve;
+mod trace;
 pub mod validate;
+
+pub use trace::{TraceKind, TraceSpec};
 
 pub use validate::{plan, AppPlan, FlowPlan, LinkPlan, NodePlan, Plan};
 
@@ -66,9 +69,10 @@ pub struct Scenario {
     /// Packet traces (pcap) of link directions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pcap: Option<PcapSpec>,
-    /// Optional recordings: time series and event logs (see [`TraceKind`]).
+    /// Optional recordings: time series and event logs (see [`TraceKind`]),
+    /// and quantities of the congestion controls (`"cc:w_max"`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub trace: Vec<TraceKind>,
+    pub trace: Vec<TraceSpec>,
     /// The most memory the run may hold in what grows as it runs (packets
     /// in flight, recorded series and logs, per-interval rows); default
     /// [`DEFAULT_MEMORY_BUDGET`]. A run estimated to need more is refused
@@ -118,84 +122,6 @@ pub struct PcapSpec {
     pub snaplen: u32,
     #[serde(default)]
     pub capture: CapturePoint,
-}
-
-/// What a run can record beyond its counters. Nothing is recorded, and
-/// nothing slows down, unless asked for.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum TraceKind {
-    /// Queue length (waiting packets) of every link direction, at each change.
-    Queue,
-    /// Every dropped packet: time, link direction, flow, packet number, cause.
-    Drops,
-    /// TCP: congestion window (bytes), at each change.
-    Cwnd,
-    /// TCP: slow-start threshold (bytes), at each change.
-    Ssthresh,
-    /// TCP: smoothed RTT (seconds), at each change.
-    Srtt,
-    /// TCP: every RTT sample (seconds).
-    Rtt,
-    /// TCP: retransmission timeout (seconds), at each change.
-    Rto,
-    /// TCP: congestion state (0 Open, 1 Disorder, 2 Recovery, 3 Loss).
-    State,
-    /// TCP: bytes in flight, at each change.
-    Inflight,
-    /// TCP: the event log (fast retransmits, timeouts, retransmissions, ...).
-    Events,
-    /// Westwood/Westwood+/Petra: the bandwidth estimate (bit/s).
-    Bwe,
-    /// Vegas: Diff (segments), at each change.
-    Diff,
-}
-
-crate::deserialize_names!(TraceKind {
-    "queue" => TraceKind::Queue,
-    "drops" => TraceKind::Drops,
-    "cwnd" => TraceKind::Cwnd,
-    "ssthresh" => TraceKind::Ssthresh,
-    "srtt" => TraceKind::Srtt,
-    "rtt" => TraceKind::Rtt,
-    "rto" => TraceKind::Rto,
-    "state" => TraceKind::State,
-    "inflight" => TraceKind::Inflight,
-    "events" => TraceKind::Events,
-    "bwe" => TraceKind::Bwe,
-    "diff" => TraceKind::Diff,
-});
-
-impl TraceKind {
-    /// The per-connection series (not link series or logs).
-    pub const TCP_SERIES: [TraceKind; 9] = [
-        TraceKind::Cwnd,
-        TraceKind::Ssthresh,
-        TraceKind::Srtt,
-        TraceKind::Rtt,
-        TraceKind::Rto,
-        TraceKind::State,
-        TraceKind::Inflight,
-        TraceKind::Bwe,
-        TraceKind::Diff,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            TraceKind::Queue => "queue",
-            TraceKind::Drops => "drops",
-            TraceKind::Cwnd => "cwnd",
-            TraceKind::Ssthresh => "ssthresh",
-            TraceKind::Srtt => "srtt",
-            TraceKind::Rtt => "rtt",
-            TraceKind::Rto => "rto",
-            TraceKind::State => "state",
-            TraceKind::Inflight => "inflight",
-            TraceKind::Events => "events",
-            TraceKind::Bwe => "bwe",
-            TraceKind::Diff => "diff",
-        }
-    }
 }
 
 /// A full-duplex point-to-point link between nodes `a` and `b`.
@@ -520,6 +446,11 @@ fn delayed_ack_from<'de, D: serde::Deserializer<'de>>(
 }
 
 impl Scenario {
+    /// Whether `trace` asks for the built-in recording `kind`.
+    pub fn traces(&self, kind: TraceKind) -> bool {
+        self.trace.contains(&TraceSpec::Kind(kind))
+    }
+
     /// Parses a scenario from JSON, naming the path of any bad field.
     pub fn from_json(text: &str) -> Result<Scenario> {
         // The fast parser first; on an error, again with the field path

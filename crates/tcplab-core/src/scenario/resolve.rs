@@ -5,10 +5,10 @@
 //! records exactly what ran.
 
 use crate::cc::registry::{self, CcSpec, Profile, VARIANTS};
-use crate::cc::{CongestionControl, CustomCc};
+use crate::cc::{CongestionControl, CustomCc, Probe};
 use crate::error::{Error, Result};
 use crate::net::packet::{IPV4_HEADER, TCP_HEADER};
-use crate::scenario::{AppKind, FlowSpec, TraceKind};
+use crate::scenario::{AppKind, FlowSpec, TraceKind, TraceSpec};
 use crate::tcp::{Recovery, RecoveryExit, TcpConfig};
 use crate::time::{SimDuration, SimTime};
 use crate::units::Bytes;
@@ -28,8 +28,11 @@ pub struct TcpPlan {
     pub edges: Vec<(SimTime, bool)>,
     /// A transfer's size in bytes.
     pub transfer: Option<u64>,
-    /// The per-connection series to record.
-    pub series: Vec<TraceKind>,
+    /// The per-connection series to record: built-in ones and the
+    /// controller's own quantities.
+    pub series: Vec<TraceSpec>,
+    /// The quantities the controller reports about itself.
+    pub probes: Vec<Probe>,
     /// Whether to log TCP events.
     pub events: bool,
 }
@@ -40,7 +43,7 @@ pub fn tcp(
     i: usize,
     f: &mut FlowSpec,
     path_mtu: u32,
-    trace: &[TraceKind],
+    trace: &[TraceSpec],
     custom: CustomCc<'_>,
 ) -> Result<TcpPlan> {
     let p = |field: &str| format!("flows[{i}].{field}");
@@ -232,12 +235,14 @@ pub fn tcp(
         Some(cc) => registry::Built {
             cc,
             spec: spec.clone(),
+            fine_retransmit: false,
         },
         None => registry::build(&spec, &p("cc"), profile, abc)?,
     };
     let custom_cc = spec.name == "python";
     f.cc = Some(built.spec);
-    let fine_retransmit = built.cc.fine_retransmit();
+    let fine_retransmit = built.fine_retransmit;
+    let probes = built.cc.probes();
     let variant = spec.name.clone();
 
     // The application.
@@ -305,6 +310,7 @@ pub fn tcp(
     }
     edges.sort_by_key(|e| e.0);
 
+    let series = series_for(trace, &probes);
     Ok(TcpPlan {
         cfg,
         cc: built.cc,
@@ -313,11 +319,22 @@ pub fn tcp(
         fine_retransmit,
         edges,
         transfer,
-        series: TraceKind::TCP_SERIES
-            .iter()
-            .copied()
-            .filter(|k| trace.contains(k))
-            .collect(),
-        events: trace.contains(&TraceKind::Events),
+        series,
+        probes,
+        events: trace.contains(&TraceSpec::Kind(TraceKind::Events)),
     })
+}
+
+/// A connection's series: the built-in ones in their order, then the
+/// controller's own quantities that `trace` names, in its order.
+fn series_for(trace: &[TraceSpec], probes: &[Probe]) -> Vec<TraceSpec> {
+    let builtin = TraceKind::TCP_SERIES
+        .iter()
+        .map(|&k| TraceSpec::Kind(k))
+        .filter(|k| trace.contains(k));
+    let own = trace
+        .iter()
+        .filter(|t| matches!(t, TraceSpec::Probe(p) if probes.iter().any(|q| q.name == p.as_str())))
+        .cloned();
+    builtin.chain(own).collect()
 }

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use super::resolve::{self, TcpPlan};
-use super::{flow_kind_params, FlowKind, PcapSpec, Scenario, DEFAULT_MEMORY_BUDGET};
+use super::{flow_kind_params, FlowKind, PcapSpec, Scenario, TraceSpec, DEFAULT_MEMORY_BUDGET};
 use crate::cc::CustomCc;
 use crate::error::{list_names, Error, Result};
 use crate::net::error_model::ErrorModel;
@@ -318,6 +318,8 @@ pub fn plan(scenario: &Scenario, custom: CustomCc<'_>) -> Result<Plan> {
         });
     }
 
+    check_probes(&sc, &flows)?;
+
     // ---- error models -----------------------------------------------------
     for (i, l) in sc.links.iter().enumerate() {
         for (dir, field, spec) in [(0, "loss", &l.loss), (1, "reverse_loss", &l.reverse_loss)] {
@@ -352,6 +354,39 @@ pub fn plan(scenario: &Scenario, custom: CustomCc<'_>) -> Result<Plan> {
         flows,
         budget,
     })
+}
+
+/// Each `cc:NAME` in `trace` names a quantity some flow's congestion
+/// control reports.
+fn check_probes(sc: &Scenario, flows: &[FlowPlan]) -> Result<()> {
+    for (i, t) in sc.trace.iter().enumerate() {
+        let TraceSpec::Probe(name) = t else { continue };
+        let mut offered: Vec<String> = Vec::new();
+        let mut found = false;
+        for f in flows {
+            if let AppPlan::Tcp(tcp) = &f.app {
+                for p in &tcp.probes {
+                    found |= p.name == name.as_str();
+                    let item = format!("cc:{} ({}, {})", p.name, tcp.cc_name, p.unit);
+                    if !offered.contains(&item) {
+                        offered.push(item);
+                    }
+                }
+            }
+        }
+        if !found {
+            return Err(Error::invalid_allowed(
+                format!("trace[{i}]"),
+                format!("no flow's congestion control reports '{name}'"),
+                if offered.is_empty() {
+                    "none: no flow's congestion control reports anything of its own".into()
+                } else {
+                    offered.join(", ")
+                },
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The run's own fields; returns the memory budget.

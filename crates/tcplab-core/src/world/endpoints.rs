@@ -95,7 +95,7 @@ impl World {
     /// After a TCP endpoint acted: sync its timers, record its series.
     pub(super) fn after_tcp(&mut self, flow: u32) {
         self.sync_timers(flow);
-        if self.any_series || self.any_custom_cc || self.event_log.is_some() {
+        if self.any_series || self.event_log.is_some() {
             self.record_tcp(flow);
         }
     }

@@ -283,7 +283,7 @@ fn estimate(w: &World) -> Vec<Part> {
             ),
         });
     }
-    if trace.contains(&TraceKind::Queue) {
+    if w.scenario.traces(TraceKind::Queue) {
         // Packets through each link direction: at most its own rate, and at
         // most what the flows crossing it send, each TCP flow its fair share
         // of its bottleneck (and an ACK per delayed-ACK count of segments).
@@ -332,7 +332,7 @@ fn estimate(w: &World) -> Vec<Part> {
             ),
         });
     }
-    if trace.contains(&TraceKind::Drops) {
+    if w.scenario.traces(TraceKind::Drops) {
         // At most every packet; a run drops a small share, so this is an
         // upper estimate that only very long runs approach.
         let drops = 2.0 * tcp_segments + udp_sent;
@@ -345,7 +345,7 @@ fn estimate(w: &World) -> Vec<Part> {
             ),
         });
     }
-    if trace.contains(&TraceKind::Events) {
+    if w.scenario.traces(TraceKind::Events) {
         let events = tcp_segments * 0.1;
         parts.push(Part {
             bytes: (events * EVENT_BYTES as f64) as u64,

@@ -41,7 +41,9 @@ use crate::results::{
     Results, RunSummary, RunTiming, Series,
 };
 use crate::scenario::resolve::TcpPlan;
-use crate::scenario::{AppPlan, CapturePoint, FlowKind, PcapSpec, Plan, Scenario, TraceKind};
+use crate::scenario::{
+    AppPlan, CapturePoint, FlowKind, PcapSpec, Plan, Scenario, TraceKind, TraceSpec,
+};
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::{Sender, TcpEvent};
 use crate::time::{SimDuration, SimTime};
@@ -97,7 +99,8 @@ struct Cbr {
 /// A recorded per-connection time series.
 #[derive(Debug)]
 struct TcpSeries {
-    kind: TraceKind,
+    /// What the series records.
+    of: TraceSpec,
     times: Vec<u64>,
     values: Vec<f64>,
 }
@@ -117,8 +120,6 @@ struct TcpFlow {
     series: Vec<TcpSeries>,
     rtt_samples: u64,
     cc_name: String,
-    /// The controller is user-written and may fail.
-    custom_cc: bool,
 }
 
 impl TcpFlow {
@@ -139,14 +140,13 @@ impl TcpFlow {
                 .series
                 .into_iter()
                 .map(|kind| TcpSeries {
-                    kind,
+                    of: kind,
                     times: Vec::new(),
                     values: Vec::new(),
                 })
                 .collect(),
             rtt_samples: 0,
             cc_name: plan.cc_name,
-            custom_cc: plan.custom_cc,
         }
     }
 }
@@ -237,9 +237,6 @@ pub struct World {
     /// controller. Checked before the per-flow fields, which sit on cache
     /// lines of their own that a packet need not touch otherwise.
     any_series: bool,
-    any_custom_cc: bool,
-    /// A user-written controller failed: the run stopped here.
-    failure: Option<String>,
     /// Packet traces by link direction (empty when none is asked for).
     pcap: Vec<Option<PcapWriter>>,
     /// Capture on reception (after the error model) rather than on transmission.
@@ -362,8 +359,6 @@ impl World {
             event_log: None,
             scratch: Vec::new(),
             any_series: false,
-            any_custom_cc: false,
-            failure: None,
             pcap: Vec::new(),
             pcap_rx: false,
             flow_opts: Vec::new(),
@@ -372,21 +367,20 @@ impl World {
             interval_buckets: 0,
             scenario: sc,
         };
-        if world.scenario.trace.contains(&TraceKind::Queue) {
+        if world.scenario.traces(TraceKind::Queue) {
             // Every queue starts empty at t = 0.
             let start = (vec![0], vec![0.0]);
             world.queue_trace = Some(vec![start; world.links.len()]);
         }
-        if world.scenario.trace.contains(&TraceKind::Drops) {
+        if world.scenario.traces(TraceKind::Drops) {
             world.drop_log = Some(Vec::new());
         }
-        if world.scenario.trace.contains(&TraceKind::Events) {
+        if world.scenario.traces(TraceKind::Events) {
             world.event_log = Some(Vec::new());
         }
         for f in &world.flows {
             if let App::Tcp(t) = &f.app {
                 world.any_series |= !t.series.is_empty();
-                world.any_custom_cc |= t.custom_cc;
             }
         }
         memory::check_estimate(&world)?;
@@ -453,9 +447,6 @@ impl World {
             if acted {
                 self.last_activity = t;
             }
-            if self.failure.is_some() {
-                break;
-            }
         }
         // Without a duration the run ends with its last real event, not with
         // a cancelled timer that popped later.
@@ -481,11 +472,6 @@ impl World {
             return Err(Error::Interrupted);
         }
         memory::check_use(self)
-    }
-
-    /// Why the run stopped early, if a user-written controller failed.
-    pub fn failure(&self) -> Option<&str> {
-        self.failure.as_deref()
     }
 
     pub fn now(&self) -> SimTime {

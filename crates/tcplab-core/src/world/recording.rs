@@ -87,7 +87,7 @@ impl World {
     }
 
     /// After a TCP endpoint acted, when something is recorded: its time
-    /// series, a failure of a user-written controller, its event log.
+    /// series and its event log.
     #[inline(never)]
     pub(super) fn record_tcp(&mut self, flow: u32) {
         let now = self.now;
@@ -99,50 +99,46 @@ impl World {
             let new_sample = snd.rtt().samples != t.rtt_samples;
             t.rtt_samples = snd.rtt().samples;
             for s in &mut t.series {
-                let v = match s.kind {
+                let kind = match &s.of {
+                    TraceSpec::Kind(k) => *k,
+                    TraceSpec::Probe(name) => match snd.cc().probe(name) {
+                        Some(v) => {
+                            record_change(s, now, v, &mut self.series_samples);
+                            continue;
+                        }
+                        None => continue,
+                    },
+                };
+                let v = match kind {
                     TraceKind::Cwnd => snd.tcb().cwnd as f64,
                     TraceKind::Ssthresh => snd.tcb().ssthresh.min(1 << 53) as f64,
                     TraceKind::Srtt => snd.tcb().srtt.map_or(f64::NAN, |d| d.as_secs_f64()),
                     TraceKind::Rto => snd.rtt().rto().as_secs_f64(),
                     TraceKind::State => snd.tcb().ca_state.code(),
                     TraceKind::Inflight => snd.flight_size() as f64,
-                    TraceKind::Bwe => match snd.cc().probe("bwe") {
-                        Some(v) => v,
-                        None => continue,
-                    },
-                    TraceKind::Diff => match snd.cc().probe("diff") {
-                        Some(v) => v,
-                        None => continue,
-                    },
+                    TraceKind::Bwe | TraceKind::Diff => {
+                        match kind.probe().and_then(|p| snd.cc().probe(p)) {
+                            Some(v) => v,
+                            None => continue,
+                        }
+                    }
                     TraceKind::Rtt => {
                         if !new_sample {
                             continue;
                         }
-                        snd.tcb().latest_rtt.map_or(f64::NAN, |d| d.as_secs_f64())
+                        // Every sample, repeated values included.
+                        let v = snd.tcb().latest_rtt.map_or(f64::NAN, |d| d.as_secs_f64());
+                        alloc::push(&mut s.times, now.as_nanos(), "a TCP series");
+                        alloc::push(&mut s.values, v, "a TCP series");
+                        self.series_samples += 1;
+                        continue;
                     }
-                    _ => continue,
+                    TraceKind::Queue | TraceKind::Drops | TraceKind::Events => continue,
                 };
-                let changed = s.kind == TraceKind::Rtt
-                    || s.values
-                        .last()
-                        .is_none_or(|&last| last.to_bits() != v.to_bits());
-                if changed {
-                    alloc::push(&mut s.times, now.as_nanos(), "a TCP series");
-                    alloc::push(&mut s.values, v, "a TCP series");
-                    self.series_samples += 1;
-                }
-            }
-        }
-        if self.any_custom_cc && t.custom_cc {
-            if let Some(e) = t.snd.cc_mut().take_error() {
-                self.failure = Some(format!("flow '{}': {e}", self.flows[flow as usize].name));
-                return;
+                record_change(s, now, v, &mut self.series_samples);
             }
         }
         let Some(log) = &mut self.event_log else {
-            return;
-        };
-        let App::Tcp(t) = &mut self.flows[flow as usize].app else {
             return;
         };
         if let Some(ev) = t.snd.events_mut() {
@@ -150,5 +146,14 @@ impl World {
                 alloc::push(log, (flow, e), "the TCP event log");
             }
         }
+    }
+}
+
+/// Appends `v` at `now` to a series recorded at each change, if it changed.
+fn record_change(s: &mut TcpSeries, now: SimTime, v: f64, samples: &mut u64) {
+    if s.values.last().is_none_or(|&last| last.to_bits() != v.to_bits()) {
+        alloc::push(&mut s.times, now.as_nanos(), "a TCP series");
+        alloc::push(&mut s.values, v, "a TCP series");
+        *samples += 1;
     }
 }

@@ -190,7 +190,7 @@ impl World {
             if let App::Tcp(t) = &mut f.app {
                 for s in &mut t.series {
                     series.push(Series {
-                        name: s.kind.name().to_string(),
+                        name: s.of.name(),
                         target: f.name.clone(),
                         times_ns: std::mem::take(&mut s.times),
                         values: std::mem::take(&mut s.values),
