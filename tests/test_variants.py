@@ -416,3 +416,16 @@ def test_window_events_and_probes_reach_a_controller_written_in_python():
     assert 6.0 <= restart_at < 6.1
     t, acks = res.trace("cc:acks", flow=0)
     assert acks[-1] == cc.acks > 100 and (acks[1:] > acks[:-1]).all()
+
+
+def test_a_nested_parameter_table_overrides_only_what_it_names():
+    net = tl.Network()
+    a, b = net.host("a"), net.host("b")
+    net.link(a, b, rate="1Mbps", delay="1ms")
+    net.tcp(a, b, cc=tl.Petra(westwood={"coefficient": 0.8}))
+    ww = net.scenario(duration="1s").check()["flows"][0]["cc"]["westwood"]
+    assert ww["coefficient"] == 0.8 and ww["sampling"] == "per_ack"
+    net.tcp(a, b, cc=tl.Petra(westwood={"coefficent": 0.8}))
+    with pytest.raises(tl.ScenarioError) as e:
+        net.run(duration="1s")
+    assert e.value.path == "flows[1].cc.westwood.coefficent"

@@ -42,6 +42,7 @@ from tcplab.scenario import (
     Uniform,
     load,
 )
+from tcplab.schema import schema
 
 # The analysis, sweep and store modules need pandas (and pyarrow, when
 # installed: about 90 MB of memory together); they load on first use, so that
@@ -74,6 +75,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "__version__",
     "presets",
+    "schema",
     "Bbr",
     "Cubic",
     "Petra",

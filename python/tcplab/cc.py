@@ -98,12 +98,15 @@ class Petra(Variant):
 
     Args:
         alpha: weight of the previous capacity estimate (0.9).
+        westwood: parameters of its Westwood estimator, as :class:`Westwood`
+            takes them (e.g. ``{"coefficient": 0.9}``).
     """
 
     name = "petra"
 
-    def __init__(self, *, alpha: float | None = None) -> None:
-        super().__init__(alpha=alpha)
+    def __init__(self, *, alpha: float | None = None,
+                 westwood: dict[str, Any] | None = None) -> None:
+        super().__init__(alpha=alpha, westwood=westwood)
 
 
 class Cubic(Variant):

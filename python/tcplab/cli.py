@@ -316,10 +316,12 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 def cmd_variants(args: argparse.Namespace) -> int:
     """List the built-in variants, their recovery and their parameters' defaults."""
-    from tcplab.cc import variants
+    from tcplab.schema import schema
 
-    for v in variants():
+    for v in schema()["variants"]:
         print(f"{v['name']:<13} recovery {v['recovery']:<8} {v['summary']}")
+        for p in v["probes"]:
+            print(f"    trace cc:{p['name']:<14} ({p['unit']}) {p['meaning']}")
         paper = v["defaults"]["paper"]
         for key, value in paper.items():
             others = {p: v["defaults"][p].get(key) for p in ("linux", "ns3")}

@@ -17,19 +17,14 @@ if TYPE_CHECKING:
 
 RawSeries = list[tuple[str, str, bytes, bytes]]
 
-# Columns that are floats; JSON carries their NaN as null.
-_FLOAT_COLUMNS = (
-    "goodput_bps", "delay_min_s", "delay_mean_s", "delay_max_s", "throughput_bps",
-    "unique_sent_bps", "retransmission_ratio", "completion_time_s", "start_s",
-    "utilization", "queue_mean_packets", "delay_s",
-)
-
-
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     import pandas as pd
 
+    from tcplab.schema import float_columns
+
     df = pd.DataFrame(rows)
-    for c in _FLOAT_COLUMNS:
+    # Float columns (JSON carries their NaN as null).
+    for c in float_columns():
         if c in df.columns:
             df[c] = df[c].astype(float)
     return df
@@ -39,7 +34,7 @@ class Results:
     """What one run produced.
 
     Attributes:
-        flows: one row per flow (see docs/results.md for every column).
+        flows: one row per flow (docs/results.md lists every column).
         links: one row per link direction.
         summary: simulated seconds, events, peak packets in flight: the same
             for the same scenario and seed.
@@ -96,7 +91,7 @@ class Results:
 
     @property
     def flows(self) -> pd.DataFrame:
-        """One row per flow (see docs/results.md for every column)."""
+        """One row per flow (docs/results.md lists every column)."""
         return self._table("flows", lambda pd: _frame(self.raw["flows"]))
 
     @property

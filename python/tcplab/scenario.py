@@ -465,6 +465,7 @@ class Network:
         initial_rto: Quantity | None = None,
         clock_granularity: Quantity | None = None,
         restart_after_idle: bool | None = None,
+        recovery_exit: Literal["flight", "ssthresh"] | None = None,
         dupthresh: int | None = None,
     ) -> Flow:
         """Add a TCP connection: data from ``src`` (the sender) to ``dst`` (the receiver).
@@ -518,7 +519,7 @@ class Network:
             "initial_ssthresh": initial_ssthresh, "abc": abc, "min_rto": min_rto,
             "max_rto": max_rto, "initial_rto": initial_rto,
             "clock_granularity": clock_granularity, "restart_after_idle": restart_after_idle,
-            "dupthresh": dupthresh,
+            "recovery_exit": recovery_exit, "dupthresh": dupthresh,
         }
         d.update({k: v for k, v in options.items() if v is not None})
         self._flows.append(d)

@@ -45,6 +45,7 @@ import tomllib
 from tcplab import _core
 from tcplab.errors import ScenarioError, SweepError, SweepInterrupted
 from tcplab.scenario import Scenario
+from tcplab.schema import columns
 from tcplab.store import RENEW_S, Holder, Store, StoreError, build_id, canonical, run_key
 
 #: Set to a file path to have every executed run append its key there (used
@@ -212,14 +213,7 @@ def expand_values(spec: Any, key: str) -> list[Any]:
 
 
 #: Columns of the result rows; a grid parameter never takes one of these names.
-RESULT_COLUMNS = {
-    "key", "seed", "flow", "kind", "src", "dst", "start_s", "sent_packets", "sent_bytes",
-    "delivered_packets", "delivered_bytes", "lost_queue", "lost_error", "in_flight_packets",
-    "goodput_bps", "delay_min_s", "delay_mean_s", "delay_max_s", "throughput_bps",
-    "unique_sent_bps", "retransmitted_segments", "retransmission_ratio", "timeouts",
-    "fast_retransmits", "completion_time_s", "acked_bytes", "ack_packets", "acks_lost", "cc",
-    "recovery", "mss", "end_s",
-}
+RESULT_COLUMNS = {c["name"] for c in columns("flows")} | {"key", "seed", "end_s"}
 
 
 def short_names(keys: Iterable[str]) -> dict[str, str]:

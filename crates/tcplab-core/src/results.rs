@@ -7,6 +7,202 @@ use serde::Serialize;
 
 use crate::scenario::Scenario;
 
+/// A column of a results table: its name, unit, type and meaning (the
+/// metadata Python's column lists and docs/results.md come from).
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+pub struct Column {
+    pub name: &'static str,
+    /// "" for a name, a count in the column's own terms, or a ratio.
+    pub unit: &'static str,
+    /// "str", "int" or "float" (NaN where it does not apply).
+    pub kind: &'static str,
+    pub meaning: &'static str,
+}
+
+const fn col(
+    name: &'static str,
+    unit: &'static str,
+    kind: &'static str,
+    meaning: &'static str,
+) -> Column {
+    Column {
+        name,
+        unit,
+        kind,
+        meaning,
+    }
+}
+
+/// `res.flows`, one row per flow, in the order of [`FlowResult`]'s fields.
+pub const FLOW_COLUMNS: &[Column] = &[
+    col("flow", "", "str", "the flow's name"),
+    col("kind", "", "str", "udp or tcp"),
+    col("src", "", "str", "the source host"),
+    col("dst", "", "str", "the destination host"),
+    col("start_s", "s", "float", "when the source starts"),
+    col(
+        "sent_packets",
+        "packets",
+        "int",
+        "packets the source sent (retransmissions included)",
+    ),
+    col("sent_bytes", "B", "int", "payload bytes the source sent"),
+    col(
+        "delivered_packets",
+        "packets",
+        "int",
+        "packets that reached the destination",
+    ),
+    col(
+        "delivered_bytes",
+        "B",
+        "int",
+        "payload bytes delivered to the receiving application, in order, once",
+    ),
+    col(
+        "lost_queue",
+        "packets",
+        "int",
+        "packets of the flow dropped by full queues",
+    ),
+    col(
+        "lost_error",
+        "packets",
+        "int",
+        "packets of the flow dropped by error models",
+    ),
+    col(
+        "in_flight_packets",
+        "packets",
+        "int",
+        "still in the network at the end: sent = delivered + lost_queue + lost_error + in_flight",
+    ),
+    col(
+        "goodput_bps",
+        "bit/s",
+        "float",
+        "delivered payload bits / the flow's active time (start to stop, completion or end of run)",
+    ),
+    col(
+        "delay_min_s",
+        "s",
+        "float",
+        "UDP: smallest one-way delay of delivered packets",
+    ),
+    col(
+        "delay_mean_s",
+        "s",
+        "float",
+        "UDP: mean one-way delay of delivered packets",
+    ),
+    col(
+        "delay_max_s",
+        "s",
+        "float",
+        "UDP: largest one-way delay of delivered packets",
+    ),
+    col(
+        "throughput_bps",
+        "bit/s",
+        "float",
+        "TCP: all payload bytes sent, retransmissions included, / active time",
+    ),
+    col(
+        "unique_sent_bps",
+        "bit/s",
+        "float",
+        "TCP: (payload bytes sent - retransmitted) / active time",
+    ),
+    col(
+        "retransmitted_segments",
+        "segments",
+        "int",
+        "TCP: segments retransmitted",
+    ),
+    col(
+        "retransmission_ratio",
+        "",
+        "float",
+        "TCP: retransmitted segments / data segments sent",
+    ),
+    col("timeouts", "", "int", "TCP: retransmission timeouts"),
+    col(
+        "fast_retransmits",
+        "",
+        "int",
+        "TCP: fast retransmits (recoveries entered on duplicate ACKs)",
+    ),
+    col(
+        "dupacks",
+        "ACKs",
+        "int",
+        "TCP: duplicate ACKs the sender received",
+    ),
+    col(
+        "completion_time_s",
+        "s",
+        "float",
+        "TCP transfers: from the start to the last byte delivered (NaN if unfinished)",
+    ),
+    col(
+        "acked_bytes",
+        "B",
+        "int",
+        "TCP: application bytes the sender saw cumulatively acknowledged",
+    ),
+    col(
+        "ack_packets",
+        "packets",
+        "int",
+        "TCP: ACKs the receiver sent",
+    ),
+    col(
+        "acks_lost",
+        "packets",
+        "int",
+        "TCP: ACKs lost on the way back",
+    ),
+    col("cc", "", "str", "TCP: the variant"),
+    col("recovery", "", "str", "TCP: the loss recovery"),
+    col("mss", "B", "int", "TCP: the maximum segment size"),
+];
+
+/// `res.links`, one row per link direction, in the order of [`LinkResult`].
+pub const LINK_COLUMNS: &[Column] = &[
+    col("link", "", "str", "the link's name"),
+    col("src", "", "str", "the direction: from this node"),
+    col("dst", "", "str", "the direction: to this node"),
+    col("rate_bps", "bit/s", "int", "the direction's rate"),
+    col("delay_s", "s", "float", "one-way propagation delay"),
+    col("tx_packets", "packets", "int", "packets put on the wire"),
+    col("tx_bytes", "B", "int", "IP bytes put on the wire"),
+    col(
+        "drops_queue",
+        "packets",
+        "int",
+        "drops by the egress queue (overflow)",
+    ),
+    col(
+        "drops_error",
+        "packets",
+        "int",
+        "drops by the error model at the far end",
+    ),
+    col(
+        "utilization",
+        "",
+        "float",
+        "fraction of the run spent serializing",
+    ),
+    col("queue_max_packets", "packets", "int", "longest queue"),
+    col(
+        "queue_mean_packets",
+        "packets",
+        "float",
+        "time-average queue length",
+    ),
+];
+
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct FlowResult {
     pub flow: String,
@@ -212,5 +408,79 @@ impl Results {
             serde_json::to_string(&tables)?,
             serde_json::to_string(&self.scenario)?,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys<T: Serialize>(row: &T) -> Vec<String> {
+        match serde_json::to_value(row).unwrap() {
+            serde_json::Value::Object(m) => m.keys().cloned().collect(),
+            _ => unreachable!(),
+        }
+    }
+
+    fn names(cols: &[Column]) -> Vec<String> {
+        let mut v: Vec<String> = cols.iter().map(|c| c.name.to_string()).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn the_column_tables_list_exactly_the_fields_of_the_records() {
+        let flow = FlowResult {
+            flow: String::new(),
+            kind: String::new(),
+            src: String::new(),
+            dst: String::new(),
+            start_s: 0.0,
+            sent_packets: 0,
+            sent_bytes: 0,
+            delivered_packets: 0,
+            delivered_bytes: 0,
+            lost_queue: 0,
+            lost_error: 0,
+            in_flight_packets: 0,
+            goodput_bps: 0.0,
+            delay_min_s: 0.0,
+            delay_mean_s: 0.0,
+            delay_max_s: 0.0,
+            throughput_bps: 0.0,
+            unique_sent_bps: 0.0,
+            retransmitted_segments: 0,
+            retransmission_ratio: 0.0,
+            timeouts: 0,
+            fast_retransmits: 0,
+            dupacks: 0,
+            completion_time_s: 0.0,
+            acked_bytes: 0,
+            ack_packets: 0,
+            acks_lost: 0,
+            cc: String::new(),
+            recovery: String::new(),
+            mss: 0,
+        };
+        let mut k = keys(&flow);
+        k.sort();
+        assert_eq!(k, names(FLOW_COLUMNS));
+        let link = LinkResult {
+            link: String::new(),
+            src: String::new(),
+            dst: String::new(),
+            rate_bps: 0,
+            delay_s: 0.0,
+            tx_packets: 0,
+            tx_bytes: 0,
+            drops_queue: 0,
+            drops_error: 0,
+            utilization: 0.0,
+            queue_max_packets: 0,
+            queue_mean_packets: 0.0,
+        };
+        let mut k = keys(&link);
+        k.sort();
+        assert_eq!(k, names(LINK_COLUMNS));
     }
 }

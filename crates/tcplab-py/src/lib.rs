@@ -48,9 +48,7 @@ fn raise(py: Python<'_>, err: Error) -> PyErr {
                 to.clone(),
                 detail.clone(),
             ))?,
-            Error::Io(_) => {
-                errors.getattr("TcplabError")?.call1((message,))?
-            }
+            Error::Io(_) => errors.getattr("TcplabError")?.call1((message,))?,
             Error::Internal(_) => errors.getattr("InternalError")?.call1((message,))?,
             Error::Interrupted => {
                 return Ok(pyo3::exceptions::PyKeyboardInterrupt::new_err(message));
@@ -252,6 +250,13 @@ fn variants_json() -> String {
     serde_json::Value::Array(list).to_string()
 }
 
+/// Every scenario field, variant, recording and result column, with units,
+/// defaults and sources, as JSON text (`tl.schema()`).
+#[pyfunction]
+fn schema_json() -> String {
+    tcplab_core::scenario::schema::export().to_string()
+}
+
 /// Parses a rate ("10Mbps") into bit/s.
 #[pyfunction]
 fn parse_rate(s: &str) -> PyResult<u64> {
@@ -296,6 +301,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
     m.add_function(wrap_pyfunction!(variants_json, m)?)?;
+    m.add_function(wrap_pyfunction!(schema_json, m)?)?;
     m.add_class::<pycc::TcbView>()?;
     m.add_class::<pycc::AckView>()?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;

@@ -30,7 +30,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Ack, CongestionControl, LossCause, RateSample, Tcb, Probe};
+use super::{Ack, CongestionControl, LossCause, Probe, RateSample, Tcb};
 use crate::time::{SimDuration, SimTime};
 
 /// 2 / ln 2: the smallest gain that doubles the delivery rate each round.
@@ -339,8 +339,16 @@ impl CongestionControl for Bbr {
 
     fn probes(&self) -> Vec<Probe> {
         vec![
-            Probe::new("bwe", "bit/s", "BtlBw: the windowed maximum of the delivery rate"),
-            Probe::new("mode", "code", "the state: 0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT"),
+            Probe::new(
+                "bwe",
+                "bit/s",
+                "BtlBw: the windowed maximum of the delivery rate",
+            ),
+            Probe::new(
+                "mode",
+                "code",
+                "the state: 0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT",
+            ),
         ]
     }
 

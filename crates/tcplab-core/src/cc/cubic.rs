@@ -14,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{slow_start, Ack, CaState, CongestionControl, LossCause, Tcb, Probe};
+use super::{slow_start, Ack, CaState, CongestionControl, LossCause, Probe, Tcb};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -159,7 +159,11 @@ impl CongestionControl for Cubic {
 
     fn probes(&self) -> Vec<Probe> {
         vec![
-            Probe::new("w_max", "segments", "W_max: the window before the last reduction (RFC 9438 4.1)"),
+            Probe::new(
+                "w_max",
+                "segments",
+                "W_max: the window before the last reduction (RFC 9438 4.1)",
+            ),
             Probe::new("k", "s", "K: the time to grow back to W_max (RFC 9438 4.2)"),
         ]
     }

@@ -21,7 +21,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::westwood::{Estimator, WestwoodConfig};
-use super::{cong_avoid_per_ack, reno_ssthresh, Ack, CongestionControl, LossCause, Tcb, Probe};
+use super::{cong_avoid_per_ack, reno_ssthresh, Ack, CongestionControl, LossCause, Probe, Tcb};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -136,7 +136,11 @@ impl CongestionControl for Petra {
     fn probes(&self) -> Vec<Probe> {
         vec![
             Probe::new("bwe", "bit/s", "the filtered bandwidth estimate (BWE)"),
-            Probe::new("elc", "bit/s", "the smoothed estimate of link capacity (ELC)"),
+            Probe::new(
+                "elc",
+                "bit/s",
+                "the smoothed estimate of link capacity (ELC)",
+            ),
         ]
     }
 

@@ -218,7 +218,25 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
                 },
             ));
         }
-        merged.insert(k.clone(), v.clone());
+        // A nested table (Petra's `westwood`) overrides only what it names.
+        match (merged.get_mut(k), v) {
+            (Some(Value::Object(base)), Value::Object(over)) => {
+                for (kk, vv) in over {
+                    if !base.contains_key(kk) {
+                        let allowed: Vec<&str> = base.keys().map(|s| s.as_str()).collect();
+                        return Err(Error::invalid_allowed(
+                            format!("{path}.{k}.{kk}"),
+                            format!("not a parameter of '{}'", info.name),
+                            allowed.join(", "),
+                        ));
+                    }
+                    base.insert(kk.clone(), vv.clone());
+                }
+            }
+            _ => {
+                merged.insert(k.clone(), v.clone());
+            }
+        }
     }
     let value = Value::Object(merged.clone());
     let mut fine_retransmit = false;

@@ -28,7 +28,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::reno::Reno;
-use super::{reno_ssthresh, Ack, CongestionControl, LossCause, Tcb, Probe};
+use super::{reno_ssthresh, Ack, CongestionControl, LossCause, Probe, Tcb};
 use crate::time::SimDuration;
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -171,7 +171,11 @@ impl CongestionControl for Vegas {
 
     fn probes(&self) -> Vec<Probe> {
         vec![
-            Probe::new("diff", "segments", "Diff = (Expected - Actual) * BaseRTT, once per RTT"),
+            Probe::new(
+                "diff",
+                "segments",
+                "Diff = (Expected - Actual) * BaseRTT, once per RTT",
+            ),
             Probe::new("base_rtt", "s", "BaseRTT: the smallest RTT measured"),
         ]
     }
@@ -183,7 +187,6 @@ impl CongestionControl for Vegas {
             _ => None,
         }
     }
-
 }
 
 #[cfg(test)]

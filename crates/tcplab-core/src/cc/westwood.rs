@@ -52,7 +52,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::reno::Reno;
-use super::{reno_ssthresh, Ack, CaState, CongestionControl, LossCause, Tcb, Probe};
+use super::{reno_ssthresh, Ack, CaState, CongestionControl, LossCause, Probe, Tcb};
 use crate::time::{SimDuration, SimTime};
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -417,9 +417,11 @@ impl CongestionControl for Westwood {
     }
 
     fn probes(&self) -> Vec<Probe> {
-        vec![
-            Probe::new("bwe", "bit/s", "the filtered bandwidth estimate (BWE)"),
-        ]
+        vec![Probe::new(
+            "bwe",
+            "bit/s",
+            "the filtered bandwidth estimate (BWE)",
+        )]
     }
 
     fn probe(&self, name: &str) -> Option<f64> {

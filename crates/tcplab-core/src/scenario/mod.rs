@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 pub mod resolve;
+pub mod schema;
 mod trace;
 pub mod validate;
 
@@ -314,6 +315,42 @@ pub struct FlowSpec {
 }
 
 impl FlowSpec {
+    /// A flow of `kind` between hosts named "a" and "b", every option unset.
+    pub fn empty(kind: FlowKind) -> Self {
+        FlowSpec {
+            kind,
+            name: None,
+            src: "a".into(),
+            dst: "b".into(),
+            start: SimDuration::ZERO,
+            stop: None,
+            rate: None,
+            size: None,
+            count: None,
+            cc: None,
+            profile: None,
+            recovery: None,
+            mss: None,
+            delayed_ack: None,
+            delayed_ack_timeout: None,
+            sack: None,
+            timestamps: None,
+            window_scaling: None,
+            rcv_buf: None,
+            initial_cwnd: None,
+            initial_ssthresh: None,
+            abc: None,
+            min_rto: None,
+            max_rto: None,
+            initial_rto: None,
+            clock_granularity: None,
+            restart_after_idle: None,
+            recovery_exit: None,
+            dupthresh: None,
+            app: None,
+        }
+    }
+
     /// (field, is set) for every kind-specific field.
     pub fn kind_fields(&self) -> Vec<(&'static str, bool)> {
         vec![

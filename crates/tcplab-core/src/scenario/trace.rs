@@ -10,7 +10,6 @@ use std::fmt;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
-
 /// Declares the built-in recordings: variant, name, what it records.
 macro_rules! trace_kinds {
     ($($variant:ident = $name:literal, $doc:literal;)+) => {
@@ -119,7 +118,9 @@ impl<'de> Deserialize<'de> for TraceSpec {
             fn visit_str<E: de::Error>(self, v: &str) -> Result<TraceSpec, E> {
                 if let Some(probe) = v.strip_prefix("cc:") {
                     if probe.is_empty() {
-                        return Err(E::custom("'cc:' needs the quantity's name, e.g. 'cc:w_max'"));
+                        return Err(E::custom(
+                            "'cc:' needs the quantity's name, e.g. 'cc:w_max'",
+                        ));
                     }
                     return Ok(TraceSpec::Probe(probe.to_string()));
                 }

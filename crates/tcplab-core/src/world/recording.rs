@@ -151,7 +151,10 @@ impl World {
 
 /// Appends `v` at `now` to a series recorded at each change, if it changed.
 fn record_change(s: &mut TcpSeries, now: SimTime, v: f64, samples: &mut u64) {
-    if s.values.last().is_none_or(|&last| last.to_bits() != v.to_bits()) {
+    if s.values
+        .last()
+        .is_none_or(|&last| last.to_bits() != v.to_bits())
+    {
         alloc::push(&mut s.times, now.as_nanos(), "a TCP series");
         alloc::push(&mut s.values, v, "a TCP series");
         *samples += 1;

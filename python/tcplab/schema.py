@@ -1,0 +1,45 @@
+"""What a scenario may say and what a run returns, from the core's one source.
+
+``tl.schema()`` gives every scenario field (type, unit, default, where the
+default comes from; TCP defaults per settings profile), every variant (its
+parameters' defaults per profile and the quantities it reports), the
+recordings and every result column (unit, type, meaning). The keyword lists
+and column lists of this package and the reference tables in docs/ are
+made from it or checked against it (tests/test_schema.py).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from typing import Any
+
+from tcplab import _core
+
+
+@functools.lru_cache(maxsize=1)
+def _schema() -> dict[str, Any]:
+    return json.loads(_core.schema_json())
+
+
+def schema() -> dict[str, Any]:
+    """The core's metadata: fields, tcp_defaults, variants, traces, results."""
+    return copy.deepcopy(_schema())
+
+
+def columns(table: str) -> list[dict[str, str]]:
+    """The columns of a results table (``"flows"`` or ``"links"``)."""
+    return list(_schema()["results"][table])
+
+
+def float_columns() -> set[str]:
+    """Names of the float columns of every results table (NaN where they do not apply)."""
+    return {c["name"] for t in _schema()["results"].values() for c in t if c["kind"] == "float"}
+
+
+def tcp_fields() -> list[str]:
+    """The options of a TCP flow (``net.tcp(...)``'s keywords), in the core's order."""
+    prefix = "flows[tcp]."
+    return [f["path"][len(prefix):] for f in _schema()["fields"]
+            if f["path"].startswith(prefix) and "." not in f["path"][len(prefix):]]
