@@ -6,11 +6,14 @@ receivers; NewReno bulk flows, flow i starting at i/N s, 1448-B segments,
 each N runs `--repeat` times, the rounds interleaved so that a slow spell of
 the machine hits every N alike; the table gives each N's fastest run: the
 core's wall time, the cost per packet (data segments and ACKs the endpoints
-sent), the whole call (including result conversion) and the process's peak
-RSS. The last line is the cost per packet at the largest N over that at
+sent), the builder (Python: the network and its scenario), the whole
+run() call (checking, building, the loop and the results' conversion), the
+call over the core's time, builder and call together, and the process's
+peak RSS. The last line is the cost per packet at the largest N over that at
 N = 10 (issue 8's target: at most 2), with the range over the rounds.
 
     python bench/dumbbell.py [--flows 1,10,100,1000,10000] [--duration 30] [--repeat 5]
+    python bench/dumbbell.py --flows 10000,1000000 --repeat 1 --phases   # issue 17's targets
 """
 
 from __future__ import annotations
@@ -30,20 +33,23 @@ def _timing(res) -> dict:  # noqa: ANN001
 def child(n: int, duration: float) -> None:
     from tcp import dumbbell  # bench/tcp.py, beside this file
 
+    t0 = time.perf_counter()
     net = dumbbell(n, mss=1448, rcv_buf="1MiB")
     sc = net.scenario(duration=f"{duration}s", seed=1)
-    t0 = time.perf_counter()
+    t1 = time.perf_counter()
     res = sc.run()
-    call = time.perf_counter() - t0
-    # Raw results, not the tables: pandas would weigh on the measured RSS.
-    flows = res.raw["flows"]
-    packets = sum(f["sent_packets"] + f["ack_packets"] for f in flows)
-    bottleneck = next(lk for lk in res.raw["links"] if lk["link"] == "bottleneck")
+    t2 = time.perf_counter()
+    # One column at a time, without pandas: it would weigh on the measured
+    # RSS and time.
+    packets = sum(res.column("flows", "sent_packets")) + sum(res.column("flows", "ack_packets"))
+    links = res.column("links", "link")
+    util = res.column("links", "utilization")[links.index("bottleneck")]
+    timing = _timing(res)
     print(json.dumps({
-        "n": n, "core_s": _timing(res)["wall_seconds"], "call_s": call, "packets": packets,
-        "events": res.summary["events"],
-        "util": bottleneck["utilization"],
+        "n": n, "core_s": timing["wall_seconds"], "build_s": t1 - t0, "call_s": t2 - t1,
+        "total_s": t2 - t0, "packets": packets, "events": res.summary["events"], "util": util,
         "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "phases": {k: v for k, v in timing.items() if k.endswith("_seconds")},
     }))
 
 
@@ -56,6 +62,8 @@ def main() -> None:
     p.add_argument("--flows", default="1,10,100,1000,10000")
     p.add_argument("--duration", type=float, default=30.0)
     p.add_argument("--repeat", type=int, default=5, help="runs per N (fresh processes)")
+    p.add_argument("--phases", action="store_true",
+                   help="also print where the whole call's time went (parse, check, build, ...)")
     p.add_argument("--child", type=int, help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.child is not None:
@@ -70,13 +78,21 @@ def main() -> None:
             out = subprocess.run([sys.executable, __file__, "--child", str(n), "--duration",
                                   str(a.duration)], capture_output=True, text=True, check=True)
             runs[n].append(json.loads(out.stdout))
-    print(f"{'N':>6}{'core s':>9}{'packets':>12}{'ns/packet':>11}{'events/s':>11}"
-          f"{'call s':>9}{'util':>7}{'RSS MB':>8}")
+    print(f"{'N':>9}{'core s':>9}{'packets':>14}{'ns/packet':>11}{'events/s':>11}"
+          f"{'builder s':>11}{'call s':>9}{'call/core':>11}{'total s':>9}{'util':>7}{'RSS MB':>9}")
     for n in flows:
         d = min(runs[n], key=lambda r: r["core_s"])
-        print(f"{n:>6}{d['core_s']:>9.3f}{d['packets']:>12,}{ns_per_packet(d):>11.0f}"
-              f"{d['events'] / d['core_s'] / 1e6:>9.2f} M{d['call_s']:>9.2f}{d['util']:>7.3f}"
-              f"{d['rss_mb']:>8.1f}")
+        print(f"{n:>9,}{d['core_s']:>9.3f}{d['packets']:>14,}{ns_per_packet(d):>11.0f}"
+              f"{d['events'] / d['core_s'] / 1e6:>9.2f} M{d.get('build_s', 0):>11.2f}"
+              f"{d['call_s']:>9.2f}{d['call_s'] / d['core_s']:>10.2f}x"
+              f"{d.get('total_s', d['call_s']):>9.2f}{d['util']:>7.3f}{d['rss_mb']:>9.1f}")
+    if a.phases:
+        print("\nphases of the fastest run (seconds): " + ", ".join(
+            k.removesuffix("_seconds") for k in min(runs[flows[0]],
+                                                     key=lambda r: r["core_s"])["phases"]))
+        for n in flows:
+            d = min(runs[n], key=lambda r: r["core_s"])
+            print(f"{n:>9,}  " + "  ".join(f"{v:.3f}" for v in d["phases"].values()))
     if 10 in runs and len(flows) > 1:
         top = max(flows)
         best = {n: min(ns_per_packet(r) for r in runs[n]) for n in (10, top)}

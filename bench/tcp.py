@@ -36,15 +36,22 @@ def _timing(res) -> dict:  # noqa: ANN001
     return getattr(res, "timing", None) or res.summary
 
 def dumbbell(n: int, **tcp: object) -> tl.Network:
-    """The issue-8 dumbbell with n NewReno bulk flows (``tcp``: extra net.tcp options)."""
+    """The issue-8 dumbbell with n NewReno bulk flows (``tcp``: extra net.tcp options).
+
+    Built with groups: one entry for the access links (s_i-r0 and r1-d_i in
+    turn) and one for the flows, which expand to the same network, in the
+    same order, as adding them one by one.
+    """
     net = tl.Network(f"dumbbell-{n}")
     r0, r1 = net.router("r0"), net.router("r1")
     net.link(r0, r1, rate="100Mbps", delay="10ms", queue="100p", name="bottleneck")
-    for i in range(n):
-        s, d = net.host(f"s{i}"), net.host(f"d{i}")
-        net.link(s, r0, rate="1Gbps", delay="1ms")
-        net.link(r1, d, rate="1Gbps", delay="1ms")
-        net.tcp(s, d, cc="newreno", app=tl.Bulk(start=f"{i / n}s"), **tcp)
+    ends = net.hosts([x for i in range(n) for x in (f"s{i}", f"d{i}")])
+    senders, receivers = ends[0::2], ends[1::2]
+    net.link([x if k % 2 == 0 else "r1" for k, x in enumerate(ends)],
+             [r0 if k % 2 == 0 else x for k, x in enumerate(ends)],
+             rate="1Gbps", delay="1ms")
+    net.tcp(senders, receivers, cc="newreno",
+            app=tl.Bulk(start=[f"{i / n}s" for i in range(n)]), **tcp)
     return net
 
 

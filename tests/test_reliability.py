@@ -303,6 +303,8 @@ def test_two_runs_give_byte_identical_result_files(tmp_path):
         if a.name != "timing.json":
             assert a.read_bytes() == b.read_bytes(), a.name
     timing = json.loads((tmp_path / "1" / "timing.json").read_text())
-    assert set(timing) == {"wall_seconds", "events_per_second"}
+    assert set(timing) == {"wall_seconds", "events_per_second", "parse_seconds", "check_seconds",
+                           "build_seconds", "results_seconds", "tables_seconds"}
+    assert all(v >= 0 for v in timing.values())
     results = json.loads((tmp_path / "1" / "results.json").read_text())
     assert "wall_seconds" not in json.dumps(results)

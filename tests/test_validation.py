@@ -184,7 +184,8 @@ def test_bad_duration_and_times():
 
 
 def test_bad_trace_name():
-    refuse(lambda d: d.update(trace=["cwnd_typo"]), r"trace\[0\]: unknown variant 'cwnd_typo'")
+    refuse(lambda d: d.update(trace=["cwnd_typo"]),
+           r"trace\[0\]: unknown recording 'cwnd_typo' \(allowed: queue, ")
 
 
 def test_drop_list_counts_from_one():

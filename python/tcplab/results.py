@@ -16,18 +16,65 @@ if TYPE_CHECKING:
 # is about 90 MB of memory).
 
 RawSeries = list[tuple[str, str, bytes, bytes]]
+#: A column as the core hands it over: ("u8", little-endian u64 bytes),
+#: ("f8", little-endian f64 bytes) or ("str", the values joined with NUL).
+RawColumn = tuple[str, Any]
 
-def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+_TABLE_COLUMNS = {
+    "drops": ["time_ns", "link", "src", "dst", "flow", "packet", "cause"],
+    "events": ["time_ns", "flow", "event", "seq", "cwnd", "ssthresh"],
+    "intervals": ["flow", "start_s", "end_s", "delivered_bytes", "goodput_bps"],
+}
+
+
+def _decode(col: RawColumn, n: int | None = None) -> list[Any]:
+    """A column as a list of Python values, without numpy (NaN becomes None)."""
+    import array
+    import sys
+
+    kind, payload = col
+    if kind == "str":
+        return payload.split("\0") if payload or n else []
+    a = array.array("Q" if kind == "u8" else "d")
+    a.frombytes(payload)
+    if sys.byteorder == "big":
+        a.byteswap()
+    values = a.tolist()
+    if kind == "f8":
+        values = [None if v != v else v for v in values]
+    return values
+
+
+def _count(table: dict[str, RawColumn]) -> int:
+    """A table's number of rows (every table has a numeric column)."""
+    return next((len(p) // 8 for k, p in table.values() if k != "str"), 0)
+
+
+def _rows(table: dict[str, RawColumn]) -> list[dict[str, Any]]:
+    """A table's columns as a list of row dicts (as JSON would give them)."""
+    n = _count(table)
+    cols = {name: _decode(c, n) for name, c in table.items()}
+    names = list(cols)
+    return [dict(zip(names, vals, strict=True)) for vals in zip(*cols.values(), strict=True)] \
+        if n else []
+
+
+def _frame(table: dict[str, RawColumn], names: list[str] | None = None) -> pd.DataFrame:
+    """A table's columns as a DataFrame: integers as int64, floats with NaN."""
+    import numpy as np
     import pandas as pd
 
-    from tcplab.schema import float_columns
-
-    df = pd.DataFrame(rows)
-    # Float columns (JSON carries their NaN as null).
-    for c in float_columns():
-        if c in df.columns:
-            df[c] = df[c].astype(float)
-    return df
+    n = _count(table)
+    data: dict[str, Any] = {}
+    for name in names or list(table):
+        kind, payload = table[name]
+        if kind == "u8":
+            data[name] = np.frombuffer(payload, dtype="<i8").astype(np.int64)
+        elif kind == "f8":
+            data[name] = np.frombuffer(payload, dtype="<f8").copy()
+        else:
+            data[name] = payload.split("\0") if n else []
+    return pd.DataFrame(data, columns=names or list(table))
 
 
 class Results:
@@ -44,19 +91,25 @@ class Results:
         drops: one row per dropped packet, when the run traced ``"drops"``.
         events: the TCP event log, when the run traced ``"events"``.
         intervals: per-interval goodput of every flow, when the run set ``interval=``.
+
+    The tables cross from the core as typed columns; each is decoded when
+    first read (``res.column("flows", "goodput_bps")`` reads one column
+    without numpy or pandas).
     """
 
-    def __init__(self, raw: dict[str, Any], series: RawSeries | None = None,
-                 scenario: str | None = None) -> None:
-        self.timing: dict[str, Any] = dict(raw.pop("timing", None) or {})
-        self.raw = raw
-        self.summary: dict[str, Any] = dict(raw["summary"])
-        # The effective scenario comes apart as JSON text from a run (it is
-        # large with many flows) and is parsed when first asked for.
-        self._scenario_text = scenario
+    def __init__(self, out: dict[str, Any]) -> None:
+        small = json.loads(out["small"])
+        self.summary: dict[str, Any] = small["summary"]
+        self.timing: dict[str, Any] = small["timing"]
+        self._pcap: list[dict[str, Any]] = small["pcap"]
+        self._tables: dict[str, dict[str, RawColumn]] = out["tables"]
+        # The effective scenario stays in the core until asked for.
+        self._effective = out["scenario"]
+        self._scenario: dict[str, Any] | None = None
+        self._raw: dict[str, Any] | None = None
         self._frames: dict[str, pd.DataFrame] = {}
         self._raw_series: dict[tuple[str, str], tuple[bytes, bytes]] = {
-            (name, target): (t, v) for name, target, t, v in series or []}
+            (name, target): (t, v) for name, target, t, v in out["series"]}
         self._series: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
 
     def _arrays(self, key: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
@@ -71,12 +124,32 @@ class Results:
             )
         return arrays
 
+    def column(self, table: str, name: str) -> list[Any]:
+        """One column of a table as a list (no numpy or pandas): ``res.column("flows", "mss")``."""
+        t = self._tables[table]
+        return _decode(t[name], _count(t))
+
+    def __len__(self) -> int:
+        """The number of flows."""
+        return _count(self._tables["flows"])
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """Every table as lists of row dicts, with the summary (as the results JSON)."""
+        if self._raw is None:
+            t = self._tables
+            self._raw = {"flows": _rows(t["flows"]), "links": _rows(t["links"]),
+                         "summary": self.summary, "drops": _rows(t["drops"]),
+                         "events": _rows(t["events"]), "intervals": _rows(t["intervals"]),
+                         "pcap": self._pcap}
+        return self._raw
+
     @property
     def scenario(self) -> dict[str, Any]:
         """The scenario as it ran, with every default filled in."""
-        if "scenario" not in self.raw:
-            self.raw["scenario"] = json.loads(self._scenario_text or "{}")
-        return self.raw["scenario"]
+        if self._scenario is None:
+            self._scenario = json.loads(self._effective.json())
+        return self._scenario
 
     # The tables are built on first use: a sweep that reads one column, or a
     # benchmark that reads the summary, does not pay for the others.
@@ -92,21 +165,18 @@ class Results:
     @property
     def flows(self) -> pd.DataFrame:
         """One row per flow (docs/results.md lists every column)."""
-        return self._table("flows", lambda pd: _frame(self.raw["flows"]))
+        return self._table("flows", lambda pd: _frame(self._tables["flows"]))
 
     @property
     def links(self) -> pd.DataFrame:
         """One row per link direction."""
-        return self._table("links", lambda pd: _frame(self.raw["links"]))
+        return self._table("links", lambda pd: _frame(self._tables["links"]))
 
     @property
     def drops(self) -> pd.DataFrame:
         """One row per dropped packet, when the run traced ``"drops"``."""
         def build(pd: Any) -> pd.DataFrame:
-            drops = pd.DataFrame(
-                self.raw.get("drops", []),
-                columns=["time_ns", "link", "src", "dst", "flow", "packet", "cause"],
-            )
+            drops = _frame(self._tables["drops"], _TABLE_COLUMNS["drops"])
             drops.insert(0, "time_s", drops.pop("time_ns") * 1e-9)
             return drops
         return self._table("drops", build)
@@ -115,10 +185,7 @@ class Results:
     def events(self) -> pd.DataFrame:
         """The TCP event log, when the run traced ``"events"``."""
         def build(pd: Any) -> pd.DataFrame:
-            events = pd.DataFrame(
-                self.raw.get("events", []),
-                columns=["time_ns", "flow", "event", "seq", "cwnd", "ssthresh"],
-            )
+            events = _frame(self._tables["events"], _TABLE_COLUMNS["events"])
             events.insert(0, "time_s", events.pop("time_ns") * 1e-9)
             return events
         return self._table("events", build)
@@ -127,15 +194,13 @@ class Results:
     def pcap(self) -> pd.DataFrame:
         """The packet-trace files written, with their packet counts."""
         return self._table("pcap", lambda pd: pd.DataFrame(
-            self.raw.get("pcap", []), columns=["path", "link", "src", "dst", "packets", "error"]))
+            self._pcap, columns=["path", "link", "src", "dst", "packets", "error"]))
 
     @property
     def intervals(self) -> pd.DataFrame:
         """Per-interval goodput of every flow, when the run set ``interval=``."""
-        return self._table("intervals", lambda pd: pd.DataFrame(
-            self.raw.get("intervals", []),
-            columns=["flow", "start_s", "end_s", "delivered_bytes", "goodput_bps"],
-        ))
+        return self._table("intervals", lambda pd: _frame(self._tables["intervals"],
+                                                           _TABLE_COLUMNS["intervals"]))
 
     def traces(self) -> list[tuple[str, str]]:
         """The recorded time series, as (name, target) pairs."""
@@ -281,8 +346,8 @@ class Results:
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return (f"<Results: {len(self.raw['flows'])} flows, "
-                f"{len(self.raw['links'])} link directions>")
+        links = _count(self._tables["links"])
+        return f"<Results: {len(self)} flows, {links} link directions>"
 
 
 def _scaled(x: float | None, factor: float, digits: int) -> float | None:

@@ -91,8 +91,33 @@ def plain(value: Any, path: str = "") -> Any:
                         path, problem, _ALLOWED_VALUES)
 
 
+def _fast_default(value: Any) -> Any:
+    """json.dumps's hook for numbers of other types (numpy, Decimal) and paths."""
+    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
+        out = value.tolist()
+        if isinstance(out, float) and not math.isfinite(out):
+            raise ValueError("non-finite")
+        return out
+    if isinstance(value, decimal.Decimal | fractions.Fraction):
+        if value == int(value):
+            return int(value)
+        out = float(value)
+        if not math.isfinite(out):
+            raise ValueError("non-finite")
+        return out
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise TypeError(type(value).__name__)
+
+
 def scenario_json(data: dict[str, Any]) -> str:
     """Scenario data as the JSON text the core reads (see :func:`plain`)."""
+    try:
+        # Plain data straight through; anything else takes the careful walk,
+        # which converts it or names the field that holds it.
+        return json.dumps(data, allow_nan=False, default=_fast_default)
+    except (TypeError, ValueError, RecursionError):
+        pass
     try:
         return json.dumps(plain(data), allow_nan=False)
     except RecursionError:
@@ -317,11 +342,78 @@ class Flow:
     dst: str
 
 
+@dataclass(frozen=True)
+class Group:
+    """Links or flows added at once (lists of ends): ``count`` of them.
+
+    ``first`` is the index of the first among the network's links or flows,
+    so its members are the rows ``res.flows.iloc[g.rows]`` (for links, each
+    link has two rows of ``res.links``, a->b then b->a, in order).
+    """
+
+    kind: str
+    first: int
+    count: int
+    given_names: list[str] | None = None
+    ends: tuple[str | list[str], str | list[str]] = ("", "")
+
+    def __len__(self) -> int:
+        return self.count
+
+    @property
+    def rows(self) -> slice:
+        """The members' rows of ``res.flows`` (``res.links`` for links: ``link_rows``)."""
+        return slice(self.first, self.first + self.count)
+
+    @property
+    def link_rows(self) -> slice:
+        """For a group of links: their two rows each of ``res.links``."""
+        return slice(2 * self.first, 2 * (self.first + self.count))
+
+    @property
+    def names(self) -> list[str]:
+        """The members' names: those given, else the defaults ("a-b", or "tcp7")."""
+        if self.given_names is not None:
+            return list(self.given_names)
+        if self.kind == "link":
+            a, b = (e if isinstance(e, list) else [e] * self.count for e in self.ends)
+            return [f"{x}-{y}" for x, y in zip(a, b, strict=True)]
+        return [f"{self.kind}{self.first + k}" for k in range(self.count)]
+
+
 NodeRef = Node | str
+#: One end, or one per member of a group.
+Ends = NodeRef | list[NodeRef] | tuple[NodeRef, ...]
 
 
 def _name(n: NodeRef) -> str:
     return n.name if isinstance(n, Node) else str(n)
+
+
+def _ends(n: Ends) -> str | list[str]:
+    """One name, or a list of names for a group."""
+    if isinstance(n, list | tuple):
+        return [x if isinstance(x, str) else _name(x) for x in n]
+    return _name(n)
+
+
+def _is_group(*values: Any) -> int | None:
+    """The size of a group when any value is a list, else None."""
+    for v in values:
+        if isinstance(v, list | tuple):
+            return len(v)
+    return None
+
+
+def _copy_data(x: Any) -> Any:
+    """A copy of scenario data (dicts and lists; scalars are shared), faster than deepcopy."""
+    if isinstance(x, dict):
+        return {k: _copy_data(v) for k, v in x.items()}
+    if isinstance(x, list):
+        if x and not isinstance(x[0], dict | list):
+            return list(x)  # a group's names or start times: scalars
+        return [_copy_data(v) for v in x]
+    return x
 
 
 def _loss(m: LossModel | dict[str, Any] | None, field: str) -> dict[str, Any] | None:
@@ -356,6 +448,9 @@ class Network:
         self._links: list[dict[str, Any]] = []
         self._routes: list[dict[str, Any]] = []
         self._flows: list[dict[str, Any]] = []
+        #: Links and flows so far, counting each member of a group.
+        self._n_links = 0
+        self._n_flows = 0
         self._custom: dict[int, Any] = {}
 
     def host(self, name: str) -> Node:
@@ -368,19 +463,25 @@ class Network:
         self._routers.append(name)
         return Node(name, "router")
 
+    def hosts(self, names: list[str]) -> list[str]:
+        """Add many end hosts at once; returns their names (for groups of links and flows)."""
+        names = [str(n) for n in names]
+        self._hosts.extend(names)
+        return names
+
     def link(
         self,
-        a: NodeRef,
-        b: NodeRef,
+        a: Ends,
+        b: Ends,
         *,
         rate: Quantity,
         delay: Quantity,
-        queue: Quantity = "100p",
+        queue: Quantity | dict[str, Any] = "100p",
         mtu: int = 1500,
         loss: LossModel | dict[str, Any] | None = None,
         reverse_loss: LossModel | dict[str, Any] | None = None,
-        name: str | None = None,
-    ) -> Link:
+        name: str | list[str] | None = None,
+    ) -> Link | Group:
         """Join ``a`` and ``b`` with a full-duplex link.
 
         Args:
@@ -392,8 +493,15 @@ class Network:
             loss: error model on the a -> b direction (applied at b).
             reverse_loss: error model on the b -> a direction (applied at a).
             name: defaults to ``"a-b"``.
+
+        With a list of nodes for ``a`` or ``b`` (and a list of names, if any),
+        this adds a group of links at once, one per element, the other end
+        shared when it is a single node: ``net.link(net.hosts(senders), r0,
+        ...)``. A group is one entry of the scenario, however many links it
+        holds, which keeps a network of a million links quick to build.
         """
-        an, bn = _name(a), _name(b)
+        an, bn = _ends(a), _ends(b)
+        n = _is_group(an, bn, name)
         d: dict[str, Any] = {"a": an, "b": bn, "rate": rate, "delay": delay, "queue": queue,
                              "mtu": mtu}
         if name is not None:
@@ -403,7 +511,12 @@ class Network:
         if reverse_loss is not None:
             d["reverse_loss"] = _loss(reverse_loss, f"links[{len(self._links)}].reverse_loss")
         self._links.append(d)
-        return Link(name if name is not None else f"{an}-{bn}", an, bn)
+        if n is not None:
+            self._n_links += n
+            return Group("link", self._n_links - n, n,
+                         list(name) if isinstance(name, list | tuple) else None, (an, bn))
+        self._n_links += 1
+        return Link(name if name is not None else f"{an}-{bn}", an, bn)  # type: ignore[arg-type]
 
     def route(self, node: NodeRef, to: NodeRef, next: NodeRef) -> None:  # noqa: A002
         """At ``node``, send packets for host ``to`` to the neighbour ``next``."""
@@ -411,16 +524,16 @@ class Network:
 
     def udp(
         self,
-        src: NodeRef,
-        dst: NodeRef,
+        src: Ends,
+        dst: Ends,
         *,
         rate: Quantity,
         size: Quantity = "1000B",
-        start: Quantity = 0,
+        start: Quantity | list[Quantity] = 0,
         stop: Quantity | None = None,
         count: int | None = None,
-        name: str | None = None,
-    ) -> Flow:
+        name: str | list[str] | None = None,
+    ) -> Flow | Group:
         """Add a UDP constant-bit-rate source at ``src`` sending to a sink at ``dst``.
 
         Args:
@@ -428,17 +541,35 @@ class Network:
             size: payload bytes per datagram (28 B of IPv4/UDP headers are added).
             start: when the source starts; ``stop``: when it stops (default: the
                 end of the run); ``count``: stop after this many datagrams.
+
+        Lists for ``src``, ``dst``, ``start`` or ``name`` add a group of flows,
+        as :meth:`link` does for links.
         """
-        d: dict[str, Any] = {"kind": "udp", "src": _name(src), "dst": _name(dst), "rate": rate,
-                             "size": size, "start": start}
+        d: dict[str, Any] = {"kind": "udp", "src": _ends(src), "dst": _ends(dst), "rate": rate,
+                             "size": size, "start": list(start) if isinstance(start, tuple)
+                             else start}
         if stop is not None:
             d["stop"] = stop
         if count is not None:
             d["count"] = count
-        fname = name if name is not None else f"udp{len(self._flows)}"
-        d["name"] = fname
+        return self._add_flow(d, "udp", name, src, dst)
+
+    def _add_flow(self, d: dict[str, Any], kind: str, name: Any, src: Ends,
+                  dst: Ends) -> Flow | Group:
+        """Names the flow (or the group's flows, by the core) and adds it."""
+        n = _is_group(d["src"], d["dst"], d.get("start"), name)
+        if n is None:
+            fname = name if name is not None else f"{kind}{self._n_flows}"
+            d["name"] = fname
+            self._flows.append(d)
+            self._n_flows += 1
+            return Flow(fname, kind, _name(src), _name(dst))  # type: ignore[arg-type]
+        if name is not None:
+            d["name"] = list(name)
         self._flows.append(d)
-        return Flow(fname, "udp", _name(src), _name(dst))
+        self._n_flows += n
+        return Group(kind, self._n_flows - n, n, list(name) if name is not None else None,
+                     (d["src"], d["dst"]))
 
     def tcp(
         self,
@@ -496,16 +627,22 @@ class Network:
             raise ScenarioError(f"flows[{index}].app: {app!r} is not a TCP application "
                                 f"(allowed: {allowed})", f"flows[{index}].app",
                                 f"{app!r} is not a TCP application", allowed)
-        fname = name if name is not None else f"tcp{index}"
+        group = _is_group(src, dst, app.start, name) is not None
         from tcplab.cc import spec_for
 
         spec, custom = spec_for(cc, f"flows[{index}].cc")
         if custom is not None:
-            self._custom[len(self._flows)] = custom
+            if group:
+                raise ScenarioError(
+                    f"flows[{index}].cc: a variant written in Python drives one flow, not a "
+                    "group; add these flows one by one", f"flows[{index}].cc",
+                    "a variant written in Python for a group")
+            self._custom[self._n_flows] = custom
             if recovery is None:
                 recovery = custom.recovery
-        d: dict[str, Any] = {"kind": "tcp", "name": fname, "src": _name(src), "dst": _name(dst),
-                             "cc": spec, "app": app.to_dict(), "start": app.start}
+        start = list(app.start) if isinstance(app.start, tuple) else app.start
+        d: dict[str, Any] = {"kind": "tcp", "src": _ends(src), "dst": _ends(dst),
+                             "cc": spec, "app": app.to_dict(), "start": start}
         if app.stop is not None:
             d["stop"] = app.stop
         if delayed_ack is True:
@@ -522,8 +659,7 @@ class Network:
             "recovery_exit": recovery_exit, "dupthresh": dupthresh,
         }
         d.update({k: v for k, v in options.items() if v is not None})
-        self._flows.append(d)
-        return Flow(fname, "tcp", _name(src), _name(dst))
+        return self._add_flow(d, "tcp", name, src, dst)
 
     def scenario(
         self,
@@ -555,8 +691,8 @@ class Network:
                 starts; see docs/scenarios.md.
         """
         d: dict[str, Any] = {"seed": seed, "hosts": list(self._hosts),
-                             "routers": list(self._routers), "links": copy.deepcopy(self._links),
-                             "flows": copy.deepcopy(self._flows)}
+                             "routers": list(self._routers), "links": _copy_data(self._links),
+                             "flows": _copy_data(self._flows)}
         if self.name is not None:
             d["name"] = self.name
         if duration is not None:
@@ -564,7 +700,7 @@ class Network:
         if run:
             d["run"] = run
         if self._routes:
-            d["routes"] = copy.deepcopy(self._routes)
+            d["routes"] = _copy_data(self._routes)
         if trace:
             # Anything but a list is the core's to refuse, with the field named.
             d["trace"] = list(trace) if isinstance(trace, list | tuple) else trace
@@ -685,10 +821,10 @@ class Scenario:
         from tcplab.results import Results
 
         try:
-            text, scenario, series = _core.run_json(self.to_json(), self._controllers())
+            out = _core.run_json(self.to_json(), self._controllers())
         except ScenarioError as e:
             raise self._located(e) from None
-        return Results(json.loads(text), series, scenario)
+        return Results(out)
 
     def __repr__(self) -> str:
         return f"Scenario({self.data!r})"

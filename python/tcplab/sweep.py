@@ -44,7 +44,7 @@ import tomllib
 
 from tcplab import _core
 from tcplab.errors import ScenarioError, SweepError, SweepInterrupted
-from tcplab.scenario import Scenario
+from tcplab.scenario import Scenario, scenario_json
 from tcplab.schema import columns
 from tcplab.store import RENEW_S, Holder, Store, StoreError, build_id, canonical, run_key
 
@@ -286,8 +286,9 @@ def execute(payload: dict[str, Any]) -> dict[str, Any]:
             from tcplab.cc import controllers_for
 
             controllers = controllers_for(scenario) or None
-        text, _scenario, _series = _core.run_json(json.dumps(scenario), controllers)
-        raw = json.loads(text)
+        from tcplab.results import Results
+
+        raw = Results(_core.run_json(scenario_json(scenario), controllers)).raw
         keep = payload.get("metrics")
         if keep:
             base = ["flow", "kind", "src", "dst", "cc"]

@@ -33,8 +33,9 @@ pub enum Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// A list of names for a message: all of them, or the first 20.
-pub fn list_names<'a>(names: impl Iterator<Item = &'a String>) -> String {
-    let v: Vec<&str> = names.map(|s| s.as_str()).collect();
+pub fn list_names<S: AsRef<str>>(names: impl Iterator<Item = S>) -> String {
+    let v: Vec<S> = names.collect();
+    let v: Vec<&str> = v.iter().map(AsRef::as_ref).collect();
     if v.len() > 20 {
         format!("{}, ... ({} in all)", v[..20].join(", "), v.len())
     } else if v.is_empty() {

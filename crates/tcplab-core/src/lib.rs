@@ -36,6 +36,28 @@ pub fn run(scenario: &Scenario) -> Result<Results> {
     run_with(scenario, &mut |_| None, &mut || false)
 }
 
+/// As [`run_with`], taking the scenario (no copy of it is made: with a
+/// million flows a copy costs more than a second).
+pub fn run_owned(
+    scenario: Scenario,
+    custom: cc::CustomCc<'_>,
+    stop: &mut dyn FnMut() -> bool,
+) -> Result<Results> {
+    let t = std::time::Instant::now();
+    let plan = scenario::validate::plan_owned(scenario, custom)?;
+    let check = t.elapsed().as_secs_f64();
+    let t = std::time::Instant::now();
+    let mut world = World::from_plan(plan)?;
+    let build = t.elapsed().as_secs_f64();
+    world.run_polled(stop)?;
+    let t = std::time::Instant::now();
+    let mut r = world.into_results();
+    r.timing.check_seconds = check;
+    r.timing.build_seconds = build;
+    r.timing.results_seconds = t.elapsed().as_secs_f64();
+    Ok(r)
+}
+
 /// As `run`, with user-written controllers for flows whose `cc` is "python",
 /// asking `stop` every few thousand events whether to stop (see
 /// [`World::run_polled`]).

@@ -293,6 +293,11 @@ pub struct RunTiming {
     /// Wall time of the event loop.
     pub wall_seconds: f64,
     pub events_per_second: f64,
+    /// Wall time of checking the scenario, building the network and taking
+    /// the results out (the bindings add parsing and conversion).
+    pub check_seconds: f64,
+    pub build_seconds: f64,
+    pub results_seconds: f64,
 }
 
 /// Why a packet was dropped.
@@ -377,37 +382,99 @@ pub struct Results {
     pub series: Vec<Series>,
 }
 
-/// The tables of [`Results`] without the scenario, for [`Results::to_json_parts`].
-#[derive(Serialize)]
-struct Tables<'a> {
-    flows: &'a [FlowResult],
-    links: &'a [LinkResult],
-    summary: &'a RunSummary,
-    timing: &'a RunTiming,
-    drops: &'a [DropRecord],
-    events: &'a [EventRecord],
-    intervals: &'a [IntervalRecord],
-    pcap: &'a [PcapRecord],
+/// One column of a results table, as the bindings hand it to Python.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ColumnData {
+    U64(Vec<u64>),
+    F64(Vec<f64>),
+    /// The values joined with NUL (which names never contain).
+    Str(String),
+}
+
+fn joined<'a>(values: impl Iterator<Item = &'a str>) -> String {
+    let mut out = String::new();
+    for (i, v) in values.enumerate() {
+        if i > 0 {
+            out.push('\0');
+        }
+        out.push_str(v);
+    }
+    out
+}
+
+/// Transposes records into columns: `columns!(rows; field: kind, ...)`
+/// with kind `u64`, `f64`, `str` or `name` (a value with `.name()`).
+macro_rules! columns {
+    ($rows:expr; $($field:ident : $kind:ident),+ $(,)?) => {
+        vec![$((stringify!($field), columns!(@col $rows, $field, $kind))),+]
+    };
+    (@col $rows:expr, $field:ident, u64) => {
+        ColumnData::U64($rows.iter().map(|r| r.$field).collect())
+    };
+    (@col $rows:expr, $field:ident, f64) => {
+        ColumnData::F64($rows.iter().map(|r| r.$field).collect())
+    };
+    (@col $rows:expr, $field:ident, str) => {
+        ColumnData::Str(joined($rows.iter().map(|r| r.$field.as_str())))
+    };
+    (@col $rows:expr, $field:ident, name) => {
+        ColumnData::Str(joined($rows.iter().map(|r| r.$field.name())))
+    };
+}
+
+/// A table's columns, in order.
+pub type Columns = Vec<(&'static str, ColumnData)>;
+
+impl DropCause {
+    pub fn name(self) -> &'static str {
+        match self {
+            DropCause::Queue => "queue",
+            DropCause::Error => "error",
+        }
+    }
+}
+
+/// The flows table as columns, in the order of [`FLOW_COLUMNS`].
+pub fn flow_columns(rows: &[FlowResult]) -> Columns {
+    columns!(rows; flow: str, kind: str, src: str, dst: str, start_s: f64, sent_packets: u64,
+        sent_bytes: u64, delivered_packets: u64, delivered_bytes: u64, lost_queue: u64,
+        lost_error: u64, in_flight_packets: u64, goodput_bps: f64, delay_min_s: f64,
+        delay_mean_s: f64, delay_max_s: f64, throughput_bps: f64, unique_sent_bps: f64,
+        retransmitted_segments: u64, retransmission_ratio: f64, timeouts: u64,
+        fast_retransmits: u64, dupacks: u64, completion_time_s: f64, acked_bytes: u64,
+        ack_packets: u64, acks_lost: u64, cc: str, recovery: str, mss: u64)
+}
+
+/// The links table as columns, in the order of [`LINK_COLUMNS`].
+pub fn link_columns(rows: &[LinkResult]) -> Columns {
+    columns!(rows; link: str, src: str, dst: str, rate_bps: u64, delay_s: f64,
+        tx_packets: u64, tx_bytes: u64, drops_queue: u64, drops_error: u64, utilization: f64,
+        queue_max_packets: u64, queue_mean_packets: f64)
+}
+
+pub fn drop_columns(rows: &[DropRecord]) -> Columns {
+    columns!(rows; time_ns: u64, link: str, src: str, dst: str, flow: str, packet: u64,
+        cause: name)
+}
+
+pub fn event_columns(rows: &[EventRecord]) -> Columns {
+    columns!(rows; time_ns: u64, flow: str, event: str, seq: u64, cwnd: u64, ssthresh: u64)
+}
+
+pub fn interval_columns(rows: &[IntervalRecord]) -> Columns {
+    columns!(rows; flow: str, start_s: f64, end_s: f64, delivered_bytes: u64, goodput_bps: f64)
 }
 
 impl Results {
-    /// The results as two JSON texts: the tables, and the effective scenario
-    /// (large with many flows; the Python side parses it only if asked).
-    pub fn to_json_parts(&self) -> serde_json::Result<(String, String)> {
-        let tables = Tables {
-            flows: &self.flows,
-            links: &self.links,
-            summary: &self.summary,
-            timing: &self.timing,
-            drops: &self.drops,
-            events: &self.events,
-            intervals: &self.intervals,
-            pcap: &self.pcap,
-        };
-        Ok((
-            serde_json::to_string(&tables)?,
-            serde_json::to_string(&self.scenario)?,
-        ))
+    /// Every table as columns: flows, links, drops, events, intervals.
+    pub fn tables(&self) -> Vec<(&'static str, Columns)> {
+        vec![
+            ("flows", flow_columns(&self.flows)),
+            ("links", link_columns(&self.links)),
+            ("drops", drop_columns(&self.drops)),
+            ("events", event_columns(&self.events)),
+            ("intervals", interval_columns(&self.intervals)),
+        ]
     }
 }
 
@@ -482,5 +549,21 @@ mod tests {
         let mut k = keys(&link);
         k.sort();
         assert_eq!(k, names(LINK_COLUMNS));
+        // The columns handed to Python, in the tables' order and types.
+        for (cols, table) in [
+            (flow_columns(&[flow]), FLOW_COLUMNS),
+            (link_columns(&[link]), LINK_COLUMNS),
+        ] {
+            assert_eq!(cols.len(), table.len());
+            for ((name, data), c) in cols.iter().zip(table) {
+                assert_eq!(*name, c.name);
+                let kind = match data {
+                    ColumnData::U64(_) => "int",
+                    ColumnData::F64(_) => "float",
+                    ColumnData::Str(_) => "str",
+                };
+                assert_eq!(kind, c.kind, "{name}");
+            }
+        }
     }
 }

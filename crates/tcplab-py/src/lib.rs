@@ -17,8 +17,9 @@ mod pycc;
 
 use pycc::ErrorSlot;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict, PyString};
 use tcplab_core::alloc::OutOfMemory;
+use tcplab_core::results::ColumnData;
 use tcplab_core::Error;
 
 fn raise(py: Python<'_>, err: Error) -> PyErr {
@@ -121,23 +122,36 @@ fn signal_poll<'a>(raised: &'a ErrorSlot, cc_error: &'a ErrorSlot) -> impl FnMut
     }
 }
 
-/// A time series as it crosses to Python: name, target, and the times (u64
-/// ns) and values (f64) as little-endian bytes for `numpy.frombuffer`.
-type PySeries = (String, String, Py<PyBytes>, Py<PyBytes>);
+/// The effective scenario of a run (every default filled in), kept in the
+/// core until Python asks for it: with many flows it is large and often
+/// not needed.
+#[pyclass(name = "EffectiveScenario", module = "tcplab")]
+pub struct EffectiveScenario {
+    scenario: tcplab_core::Scenario,
+}
 
-/// Parses, checks, builds and runs a scenario given as JSON text. Returns the
-/// results' tables as JSON text, the effective scenario as JSON text (apart:
-/// it is large with many flows and often not needed), and the time series as
-/// raw arrays. `custom` maps
-/// flow indices to Python congestion controllers (flows whose cc is
-/// "python").
+#[pymethods]
+impl EffectiveScenario {
+    /// The scenario as JSON text.
+    fn json(&self) -> String {
+        self.scenario.to_json()
+    }
+}
+
+/// Parses, checks, builds and runs a scenario given as JSON text. Returns a
+/// dict: `tables` (per table, its columns: `("u8", bytes)` or `("f8",
+/// bytes)`, little-endian, or `("str", text)`, the values joined with NUL),
+/// `small` (the summary, timing and pcap files as JSON text), `scenario`
+/// (an [`EffectiveScenario`]) and `series` (name, target, times as u64 ns
+/// and values as f64, as bytes). `custom` maps flow indices to Python
+/// congestion controllers (flows whose cc is "python").
 #[pyfunction]
 #[pyo3(signature = (scenario, custom=None))]
-fn run_json(
-    py: Python<'_>,
+fn run_json<'py>(
+    py: Python<'py>,
     scenario: &str,
     custom: Option<HashMap<usize, Py<PyAny>>>,
-) -> PyResult<(String, String, Vec<PySeries>)> {
+) -> PyResult<Bound<'py, PyDict>> {
     let text = scenario.to_owned();
     let error: pycc::ErrorSlot = Arc::new(Mutex::new(None));
     let mut ccs = HashMap::new();
@@ -148,16 +162,28 @@ fn run_json(
     let raised = signal.clone();
     let cc_error = error.clone();
     let result = guarded(py, move || {
+        let t = Instant::now();
         let sc = tcplab_core::Scenario::from_json(&text)?;
+        drop(text);
+        let parse = t.elapsed().as_secs_f64();
         let mut supply = |i: usize| {
             ccs.remove(&i)
                 .map(|c| Box::new(c) as Box<dyn tcplab_core::cc::CongestionControl>)
         };
-        let r = tcplab_core::run_with(&sc, &mut supply, &mut signal_poll(&raised, &cc_error))?;
-        let (tables, scenario) = r
-            .to_json_parts()
-            .map_err(|e| Error::Internal(e.to_string()))?;
-        Ok((tables, scenario, r.series))
+        let r = tcplab_core::run_owned(sc, &mut supply, &mut signal_poll(&raised, &cc_error))?;
+        let t = Instant::now();
+        let tables = r.tables();
+        let mut timing =
+            serde_json::to_value(&r.timing).map_err(|e| Error::Internal(e.to_string()))?;
+        timing["parse_seconds"] = parse.into();
+        timing["tables_seconds"] = t.elapsed().as_secs_f64().into();
+        let small = serde_json::json!({
+            "summary": r.summary,
+            "timing": timing,
+            "pcap": r.pcap,
+        })
+        .to_string();
+        Ok((tables, small, r.scenario, r.series))
     });
     // A Python controller's own exception is re-raised unchanged, and so is
     // what a signal handler raised (KeyboardInterrupt).
@@ -166,16 +192,34 @@ fn run_json(
             return Err(e);
         }
     }
-    let (json, scenario, series) = result?;
+    let (tables, small, scenario, series) = result?;
+    let out = PyDict::new(py);
+    let py_tables = PyDict::new(py);
+    for (name, cols) in tables {
+        let t = PyDict::new(py);
+        for (col, data) in cols {
+            let v: (&str, Py<PyAny>) = match data {
+                ColumnData::U64(v) => ("u8", le_bytes(py, &v, u64::to_le_bytes)?.into_any()),
+                ColumnData::F64(v) => ("f8", le_bytes(py, &v, f64::to_le_bytes)?.into_any()),
+                ColumnData::Str(s) => ("str", PyString::new(py, &s).into_any().unbind()),
+            };
+            t.set_item(col, v)?;
+        }
+        py_tables.set_item(name, t)?;
+    }
+    out.set_item("tables", py_tables)?;
+    out.set_item("small", small)?;
+    out.set_item("scenario", Py::new(py, EffectiveScenario { scenario })?)?;
     // Each series is written straight into its Python bytes and then freed,
     // so a recorded sample is never held three times.
-    let mut out = Vec::with_capacity(series.len());
+    let mut py_series = Vec::with_capacity(series.len());
     for s in series {
         let t = le_bytes(py, &s.times_ns, u64::to_le_bytes)?;
         let v = le_bytes(py, &s.values, f64::to_le_bytes)?;
-        out.push((s.name, s.target, t, v));
+        py_series.push((s.name, s.target, t, v));
     }
-    Ok((json, scenario, out))
+    out.set_item("series", py_series)?;
+    Ok(out)
 }
 
 /// `xs` as little-endian bytes in a new Python `bytes`.
@@ -303,6 +347,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(variants_json, m)?)?;
     m.add_function(wrap_pyfunction!(schema_json, m)?)?;
     m.add_class::<pycc::TcbView>()?;
+    m.add_class::<EffectiveScenario>()?;
     m.add_class::<pycc::AckView>()?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(bench_event_loop, m)?)?;

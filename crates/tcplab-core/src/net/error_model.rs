@@ -254,7 +254,7 @@ impl ErrorModel {
     pub fn from_spec(
         path: &str,
         spec: &LossSpec,
-        flow_ids: &HashMap<String, u32>,
+        flow_ids: &HashMap<&str, u32, impl std::hash::BuildHasher>,
         seed: u64,
         run: u64,
         stream: &str,
@@ -345,8 +345,8 @@ impl ErrorModel {
                 drop.dedup();
                 let flow = match &spec.flow {
                     None => None,
-                    Some(name) => Some(*flow_ids.get(name).ok_or_else(|| {
-                        let mut names: Vec<&String> = flow_ids.keys().collect();
+                    Some(name) => Some(*flow_ids.get(name.as_str()).ok_or_else(|| {
+                        let mut names: Vec<&&str> = flow_ids.keys().collect();
                         names.sort();
                         Error::invalid_allowed(
                             format!("{path}.flow"),

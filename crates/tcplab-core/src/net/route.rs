@@ -35,9 +35,54 @@ impl RouteTable {
     }
 }
 
-/// Adjacency of one node: (outgoing link direction, neighbour), in the order
-/// the links were declared.
-pub type Adjacency = Vec<Vec<(u32, u32)>>;
+/// Every node's links: (outgoing link direction, neighbour), in the order
+/// the links were declared. One flat array with an offset per node, so that
+/// a million single-link hosts cost two arrays, not a million small ones.
+#[derive(Clone, Debug, Default)]
+pub struct Adjacency {
+    /// Node `n`'s entries are `items[start[n]..start[n + 1]]`.
+    start: Vec<u32>,
+    items: Vec<(u32, u32)>,
+}
+
+impl Adjacency {
+    /// The adjacency of `nodes` nodes joined by `links` full-duplex links
+    /// (a, b): link `i`'s direction `2i` goes a -> b, `2i + 1` b -> a.
+    pub fn new(nodes: usize, links: &[(u32, u32)]) -> Adjacency {
+        let mut start = vec![0u32; nodes + 1];
+        for &(a, b) in links {
+            start[a as usize + 1] += 1;
+            start[b as usize + 1] += 1;
+        }
+        for n in 0..nodes {
+            start[n + 1] += start[n];
+        }
+        let mut fill = start.clone();
+        let mut items = vec![(0, 0); 2 * links.len()];
+        for (i, &(a, b)) in links.iter().enumerate() {
+            for (ld, from, to) in [(2 * i, a, b), (2 * i + 1, b, a)] {
+                items[fill[from as usize] as usize] = (ld as u32, to);
+                fill[from as usize] += 1;
+            }
+        }
+        Adjacency { start, items }
+    }
+
+    /// Node `n`'s (outgoing link direction, neighbour) pairs.
+    #[inline]
+    pub fn of(&self, n: u32) -> &[(u32, u32)] {
+        &self.items[self.start[n as usize] as usize..self.start[n as usize + 1] as usize]
+    }
+
+    /// The number of nodes.
+    pub fn len(&self) -> usize {
+        self.start.len().saturating_sub(1)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
 
 /// Shortest-path tables for all nodes. `is_host[n]` marks nodes that do not
 /// forward.
@@ -46,15 +91,16 @@ pub fn shortest_paths(adj: &Adjacency, is_host: &[bool]) -> Vec<RouteTable> {
     let mut tables = vec![RouteTable::default(); n];
     let mut queue = std::collections::VecDeque::new();
     for src in 0..n {
-        match adj[src].len() {
+        let links = adj.of(src as u32);
+        match links.len() {
             0 => {}
-            1 => tables[src].default = Some(adj[src][0].0),
+            1 => tables[src].default = Some(links[0].0),
             _ => {
                 let mut first = vec![NO_ROUTE; n];
                 let mut seen = vec![false; n];
                 seen[src] = true;
                 queue.clear();
-                for &(ld, nb) in &adj[src] {
+                for &(ld, nb) in links {
                     if !seen[nb as usize] {
                         seen[nb as usize] = true;
                         first[nb as usize] = ld;
@@ -66,7 +112,7 @@ pub fn shortest_paths(adj: &Adjacency, is_host: &[bool]) -> Vec<RouteTable> {
                         continue;
                     }
                     let hop = first[u as usize];
-                    for &(_, v) in &adj[u as usize] {
+                    for &(_, v) in adj.of(u) {
                         if !seen[v as usize] {
                             seen[v as usize] = true;
                             first[v as usize] = hop;
@@ -102,9 +148,24 @@ pub fn path(
     dst: u32,
 ) -> Result<Vec<u32>, String> {
     let mut hops = Vec::new();
+    walk(tables, link_to, is_host, src, dst, |ld| hops.push(ld))?;
+    Ok(hops)
+}
+
+/// As [`path`], handing each link direction crossed to `hop` instead of
+/// collecting them.
+pub fn walk(
+    tables: &[RouteTable],
+    link_to: &[u32],
+    is_host: &[bool],
+    src: u32,
+    dst: u32,
+    mut hop: impl FnMut(u32),
+) -> Result<(), String> {
     let mut u = src;
+    let mut hops = 0usize;
     while u != dst {
-        if hops.len() > tables.len() {
+        if hops > tables.len() {
             return Err("the routes form a loop".into());
         }
         if u != src && is_host[u as usize] {
@@ -116,14 +177,15 @@ pub fn path(
         if ld == NO_ROUTE {
             return Err("they are not connected".into());
         }
-        hops.push(ld);
+        hop(ld);
+        hops += 1;
         u = link_to[ld as usize];
     }
-    Ok(hops)
+    Ok(())
 }
 
-/// Whether `dst` can be reached from `src` at all when hosts are allowed to
-/// forward; used to explain why a path is refused.
+/// Whether `src` reaches `dst` through any nodes, hosts included (to explain
+/// why a path through a host is refused).
 pub fn connected_through_hosts(adj: &Adjacency, src: u32, dst: u32) -> bool {
     let mut seen = vec![false; adj.len()];
     let mut stack = vec![src];
@@ -132,7 +194,7 @@ pub fn connected_through_hosts(adj: &Adjacency, src: u32, dst: u32) -> bool {
         if u == dst {
             return true;
         }
-        for &(_, v) in &adj[u as usize] {
+        for &(_, v) in adj.of(u) {
             if !seen[v as usize] {
                 seen[v as usize] = true;
                 stack.push(v);
@@ -150,14 +212,8 @@ mod tests {
     fn chain() -> (Adjacency, Vec<bool>, Vec<u32>) {
         // nodes: 0 a, 1 b, 2 r1, 3 r2, 4 r3, 5 r4
         let edges = [(0, 2), (2, 3), (3, 1), (2, 4), (4, 5), (5, 3)];
-        let mut adj = vec![Vec::new(); 6];
-        let mut to = Vec::new();
-        for (i, &(x, y)) in edges.iter().enumerate() {
-            adj[x].push((2 * i as u32, y as u32));
-            adj[y].push((2 * i as u32 + 1, x as u32));
-            to.push(y as u32);
-            to.push(x as u32);
-        }
+        let adj = Adjacency::new(6, &edges);
+        let to: Vec<u32> = edges.iter().flat_map(|&(x, y)| [y, x]).collect();
         let is_host = vec![true, true, false, false, false, false];
         (adj, is_host, to)
     }
@@ -187,7 +243,7 @@ mod tests {
         let mut t = shortest_paths(&adj, &h);
         set_route(&mut t, 3, 1, 3); // r2 sends b's packets back to r1
         assert!(path(&t, &to, &h, 0, 1).unwrap_err().contains("loop"));
-        let adj2 = vec![vec![], vec![]];
+        let adj2 = Adjacency::new(2, &[]);
         let t2 = shortest_paths(&adj2, &[true, true]);
         assert!(path(&t2, &[], &[true, true], 0, 1)
             .unwrap_err()

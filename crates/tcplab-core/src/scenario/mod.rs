@@ -84,6 +84,27 @@ pub struct Scenario {
     pub memory_budget: Option<Bytes>,
 }
 
+impl Default for Scenario {
+    /// An empty scenario (nothing to run), as `{}` reads.
+    fn default() -> Self {
+        Scenario {
+            name: None,
+            duration: None,
+            seed: default_seed(),
+            run: 0,
+            hosts: Vec::new(),
+            routers: Vec::new(),
+            links: Vec::new(),
+            routes: Vec::new(),
+            flows: Vec::new(),
+            interval: None,
+            pcap: None,
+            trace: Vec::new(),
+            memory_budget: None,
+        }
+    }
+}
+
 /// 4 GiB: a run of that size fits a laptop; raise it per run when needed.
 pub const DEFAULT_MEMORY_BUDGET: u64 = 4 << 30;
 
@@ -125,15 +146,91 @@ pub struct PcapSpec {
     pub capture: CapturePoint,
 }
 
-/// A full-duplex point-to-point link between nodes `a` and `b`.
+/// One value, or one per member of a group: `a = ["s0", "s1", "s2"]` makes
+/// three links, `src = [...]` as many flows, each member taking the
+/// group's other fields. A single value beside lists serves every member.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OneOrMany<T> {
+    One(T),
+    Many(Vec<T>),
+}
+
+impl<T> OneOrMany<T> {
+    /// The number of members, for a list.
+    pub fn count(&self) -> Option<usize> {
+        match self {
+            OneOrMany::One(_) => None,
+            OneOrMany::Many(v) => Some(v.len()),
+        }
+    }
+
+    /// The value of member `k` (the one value serves every member).
+    pub fn get(&self, k: usize) -> &T {
+        match self {
+            OneOrMany::One(x) => x,
+            OneOrMany::Many(v) => &v[k],
+        }
+    }
+}
+
+impl<T: Serialize> Serialize for OneOrMany<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            OneOrMany::One(x) => x.serialize(s),
+            OneOrMany::Many(v) => v.serialize(s),
+        }
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::{self, value, Visitor};
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = OneOrMany<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(f, "a value or a list of values (one per member of a group)")
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(
+                self,
+                a: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                Vec::<T>::deserialize(value::SeqAccessDeserializer::new(a)).map(OneOrMany::Many)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
+                T::deserialize(value::StrDeserializer::<E>::new(v)).map(OneOrMany::One)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
+                T::deserialize(value::U64Deserializer::<E>::new(v)).map(OneOrMany::One)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Self::Value, E> {
+                T::deserialize(value::I64Deserializer::<E>::new(v)).map(OneOrMany::One)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Self::Value, E> {
+                T::deserialize(value::F64Deserializer::<E>::new(v)).map(OneOrMany::One)
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<Self::Value, E> {
+                T::deserialize(value::BoolDeserializer::<E>::new(v)).map(OneOrMany::One)
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+fn zero_start() -> OneOrMany<SimDuration> {
+    OneOrMany::One(SimDuration::ZERO)
+}
+
+/// A full-duplex point-to-point link between nodes `a` and `b` (or a group
+/// of links: see [`OneOrMany`]).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
     /// Defaults to "a-b" from the two ends' names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    pub a: String,
-    pub b: String,
+    pub name: Option<OneOrMany<String>>,
+    pub a: OneOrMany<String>,
+    pub b: OneOrMany<String>,
     /// Rate of each direction, bit/s.
     pub rate: Rate,
     /// One-way propagation delay.
@@ -151,6 +248,19 @@ pub struct LinkSpec {
     /// Error model on the b -> a direction (applied at a).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_loss: Option<LossSpec>,
+}
+
+impl LinkSpec {
+    /// How many links the entry declares (its longest list; checking
+    /// refuses lists of different lengths).
+    pub fn members(&self) -> usize {
+        let name = self.name.as_ref().and_then(OneOrMany::count);
+        [self.a.count(), self.b.count(), name]
+            .into_iter()
+            .flatten()
+            .max()
+            .unwrap_or(1)
+    }
 }
 
 /// At `node`, send packets for host `to` to the neighbour `next`.
@@ -215,19 +325,20 @@ pub struct AppSpec {
     pub schedule: Option<Vec<(SimDuration, SimDuration)>>,
 }
 
-/// A traffic flow from host `src` to host `dst`.
+/// A traffic flow from host `src` to host `dst` (or a group of flows: see
+/// [`OneOrMany`]).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
     pub kind: FlowKind,
     /// Defaults to the kind and the flow's index ("udp0").
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    pub src: String,
-    pub dst: String,
+    pub name: Option<OneOrMany<String>>,
+    pub src: OneOrMany<String>,
+    pub dst: OneOrMany<String>,
     /// When the source starts (default 0).
-    #[serde(default)]
-    pub start: SimDuration,
+    #[serde(default = "zero_start")]
+    pub start: OneOrMany<SimDuration>,
     /// When the source stops (default: the end of the run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<SimDuration>,
@@ -315,14 +426,25 @@ pub struct FlowSpec {
 }
 
 impl FlowSpec {
+    /// How many flows the entry declares (its longest list; checking
+    /// refuses lists of different lengths).
+    pub fn members(&self) -> usize {
+        let name = self.name.as_ref().and_then(OneOrMany::count);
+        [self.src.count(), self.dst.count(), self.start.count(), name]
+            .into_iter()
+            .flatten()
+            .max()
+            .unwrap_or(1)
+    }
+
     /// A flow of `kind` between hosts named "a" and "b", every option unset.
     pub fn empty(kind: FlowKind) -> Self {
         FlowSpec {
             kind,
             name: None,
-            src: "a".into(),
-            dst: "b".into(),
-            start: SimDuration::ZERO,
+            src: OneOrMany::One("a".into()),
+            dst: OneOrMany::One("b".into()),
+            start: zero_start(),
             stop: None,
             rate: None,
             size: None,

@@ -39,21 +39,24 @@ pub struct TcpPlan {
 
 /// Resolves a TCP flow's configuration, filling the defaults into `f` so
 /// that the effective scenario shows them.
+/// `flow` is the flow's index (for `custom`), `entry` the path of its
+/// entry in the scenario (`flows[3]`, for messages).
 pub fn tcp(
-    i: usize,
+    flow: usize,
+    entry: &str,
     f: &mut FlowSpec,
     path_mtu: u32,
     trace: &[TraceSpec],
     custom: CustomCc<'_>,
 ) -> Result<TcpPlan> {
-    let p = |field: &str| format!("flows[{i}].{field}");
+    let p = |field: &str| format!("{entry}.{field}");
     let profile = *f.profile.get_or_insert(Profile::Paper);
     let linux = profile == Profile::Linux;
     let ns3 = profile == Profile::Ns3;
     let spec = f.cc.get_or_insert_with(|| CcSpec::named("newreno")).clone();
     let mut user_cc = None;
     if spec.name == "python" {
-        user_cc = Some(custom(i).ok_or_else(|| {
+        user_cc = Some(custom(flow).ok_or_else(|| {
             Error::invalid(
                 p("cc"),
                 "'python' names a variant written in Python: pass a tcplab.CongestionControl \
@@ -251,7 +254,7 @@ pub fn tcp(
         size: None,
         schedule: None,
     });
-    let start = SimTime::ZERO + f.start;
+    let start = SimTime::ZERO + *f.start.get(0);
     let mut edges = Vec::new();
     let mut transfer = None;
     match app.kind {
@@ -290,7 +293,7 @@ pub fn tcp(
             for (k, &(on, off)) in sched.iter().enumerate() {
                 if off <= on || (k > 0 && on < last) {
                     return Err(Error::invalid(
-                        format!("flows[{i}].app.schedule[{k}]"),
+                        format!("{entry}.app.schedule[{k}]"),
                         format!(
                             "windows must be increasing and not overlap: [{on}, {off}] after \
                              a window ending at {last}"

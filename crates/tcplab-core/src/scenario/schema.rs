@@ -597,7 +597,7 @@ pub fn tcp_defaults() -> Value {
             profile: Some(profile),
             ..FlowSpec::empty(FlowKind::Tcp)
         };
-        let resolved = resolve::tcp(0, &mut flow, 1500, &[], &mut |_| None)
+        let resolved = resolve::tcp(0, "flows[0]", &mut flow, 1500, &[], &mut |_| None)
             .map(|_| serde_json::to_value(&flow).unwrap_or(Value::Null))
             .unwrap_or(Value::Null);
         out.insert(profile.name().into(), resolved);

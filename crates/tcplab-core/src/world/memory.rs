@@ -184,12 +184,12 @@ fn estimate(w: &World) -> Vec<Part> {
         let l = &w.links[ld as usize];
         let (field, why) = if by_queue {
             (
-                format!("links[{}].queue", l.link),
+                format!("links[{}].queue", w.link_entries[l.link as usize]),
                 format!("whose queue holds {}", l.queue.qdisc().describe()),
             )
         } else {
             (
-                format!("links[{}].delay", l.link),
+                format!("links[{}].delay", w.link_entries[l.link as usize]),
                 format!(
                     "whose delay of {} holds every packet sent meanwhile",
                     l.delay

@@ -215,6 +215,8 @@ pub struct World {
     /// Link directions: index `2 * link + dir`, dir 0 is a -> b.
     links: Vec<LinkDir>,
     link_names: Vec<String>,
+    /// Per link, its entry in the scenario's `links` (for messages).
+    link_entries: Vec<u32>,
     flows: Vec<Flow>,
     /// Timer slots per flow.
     timers: Vec<FlowTimers>,
@@ -267,10 +269,16 @@ impl World {
         World::from_plan(crate::scenario::plan(scenario, custom)?)
     }
 
+    /// As `build_with`, taking the scenario (no copy of it is made).
+    pub fn build_owned(scenario: Scenario, custom: CustomCc<'_>) -> Result<World> {
+        World::from_plan(crate::scenario::validate::plan_owned(scenario, custom)?)
+    }
+
     /// Builds what a checked plan describes.
     pub fn from_plan(plan: Plan) -> Result<World> {
         let mut links = Vec::with_capacity(2 * plan.links.len());
         let mut link_names = Vec::with_capacity(plan.links.len());
+        let mut link_entries = Vec::with_capacity(plan.links.len());
         for (i, l) in plan.links.into_iter().enumerate() {
             let [fwd, rev] = l.error;
             for (from, to, error) in [(l.a, l.b, fwd), (l.b, l.a, rev)] {
@@ -292,6 +300,7 @@ impl World {
                 });
             }
             link_names.push(l.name);
+            link_entries.push(l.entry);
         }
         let nodes: Vec<Node> = plan
             .nodes
@@ -348,6 +357,7 @@ impl World {
             nodes,
             links,
             link_names,
+            link_entries,
             timers: vec![FlowTimers::default(); flows.len()],
             flows,
             events: 0,

@@ -258,8 +258,11 @@ impl World {
                 } else {
                     0.0
                 },
+                check_seconds: 0.0,
+                build_seconds: 0.0,
+                results_seconds: 0.0,
             },
-            scenario: self.scenario.clone(),
+            scenario: std::mem::take(&mut self.scenario),
         }
     }
 }
