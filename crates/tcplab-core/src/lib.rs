@@ -15,6 +15,7 @@ pub mod pcap;
 pub mod results;
 pub mod rng;
 pub mod scenario;
+pub mod schema;
 pub mod tcp;
 pub mod time;
 pub mod units;

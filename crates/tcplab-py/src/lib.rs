@@ -298,7 +298,7 @@ fn variants_json() -> String {
 /// defaults and sources, as JSON text (`tl.schema()`).
 #[pyfunction]
 fn schema_json() -> String {
-    tcplab_core::scenario::schema::export().to_string()
+    tcplab_core::schema::export().to_string()
 }
 
 /// Parses a rate ("10Mbps") into bit/s.

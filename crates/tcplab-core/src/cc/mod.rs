@@ -332,6 +332,48 @@ pub(crate) mod testing {
             self.ack(segments, rtt);
         }
 
+        /// Moves the clock on by `d` (the next ACKs arrive then).
+        pub fn advance(&mut self, d: SimDuration) {
+            self.tcb.now += d;
+        }
+
+        /// An RTT sample as the sender's estimator records it in the Tcb
+        /// (latest, minimum, and the first sample as SRTT).
+        pub fn rtt_sample(&mut self, rtt: SimDuration) {
+            self.tcb.latest_rtt = Some(rtt);
+            self.tcb.min_rtt = Some(self.tcb.min_rtt.map_or(rtt, |m| m.min(rtt)));
+            self.tcb.srtt.get_or_insert(rtt);
+        }
+
+        /// A duplicate ACK: the controller sees the sample; the window is
+        /// the recovery's business, not the controller's.
+        pub fn dupack(&mut self) {
+            let ack = Ack {
+                now: self.tcb.now,
+                bytes_acked: 0,
+                segments_acked: 0,
+                is_dup: true,
+                rtt: None,
+                prior_in_flight: self.tcb.bytes_in_flight(),
+            };
+            self.cc.on_ack_sample(&self.tcb, &ack);
+        }
+
+        /// The retransmission timer fires with `flight` bytes outstanding,
+        /// as the sender handles it: Loss state, the controller's threshold,
+        /// a window of one segment, the recovery point at the highest
+        /// sequence sent.
+        pub fn timeout(&mut self, flight: u64) {
+            self.tcb.snd_max = self.tcb.snd_una + flight;
+            self.cc.on_state(&mut self.tcb, CaState::Loss);
+            self.tcb.ssthresh = self.cc.ssthresh(&self.tcb, LossCause::Timeout);
+            self.tcb.ca_state = CaState::Loss;
+            self.tcb.set_cwnd(self.tcb.mss);
+            self.tcb.cwnd_cnt = 0;
+            self.tcb.recover = self.tcb.snd_max;
+            self.tcb.snd_nxt = self.tcb.snd_una;
+        }
+
         /// A loss of `cause` with `flight` bytes outstanding.
         pub fn loss(&mut self, cause: LossCause, flight: u64) {
             self.tcb.snd_max = self.tcb.snd_una + flight;

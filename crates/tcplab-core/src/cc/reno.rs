@@ -99,4 +99,25 @@ mod tests {
         d.loss(LossCause::Timeout, 3000);
         assert_eq!(d.tcb.ssthresh, 2000);
     }
+
+    #[test]
+    fn duplicate_acks_leave_the_window_alone() {
+        let mut d = CcDriver::new(Reno::default(), MSS, 10);
+        d.dupack();
+        d.dupack();
+        assert_eq!((d.tcb.cwnd, d.tcb.ssthresh), (10_000, u64::MAX));
+    }
+
+    #[test]
+    fn after_a_timeout_it_slow_starts_from_one_segment_to_half_the_flight() {
+        let mut d = CcDriver::new(Reno::default(), MSS, 10);
+        d.timeout(10_000);
+        assert_eq!((d.tcb.cwnd, d.tcb.ssthresh), (1000, 5000));
+        for _ in 0..4 {
+            d.ack(1, None);
+        }
+        assert_eq!(d.tcb.cwnd, 5000);
+        d.ack(1, None); // at ssthresh: congestion avoidance, MSS^2 / cwnd
+        assert_eq!(d.tcb.cwnd, 5200);
+    }
 }

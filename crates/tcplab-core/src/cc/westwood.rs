@@ -622,4 +622,54 @@ mod tests {
         d.loss(LossCause::Timeout, 40_000);
         assert_eq!(d.tcb.ssthresh, 2000);
     }
+
+    #[test]
+    fn a_timeout_sets_ssthresh_to_the_estimate_times_the_minimum_rtt() {
+        // ACKs of one segment every 10 ms for 5 s: BWE converges to 100 kB/s;
+        // RTTmin 100 ms: ssthresh = 10 kB (not half the 20 kB in flight).
+        let mut d = CcDriver::new(
+            Westwood::new("westwood", WestwoodConfig::paper(), false),
+            MSS,
+            20,
+        );
+        d.rtt_sample(SimDuration::from_millis(120));
+        d.rtt_sample(SimDuration::from_millis(100));
+        for _ in 0..500 {
+            d.advance(SimDuration::from_millis(10));
+            d.ack(1, None);
+        }
+        let bwe = d.cc.est.bwe;
+        assert!((bwe - 100_000.0).abs() < 100.0, "{bwe}");
+        d.timeout(20_000);
+        assert_eq!(d.tcb.cwnd, MSS);
+        assert_eq!(d.tcb.ssthresh, (bwe * 0.1) as u64);
+    }
+
+    #[test]
+    fn a_silence_before_the_timeout_decays_the_estimate_by_null_samples() {
+        // The paper's virtual null samples: 2 s without an ACK (tau/m =
+        // 500 ms) are four samples of 0, then the duplicate ACK's own (one
+        // segment over 2 s), each through the Tustin filter.
+        let mut d = CcDriver::new(
+            Westwood::new("westwood", WestwoodConfig::paper(), false),
+            MSS,
+            20,
+        );
+        d.rtt_sample(SimDuration::from_millis(100));
+        for _ in 0..500 {
+            d.advance(SimDuration::from_millis(10));
+            d.ack(1, None);
+        }
+        let (a, mut bwe) = (WestwoodConfig::paper().coefficient, d.cc.est.bwe);
+        let mut prev = 100_000.0;
+        for sample in [0.0, 0.0, 0.0, 0.0, 1000.0 / 2.0] {
+            bwe = a * bwe + (1.0 - a) / 2.0 * (sample + prev);
+            prev = sample;
+        }
+        d.advance(SimDuration::from_secs(2));
+        d.dupack();
+        d.timeout(20_000);
+        assert_eq!(d.tcb.ssthresh, (bwe * 0.1) as u64);
+        assert!(d.tcb.ssthresh < 7_000, "{}", d.tcb.ssthresh);
+    }
 }

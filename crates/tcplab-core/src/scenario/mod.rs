@@ -10,7 +10,6 @@
 use serde::{Deserialize, Serialize};
 
 pub mod resolve;
-pub mod schema;
 mod trace;
 pub mod validate;
 

@@ -96,12 +96,14 @@ fn members(counts: &[(&str, Option<usize>)], entry: &str) -> Result<usize> {
             ));
         }
         match n {
-            Some((m, other)) if m != c => return Err(Error::invalid(
-                format!("{entry}.{field}"),
-                format!(
+            Some((m, other)) if m != c => {
+                return Err(Error::invalid(
+                    format!("{entry}.{field}"),
+                    format!(
                     "{c} values, but {other} has {m}: a group's lists have one value per member"
                 ),
-            )),
+                ))
+            }
             _ => n = Some((c, field)),
         }
     }

@@ -22,6 +22,8 @@ pub mod recovery;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+#[cfg(test)]
+mod tests;
 
 pub use recovery::Recovery;
 

@@ -8,15 +8,14 @@
 //! it; a test here checks the field table against the parsers.
 //!
 //! TCP defaults are not written here: they are read back from the resolver
-//! ([`super::resolve::tcp`]) for each profile, so they cannot drift.
+//! ([`crate::scenario::resolve::tcp`]) for each profile, so they cannot drift.
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::resolve;
-use super::{FlowKind, FlowSpec, TraceKind};
 use crate::cc::registry::{self, CcSpec, Profile, VARIANTS};
 use crate::results::{FLOW_COLUMNS, LINK_COLUMNS};
+use crate::scenario::{resolve, FlowKind, FlowSpec, TraceKind, DEFAULT_MEMORY_BUDGET};
 use crate::time::SimDuration;
 
 /// One scenario field. `path` uses `[]` for list elements
@@ -642,7 +641,7 @@ pub fn export() -> Value {
         "traces": traces,
         "results": {"flows": FLOW_COLUMNS, "links": LINK_COLUMNS},
         "limits": {
-            "memory_budget_default": super::DEFAULT_MEMORY_BUDGET,
+            "memory_budget_default": DEFAULT_MEMORY_BUDGET,
             "max_duration": SimDuration::MAX.to_string(),
         },
     })
@@ -703,7 +702,7 @@ mod tests {
                      "restart_after_idle": true, "recovery_exit": "flight", "dupthresh": 3,
                      "app": {"kind": "onoff", "size": 1, "schedule": [[0, 1]]}}]
         }"#;
-        let sc = super::super::Scenario::from_json(text).unwrap();
+        let sc = crate::scenario::Scenario::from_json(text).unwrap();
         let mut got = BTreeSet::new();
         paths(&serde_json::to_value(&sc).unwrap(), "", &mut got);
         got.remove("links[].reverse_loss.model");
@@ -722,7 +721,7 @@ mod tests {
                 .filter_map(|f| f.path.strip_prefix(&prefix))
                 .filter(|p| !p.contains('.'))
                 .collect();
-            let parsed: BTreeSet<&str> = super::super::flow_kind_params(kind)
+            let parsed: BTreeSet<&str> = crate::scenario::flow_kind_params(kind)
                 .iter()
                 .copied()
                 .collect();

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The sender pinned state by state: fixtures put a connection in a known
+//! state (established with a window in flight, in fast recovery, after a
+//! timeout, idle) by feeding it the receiver's segments by hand, and each
+//! test states one claim about what it does next, with numbers worked out
+//! from the RFCs. Segment k (from 0) carries bytes [1 + k MSS, 1 + (k+1) MSS):
+//! the SYN takes sequence number 0.
+
+use super::sender::{Sender, TcpEventKind};
+use super::*;
+use crate::cc::registry::{self, CcSpec, Profile};
+use crate::cc::CaState;
+use crate::time::{SimDuration, SimTime};
+
+const MSS: u64 = 1000;
+const RTT: SimDuration = SimDuration::from_millis(100);
+
+/// The first byte of segment `k`.
+fn seg(k: u64) -> u64 {
+    1 + k * MSS
+}
+
+fn config(initial_segments: u64) -> TcpConfig {
+    TcpConfig {
+        mss: MSS as u32,
+        recovery: Recovery::Newreno,
+        sack: false,
+        timestamps: false,
+        window_scaling: true,
+        rcv_buf: 1 << 20,
+        delayed_ack: 1,
+        delayed_ack_timeout: SimDuration::from_millis(200),
+        initial_cwnd: initial_segments * MSS,
+        initial_ssthresh: u64::MAX,
+        abc: false,
+        min_rto: SimDuration::from_secs(1),
+        max_rto: SimDuration::from_secs(60),
+        initial_rto: SimDuration::from_secs(1),
+        clock_granularity: SimDuration::from_millis(1),
+        restart_after_idle: true,
+        dupthresh: 3,
+        recovery_exit: RecoveryExit::Flight,
+    }
+}
+
+/// A sender and its clock; what it sends collects in `out`.
+struct Fix {
+    s: Sender,
+    now: SimTime,
+    out: Vec<TcpHeader>,
+}
+
+impl Fix {
+    /// A sender of variant `cc` (its fine-grained retransmission as the
+    /// registry says), connected after one RTT, with an endless
+    /// application: it has sent its initial window.
+    fn established(cc: &str, cfg: TcpConfig) -> Fix {
+        let built = registry::build(&CcSpec::named(cc), "cc", Profile::Paper, cfg.abc).unwrap();
+        let mut f = Fix {
+            s: Sender::new(cfg, built.cc, built.fine_retransmit),
+            now: SimTime::ZERO,
+            out: Vec::new(),
+        };
+        f.s.record_events();
+        f.s.open(f.now, &mut f.out);
+        f.s.set_app_limit(f.now, u64::MAX, &mut f.out);
+        f.advance(RTT);
+        let syn_ack = TcpHeader {
+            seq: 0,
+            ack: 1,
+            flags: SYN | ACK,
+            wnd: 65_535,
+            ..TcpHeader::default()
+        };
+        f.s.on_segment(f.now, &syn_ack, &mut f.out);
+        f
+    }
+
+    /// NewReno, ten segments in flight.
+    fn ten_in_flight() -> Fix {
+        let mut f = Fix::established("newreno", config(10));
+        f.take();
+        f
+    }
+
+    /// Ten segments in flight, the first lost: three duplicate ACKs have
+    /// started fast recovery.
+    fn in_recovery(cfg: TcpConfig) -> Fix {
+        let mut f = Fix::established("newreno", cfg);
+        f.take();
+        f.advance(RTT);
+        for _ in 0..3 {
+            f.dupack();
+        }
+        f.take();
+        f
+    }
+
+    /// Ten segments in flight and no ACK for an RTO: the timer fired once.
+    fn after_timeout() -> Fix {
+        let mut f = Fix::ten_in_flight();
+        f.timeout();
+        f.take();
+        f
+    }
+
+    fn advance(&mut self, d: SimDuration) {
+        self.now += d;
+    }
+
+    /// A cumulative ACK of everything below `ack`.
+    fn ack(&mut self, ack: u64) {
+        let h = TcpHeader {
+            ack,
+            flags: ACK,
+            wnd: 65_535,
+            ..TcpHeader::default()
+        };
+        self.s.on_segment(self.now, &h, &mut self.out);
+    }
+
+    fn dupack(&mut self) {
+        self.ack(self.s.tcb().snd_una);
+    }
+
+    /// Jumps to the retransmission timer's deadline and fires it.
+    fn timeout(&mut self) {
+        self.now = self.s.rto_deadline().expect("the timer runs");
+        self.s.on_rto(self.now, &mut self.out);
+    }
+
+    /// The data segments sent since the last call, as (seq, len).
+    fn take(&mut self) -> Vec<(u64, u64)> {
+        self.out
+            .drain(..)
+            .filter(|h| h.len > 0)
+            .map(|h| (h.seq, h.len as u64))
+            .collect()
+    }
+
+    fn events(&mut self) -> Vec<TcpEventKind> {
+        self.s
+            .events_mut()
+            .map(|e| e.drain(..).map(|e| e.kind).collect())
+            .unwrap_or_default()
+    }
+
+    fn cwnd_segments(&self) -> f64 {
+        self.s.tcb().cwnd as f64 / MSS as f64
+    }
+
+    fn ssthresh_segments(&self) -> f64 {
+        self.s.tcb().ssthresh as f64 / MSS as f64
+    }
+
+    fn state(&self) -> CaState {
+        self.s.tcb().ca_state
+    }
+}
+
+fn segments(first: u64, n: u64) -> Vec<(u64, u64)> {
+    (first..first + n).map(|k| (seg(k), MSS)).collect()
+}
+
+// ---- established ----------------------------------------------------------
+
+#[test]
+fn the_handshake_sends_the_initial_window_at_once_and_arms_the_timer() {
+    let mut f = Fix::established("newreno", config(10));
+    assert_eq!(f.take(), segments(0, 10));
+    assert_eq!(f.s.tcb().snd_max, seg(10));
+    // The SYN's RTT is the first sample: RTO = max(1 s, SRTT + 4 RTTVAR).
+    assert_eq!(f.s.rto_deadline(), Some(f.now + SimDuration::from_secs(1)));
+    assert_eq!(f.state(), CaState::Open);
+}
+
+#[test]
+fn each_new_ack_in_slow_start_grows_the_window_by_one_segment_and_sends_two() {
+    let mut f = Fix::ten_in_flight();
+    f.advance(RTT);
+    f.ack(seg(1));
+    assert_eq!(f.cwnd_segments(), 11.0);
+    assert_eq!(f.take(), segments(10, 2));
+    f.ack(seg(3)); // a stretch ACK of two segments still adds one (no ABC)
+    assert_eq!(f.cwnd_segments(), 12.0);
+    assert_eq!(f.take(), segments(12, 3));
+}
+
+#[test]
+fn a_new_ack_restarts_the_timer_and_the_last_one_stops_it() {
+    let mut f = Fix::ten_in_flight();
+    f.advance(RTT);
+    f.ack(seg(1));
+    let rto = f.s.rtt().rto();
+    assert_eq!(f.s.rto_deadline(), Some(f.now + rto));
+    f.s.pause_app(); // nothing more to send
+    f.take();
+    f.advance(RTT);
+    let end = f.s.tcb().snd_max;
+    f.ack(end);
+    assert_eq!(f.s.rto_deadline(), None);
+}
+
+#[test]
+fn two_duplicate_acks_send_nothing_and_change_no_window() {
+    // No limited transmit (RFC 3042) in this sender.
+    let mut f = Fix::ten_in_flight();
+    f.advance(RTT);
+    f.dupack();
+    f.dupack();
+    assert!(f.take().is_empty());
+    assert_eq!(f.cwnd_segments(), 10.0);
+    assert_eq!(f.state(), CaState::Disorder);
+    assert_eq!(f.s.stats().dupacks, 2);
+}
+
+#[test]
+fn the_third_duplicate_ack_retransmits_snd_una_and_halves_the_flight() {
+    let mut f = Fix::ten_in_flight();
+    f.advance(RTT);
+    f.dupack();
+    f.dupack();
+    f.events();
+    f.dupack();
+    assert_eq!(f.take(), vec![(seg(0), MSS)]);
+    // RFC 5681 (4)-(5): ssthresh = FlightSize / 2, cwnd = ssthresh + 3 MSS.
+    assert_eq!(f.ssthresh_segments(), 5.0);
+    assert_eq!(f.cwnd_segments(), 8.0);
+    assert_eq!(f.state(), CaState::Recovery);
+    assert_eq!(f.s.tcb().recover, seg(10));
+    assert_eq!(f.s.stats().fast_retransmits, 1);
+    assert_eq!(f.s.stats().retransmitted_segments, 1);
+    assert_eq!(
+        f.events(),
+        vec![TcpEventKind::FastRetransmit, TcpEventKind::Retransmit]
+    );
+}
+
+// ---- in fast recovery -----------------------------------------------------
+
+#[test]
+fn in_recovery_each_further_duplicate_ack_inflates_the_window_by_one_segment() {
+    let mut f = Fix::in_recovery(config(10));
+    f.dupack();
+    f.dupack();
+    assert_eq!(f.cwnd_segments(), 10.0);
+    assert!(f.take().is_empty(), "cwnd 10 MSS = the flight: no room yet");
+    f.dupack();
+    assert_eq!(f.cwnd_segments(), 11.0);
+    assert_eq!(f.take(), segments(10, 1), "one segment left the network");
+}
+
+#[test]
+fn in_recovery_a_partial_ack_retransmits_the_next_hole_and_deflates_the_window() {
+    let mut f = Fix::in_recovery(config(10));
+    f.events();
+    f.advance(RTT);
+    // The retransmission arrived, filling up to segment 2; segment 2 was lost too.
+    f.ack(seg(2));
+    assert_eq!(f.take(), vec![(seg(2), MSS)]);
+    // RFC 6582 3.2 step 5: deflate by the 2 MSS acknowledged, add back one.
+    assert_eq!(f.cwnd_segments(), 8.0 - 2.0 + 1.0);
+    assert_eq!(f.state(), CaState::Recovery);
+    assert_eq!(
+        f.events(),
+        vec![TcpEventKind::PartialAck, TcpEventKind::Retransmit]
+    );
+}
+
+#[test]
+fn in_recovery_the_ack_of_the_recovery_point_ends_it_with_the_flight_plus_one_segment() {
+    let mut f = Fix::in_recovery(config(10));
+    f.advance(RTT);
+    f.ack(seg(10));
+    // RFC 6582 option 1: min(ssthresh, max(FlightSize, MSS) + MSS) with
+    // nothing in flight: 2 MSS, then one more for this ACK in slow start.
+    assert_eq!(f.state(), CaState::Open);
+    assert_eq!(f.ssthresh_segments(), 5.0);
+    assert_eq!(f.cwnd_segments(), 2.0);
+    assert_eq!(f.take(), segments(10, 2));
+}
+
+#[test]
+fn in_recovery_with_recovery_exit_ssthresh_the_window_returns_to_ssthresh() {
+    let mut cfg = config(10);
+    cfg.recovery_exit = RecoveryExit::Ssthresh;
+    let mut f = Fix::in_recovery(cfg);
+    f.advance(RTT);
+    f.ack(seg(10));
+    assert_eq!(f.state(), CaState::Open);
+    assert_eq!(f.cwnd_segments(), 5.0);
+    assert_eq!(f.take(), segments(10, 5));
+}
+
+#[test]
+fn reno_leaves_recovery_on_its_first_new_ack_even_a_partial_one() {
+    let mut cfg = config(10);
+    cfg.recovery = Recovery::Reno;
+    let mut f = Fix::in_recovery(cfg);
+    f.advance(RTT);
+    f.ack(seg(2));
+    assert_eq!(f.state(), CaState::Open);
+    assert_eq!(f.cwnd_segments(), 5.0);
+    assert!(f.take().is_empty(), "8 MSS in flight, window 5: nothing");
+}
+
+/// Fast recovery of segment 0 ended by the ACK of its recovery point
+/// (segment 10); new segments went out from segment 10 on and segment 10
+/// is lost: three duplicate ACKs of the recovery point follow.
+fn dupacks_at_the_recovery_point(recovery: Recovery) -> Fix {
+    let mut cfg = config(10);
+    cfg.recovery = recovery;
+    let mut f = Fix::in_recovery(cfg);
+    f.advance(RTT);
+    f.ack(seg(10));
+    assert_eq!(f.take()[0], (seg(10), MSS));
+    f.advance(RTT);
+    for _ in 0..3 {
+        f.dupack();
+    }
+    f
+}
+
+#[test]
+fn newreno_needs_an_ack_above_the_recovery_point_to_start_another_recovery() {
+    // RFC 6582 3.2 step 1: the duplicate ACKs must cover more than recover.
+    let mut f = dupacks_at_the_recovery_point(Recovery::Newreno);
+    assert_eq!(f.s.stats().fast_retransmits, 1);
+    assert!(f.take().is_empty());
+}
+
+#[test]
+fn reno_starts_another_recovery_at_the_recovery_point() {
+    let mut f = dupacks_at_the_recovery_point(Recovery::Reno);
+    assert_eq!(f.s.stats().fast_retransmits, 2);
+    assert_eq!(f.take(), vec![(seg(10), MSS)]);
+}
+
+// ---- after a timeout ------------------------------------------------------
+
+#[test]
+fn a_timeout_retransmits_snd_una_from_a_window_of_one_segment() {
+    let mut f = Fix::ten_in_flight();
+    let rto = f.s.rtt().rto();
+    f.timeout();
+    assert_eq!(f.take(), vec![(seg(0), MSS)]);
+    assert_eq!(f.cwnd_segments(), 1.0);
+    assert_eq!(f.ssthresh_segments(), 5.0, "half the 10 MSS in flight");
+    assert_eq!(f.state(), CaState::Loss);
+    assert_eq!(f.s.stats().timeouts, 1);
+    // RFC 6298 5.5: the RTO doubles.
+    assert_eq!(f.s.rto_deadline(), Some(f.now + rto * 2));
+}
+
+#[test]
+fn a_second_timeout_in_a_row_backs_off_again_and_keeps_ssthresh() {
+    // RFC 5681 (5): ssthresh is set only on the first timeout of a series;
+    // recomputing it from the 1 MSS now in flight would give 2 MSS.
+    let mut f = Fix::after_timeout();
+    let rto = f.s.rtt().rto();
+    f.timeout();
+    assert_eq!(f.take(), vec![(seg(0), MSS)]);
+    assert_eq!(f.ssthresh_segments(), 5.0);
+    assert_eq!(f.s.stats().timeouts, 2);
+    assert_eq!(f.s.rto_deadline(), Some(f.now + rto * 2));
+}
+
+#[test]
+fn after_a_timeout_duplicate_acks_start_no_fast_retransmit() {
+    let mut f = Fix::after_timeout();
+    for _ in 0..5 {
+        f.dupack();
+    }
+    assert!(f.take().is_empty());
+    assert_eq!(f.s.stats().fast_retransmits, 0);
+    assert_eq!(f.state(), CaState::Loss);
+}
+
+#[test]
+fn after_a_timeout_new_acks_slow_start_and_go_back_n() {
+    let mut f = Fix::after_timeout();
+    f.advance(RTT);
+    f.ack(seg(1));
+    assert_eq!(f.cwnd_segments(), 2.0);
+    // Go-back-N: segments 1 and 2 again, counted as retransmissions.
+    assert_eq!(f.take(), segments(1, 2));
+    assert_eq!(f.s.stats().retransmitted_segments, 3);
+    assert_eq!(f.state(), CaState::Loss);
+}
+
+#[test]
+fn after_a_timeout_the_ack_of_everything_sent_before_it_returns_to_open() {
+    let mut f = Fix::after_timeout();
+    f.events();
+    f.advance(RTT);
+    f.ack(seg(10));
+    assert_eq!(f.state(), CaState::Open);
+    assert_eq!(f.events()[0], TcpEventKind::RecoveryExit);
+}
+
+// ---- after idle -------------------------------------------------------------
+
+/// Two segments of initial window, grown to 4 by two ACKs, then all data
+/// acknowledged and the sender idle for `idle`, then given more to send.
+fn idle_then_send(restart: bool, idle: SimDuration) -> Fix {
+    let mut cfg = config(2);
+    cfg.restart_after_idle = restart;
+    let mut f = Fix::established("newreno", cfg);
+    f.s.pause_app();
+    assert_eq!(f.take(), segments(0, 2));
+    f.advance(RTT);
+    f.ack(seg(2));
+    assert_eq!(f.cwnd_segments(), 3.0);
+    f.advance(idle);
+    f.s.set_app_limit(f.now, 100 * MSS, &mut f.out);
+    f
+}
+
+#[test]
+fn after_idle_longer_than_the_rto_the_window_restarts_from_the_initial_window() {
+    // RFC 5681 4.1.
+    let mut f = idle_then_send(true, SimDuration::from_secs(2));
+    assert_eq!(f.cwnd_segments(), 2.0);
+    assert_eq!(f.take(), segments(2, 2));
+}
+
+#[test]
+fn after_idle_shorter_than_the_rto_the_window_is_kept() {
+    let mut f = idle_then_send(true, SimDuration::from_millis(500));
+    assert_eq!(f.cwnd_segments(), 3.0);
+    assert_eq!(f.take(), segments(2, 3));
+}
+
+#[test]
+fn without_restart_after_idle_the_window_survives_any_idle_period() {
+    let mut f = idle_then_send(false, SimDuration::from_secs(100));
+    assert_eq!(f.cwnd_segments(), 3.0);
+    assert_eq!(f.take(), segments(2, 3));
+}
+
+// ---- Vegas's fine-grained retransmission ----------------------------------
+
+/// Ten segments in flight under `cc`; `wait` later, one duplicate ACK.
+fn one_dupack_after(cc: &str, wait: SimDuration) -> Fix {
+    let mut f = Fix::established(cc, config(10));
+    f.take();
+    f.advance(wait);
+    f.dupack();
+    f
+}
+
+#[test]
+fn vegas_retransmits_an_overdue_segment_on_the_first_duplicate_ack() {
+    // After the SYN's sample SRTT = 100 ms and RTTVAR = 50 ms: the
+    // fine-grained timeout is 300 ms (no 1 s floor).
+    let mut f = one_dupack_after("vegas", SimDuration::from_millis(350));
+    assert_eq!(f.take(), vec![(seg(0), MSS)]);
+    assert_eq!(
+        f.state(),
+        CaState::Recovery,
+        "data sent after the last reduction"
+    );
+    assert_eq!(f.s.stats().fast_retransmits, 1);
+}
+
+#[test]
+fn vegas_waits_for_the_third_duplicate_ack_when_nothing_is_overdue() {
+    let mut f = one_dupack_after("vegas", SimDuration::from_millis(250));
+    assert!(f.take().is_empty());
+    assert_eq!(f.state(), CaState::Disorder);
+}
+
+#[test]
+fn other_variants_never_retransmit_on_one_duplicate_ack() {
+    let mut f = one_dupack_after("newreno", SimDuration::from_millis(350));
+    assert!(f.take().is_empty());
+}
+
+#[test]
+fn vegas_checks_the_next_segment_on_the_new_ack_after_a_fine_retransmission() {
+    let mut f = one_dupack_after("vegas", SimDuration::from_millis(350));
+    f.take();
+    f.advance(RTT);
+    // The retransmission arrives; segment 1 (sent 450 ms ago) is overdue too.
+    f.ack(seg(1));
+    assert_eq!(f.take()[0], (seg(1), MSS));
+}
+
+#[test]
+fn vegas_does_not_reduce_the_window_twice_for_one_window_of_losses() {
+    // A fine retransmission of data sent before the last reduction only
+    // retransmits.
+    let mut f = one_dupack_after("vegas", SimDuration::from_millis(350));
+    let ssthresh = f.s.tcb().ssthresh;
+    f.take();
+    f.advance(RTT);
+    f.ack(seg(1));
+    assert_eq!(f.s.tcb().ssthresh, ssthresh);
+    assert_eq!(f.s.stats().fast_retransmits, 1);
+}
