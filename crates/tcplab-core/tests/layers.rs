@@ -132,3 +132,23 @@ fn the_scan_sees_an_upward_use() {
     assert_eq!(uses("use crate::{net, tcp::Sender};"), vec!["net", "tcp"]);
     assert_eq!(uses("/// see [`crate::world`]"), Vec::<String>::new());
 }
+
+#[test]
+fn no_source_file_is_over_600_lines_before_its_tests() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .filter(|f| !f.ends_with("tests.rs"))
+        .filter_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            let n = text
+                .lines()
+                .take_while(|l| !l.starts_with("#[cfg(test)]"))
+                .count();
+            (n > 600).then(|| format!("{}: {n} lines", f.strip_prefix(&src).unwrap().display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "split these files:\n{}", long.join("\n"));
+}

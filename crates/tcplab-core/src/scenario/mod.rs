@@ -4,15 +4,21 @@
 //! The same structure comes from Python builders (as JSON) and from TOML
 //! files. Parsing reports the exact path of a bad field
 //! (`links[1].loss.per`); unknown fields are refused. Semantic checks (names,
-//! ranges, routes) happen when the world is built, before the first event,
-//! see [`crate::world::World::build`].
+//! ranges, routes) come next, before anything is built ([`validate`]), and
+//! the world builds what they lay out.
 
 use serde::{Deserialize, Serialize};
 
+mod checks;
+mod group;
+mod member;
+mod parse;
 pub mod resolve;
 mod trace;
 pub mod validate;
 
+pub use group::OneOrMany;
+use parse::{delayed_ack_from, without_position};
 pub use trace::{TraceKind, TraceSpec};
 
 pub use validate::{plan, AppPlan, FlowPlan, LinkPlan, NodePlan, Plan};
@@ -143,77 +149,6 @@ pub struct PcapSpec {
     pub snaplen: u32,
     #[serde(default)]
     pub capture: CapturePoint,
-}
-
-/// One value, or one per member of a group: `a = ["s0", "s1", "s2"]` makes
-/// three links, `src = [...]` as many flows, each member taking the
-/// group's other fields. A single value beside lists serves every member.
-#[derive(Clone, Debug, PartialEq)]
-pub enum OneOrMany<T> {
-    One(T),
-    Many(Vec<T>),
-}
-
-impl<T> OneOrMany<T> {
-    /// The number of members, for a list.
-    pub fn count(&self) -> Option<usize> {
-        match self {
-            OneOrMany::One(_) => None,
-            OneOrMany::Many(v) => Some(v.len()),
-        }
-    }
-
-    /// The value of member `k` (the one value serves every member).
-    pub fn get(&self, k: usize) -> &T {
-        match self {
-            OneOrMany::One(x) => x,
-            OneOrMany::Many(v) => &v[k],
-        }
-    }
-}
-
-impl<T: Serialize> Serialize for OneOrMany<T> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        match self {
-            OneOrMany::One(x) => x.serialize(s),
-            OneOrMany::Many(v) => v.serialize(s),
-        }
-    }
-}
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        use serde::de::{self, value, Visitor};
-        struct V<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
-            type Value = OneOrMany<T>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                write!(f, "a value or a list of values (one per member of a group)")
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(
-                self,
-                a: A,
-            ) -> std::result::Result<Self::Value, A::Error> {
-                Vec::<T>::deserialize(value::SeqAccessDeserializer::new(a)).map(OneOrMany::Many)
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
-                T::deserialize(value::StrDeserializer::<E>::new(v)).map(OneOrMany::One)
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
-                T::deserialize(value::U64Deserializer::<E>::new(v)).map(OneOrMany::One)
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Self::Value, E> {
-                T::deserialize(value::I64Deserializer::<E>::new(v)).map(OneOrMany::One)
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Self::Value, E> {
-                T::deserialize(value::F64Deserializer::<E>::new(v)).map(OneOrMany::One)
-            }
-            fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<Self::Value, E> {
-                T::deserialize(value::BoolDeserializer::<E>::new(v)).map(OneOrMany::One)
-            }
-        }
-        d.deserialize_any(V(std::marker::PhantomData))
-    }
 }
 
 fn zero_start() -> OneOrMany<SimDuration> {
@@ -531,76 +466,6 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
             "app",
         ],
     }
-}
-
-/// A parser message without serde_json's "at line 1 column 231": a place in
-/// the JSON text the bindings made, not in the user's file. The field path
-/// says where the mistake is.
-fn without_position(message: &str) -> String {
-    let mut m = message.replace('`', "'");
-    if let Some(at) = m.rfind(" at line ") {
-        let tail = &m[at + " at line ".len()..];
-        let mut words = tail.split(' ');
-        let is_position = words.next().is_some_and(|n| n.parse::<u64>().is_ok())
-            && words.next() == Some("column")
-            && words.next().is_some_and(|n| n.parse::<u64>().is_ok())
-            && words.next().is_none();
-        if is_position {
-            m.truncate(at);
-        }
-    }
-    m
-}
-
-/// `delayed_ack`: a number of segments (at least 1), or a switch: `true` is
-/// RFC 1122's every second segment, `false` an ACK per segment.
-fn delayed_ack_from<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> std::result::Result<Option<u32>, D::Error> {
-    use serde::de::{self, Visitor};
-    struct V;
-    impl Visitor<'_> for V {
-        type Value = Option<u32>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            write!(
-                f,
-                "a number of segments (1 ACKs every segment) or true/false"
-            )
-        }
-        fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<Self::Value, E> {
-            Ok(Some(if v { 2 } else { 1 }))
-        }
-        fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
-            match u32::try_from(v) {
-                Ok(0) => Err(E::custom(
-                    "0 is not a number of segments (allowed: 1 to 4294967295; 1, or false, ACKs \
-                     every segment)",
-                )),
-                Ok(n) => Ok(Some(n)),
-                Err(_) => Err(E::custom(format!(
-                    "{v} segments is too many (allowed: 1 to 4294967295)"
-                ))),
-            }
-        }
-        fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Self::Value, E> {
-            match u64::try_from(v) {
-                Ok(u) => self.visit_u64(u),
-                Err(_) => Err(E::custom(format!(
-                    "{v} is not a number of segments (allowed: 1 to 4294967295)"
-                ))),
-            }
-        }
-        fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Self::Value, E> {
-            if v.fract() == 0.0 && v >= 0.0 && v <= u32::MAX as f64 {
-                self.visit_u64(v as u64)
-            } else {
-                Err(E::custom(format!(
-                    "{v} is not a whole number of segments (allowed: 1 to 4294967295)"
-                )))
-            }
-        }
-    }
-    d.deserialize_any(V)
 }
 
 impl Scenario {
