@@ -30,6 +30,13 @@ def _timing(res) -> dict:  # noqa: ANN001
     """The run's wall time (``res.timing``; in ``res.summary`` before it moved)."""
     return getattr(res, "timing", None) or res.summary
 
+def _column(res, table: str, name: str) -> list:  # noqa: ANN001
+    """One column of a table (from the rows, for a build from before columnar results)."""
+    if hasattr(res, "column"):
+        return res.column(table, name)
+    return [row[name] for row in res.raw[table]]
+
+
 def child(n: int, duration: float) -> None:
     from tcp import dumbbell  # bench/tcp.py, beside this file
 
@@ -41,9 +48,9 @@ def child(n: int, duration: float) -> None:
     t2 = time.perf_counter()
     # One column at a time, without pandas: it would weigh on the measured
     # RSS and time.
-    packets = sum(res.column("flows", "sent_packets")) + sum(res.column("flows", "ack_packets"))
-    links = res.column("links", "link")
-    util = res.column("links", "utilization")[links.index("bottleneck")]
+    packets = sum(_column(res, "flows", "sent_packets")) + sum(_column(res, "flows", "ack_packets"))
+    links = _column(res, "links", "link")
+    util = _column(res, "links", "utilization")[links.index("bottleneck")]
     timing = _timing(res)
     print(json.dumps({
         "n": n, "core_s": timing["wall_seconds"], "build_s": t1 - t0, "call_s": t2 - t1,
