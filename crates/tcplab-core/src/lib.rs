@@ -38,12 +38,14 @@ pub fn run(scenario: &Scenario) -> Result<Results> {
 }
 
 /// As [`run_with`], taking the scenario (no copy of it is made: with a
-/// million flows a copy costs more than a second).
+/// million flows a copy costs more than a second), and giving every table as
+/// columns (see [`World::into_tables`]: the returned `Results` has no flow
+/// or link rows).
 pub fn run_owned(
     scenario: Scenario,
     custom: cc::CustomCc<'_>,
     stop: &mut dyn FnMut() -> bool,
-) -> Result<Results> {
+) -> Result<(results::Tables, Results)> {
     let t = std::time::Instant::now();
     let plan = scenario::validate::plan_owned(scenario, custom)?;
     let check = t.elapsed().as_secs_f64();
@@ -52,11 +54,11 @@ pub fn run_owned(
     let build = t.elapsed().as_secs_f64();
     world.run_polled(stop)?;
     let t = std::time::Instant::now();
-    let mut r = world.into_results();
+    let (tables, mut r) = world.into_tables();
     r.timing.check_seconds = check;
     r.timing.build_seconds = build;
     r.timing.results_seconds = t.elapsed().as_secs_f64();
-    Ok(r)
+    Ok((tables, r))
 }
 
 /// As `run`, with user-written controllers for flows whose `cc` is "python",

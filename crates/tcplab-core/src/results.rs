@@ -203,12 +203,15 @@ pub const LINK_COLUMNS: &[Column] = &[
     ),
 ];
 
+/// One flow's record. The names are `String`s; the world also makes rows
+/// that borrow them (`FlowResult<&str>`) to build the columns without a
+/// copy of every name.
 #[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct FlowResult {
-    pub flow: String,
-    pub kind: String,
-    pub src: String,
-    pub dst: String,
+pub struct FlowResult<S = String> {
+    pub flow: S,
+    pub kind: S,
+    pub src: S,
+    pub dst: S,
     pub start_s: f64,
     /// Packets the source sent (and their payload bytes).
     pub sent_packets: u64,
@@ -251,17 +254,19 @@ pub struct FlowResult {
     pub ack_packets: u64,
     pub acks_lost: u64,
     /// The variant, recovery and MSS the flow ran with ("" / 0 for UDP).
-    pub cc: String,
-    pub recovery: String,
+    pub cc: S,
+    pub recovery: S,
     pub mss: u64,
 }
 
+/// One link direction's record (names borrowed or owned, as for
+/// [`FlowResult`]).
 #[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct LinkResult {
-    pub link: String,
+pub struct LinkResult<S = String> {
+    pub link: S,
     /// The direction: from `src` to `dst`.
-    pub src: String,
-    pub dst: String,
+    pub src: S,
+    pub dst: S,
     pub rate_bps: u64,
     pub delay_s: f64,
     /// Packets and IP bytes put on the wire.
@@ -415,7 +420,7 @@ macro_rules! columns {
         ColumnData::F64($rows.iter().map(|r| r.$field).collect())
     };
     (@col $rows:expr, $field:ident, str) => {
-        ColumnData::Str(joined($rows.iter().map(|r| r.$field.as_str())))
+        ColumnData::Str(joined($rows.iter().map(|r| AsRef::<str>::as_ref(&r.$field))))
     };
     (@col $rows:expr, $field:ident, name) => {
         ColumnData::Str(joined($rows.iter().map(|r| r.$field.name())))
@@ -424,6 +429,29 @@ macro_rules! columns {
 
 /// A table's columns, in order.
 pub type Columns = Vec<(&'static str, ColumnData)>;
+
+/// Every table by name, in the order of [`Results::tables`].
+pub type Tables = Vec<(&'static str, Columns)>;
+
+/// Appends the columns of `more` rows to those of `into` (which holds
+/// `rows` rows already): what one transposition of all the rows would give.
+pub fn append_columns(into: &mut Columns, more: Columns, rows: usize) {
+    if rows == 0 {
+        *into = more;
+        return;
+    }
+    for ((_, a), (_, b)) in into.iter_mut().zip(more) {
+        match (a, b) {
+            (ColumnData::U64(a), ColumnData::U64(b)) => a.extend_from_slice(&b),
+            (ColumnData::F64(a), ColumnData::F64(b)) => a.extend_from_slice(&b),
+            (ColumnData::Str(a), ColumnData::Str(b)) => {
+                a.push('\0');
+                a.push_str(&b);
+            }
+            _ => unreachable!("the same table has the same column types"),
+        }
+    }
+}
 
 impl DropCause {
     pub fn name(self) -> &'static str {
@@ -435,7 +463,7 @@ impl DropCause {
 }
 
 /// The flows table as columns, in the order of [`FLOW_COLUMNS`].
-pub fn flow_columns(rows: &[FlowResult]) -> Columns {
+pub fn flow_columns<S: AsRef<str>>(rows: &[FlowResult<S>]) -> Columns {
     columns!(rows; flow: str, kind: str, src: str, dst: str, start_s: f64, sent_packets: u64,
         sent_bytes: u64, delivered_packets: u64, delivered_bytes: u64, lost_queue: u64,
         lost_error: u64, in_flight_packets: u64, goodput_bps: f64, delay_min_s: f64,
@@ -446,7 +474,7 @@ pub fn flow_columns(rows: &[FlowResult]) -> Columns {
 }
 
 /// The links table as columns, in the order of [`LINK_COLUMNS`].
-pub fn link_columns(rows: &[LinkResult]) -> Columns {
+pub fn link_columns<S: AsRef<str>>(rows: &[LinkResult<S>]) -> Columns {
     columns!(rows; link: str, src: str, dst: str, rate_bps: u64, delay_s: f64,
         tx_packets: u64, tx_bytes: u64, drops_queue: u64, drops_error: u64, utilization: f64,
         queue_max_packets: u64, queue_mean_packets: f64)
@@ -467,7 +495,7 @@ pub fn interval_columns(rows: &[IntervalRecord]) -> Columns {
 
 impl Results {
     /// Every table as columns: flows, links, drops, events, intervals.
-    pub fn tables(&self) -> Vec<(&'static str, Columns)> {
+    pub fn tables(&self) -> Tables {
         vec![
             ("flows", flow_columns(&self.flows)),
             ("links", link_columns(&self.links)),

@@ -170,20 +170,9 @@ fn run_json<'py>(
             ccs.remove(&i)
                 .map(|c| Box::new(c) as Box<dyn tcplab_core::cc::CongestionControl>)
         };
-        let r = tcplab_core::run_owned(sc, &mut supply, &mut signal_poll(&raised, &cc_error))?;
-        let t = Instant::now();
-        let tables = r.tables();
-        let mut timing =
-            serde_json::to_value(&r.timing).map_err(|e| Error::Internal(e.to_string()))?;
-        timing["parse_seconds"] = parse.into();
-        timing["tables_seconds"] = t.elapsed().as_secs_f64().into();
-        let small = serde_json::json!({
-            "summary": r.summary,
-            "timing": timing,
-            "pcap": r.pcap,
-        })
-        .to_string();
-        Ok((tables, small, r.scenario, r.series))
+        let (tables, r) =
+            tcplab_core::run_owned(sc, &mut supply, &mut signal_poll(&raised, &cc_error))?;
+        Ok((tables, r, parse))
     });
     // A Python controller's own exception is re-raised unchanged, and so is
     // what a signal handler raised (KeyboardInterrupt).
@@ -192,7 +181,8 @@ fn run_json<'py>(
             return Err(e);
         }
     }
-    let (tables, small, scenario, series) = result?;
+    let (tables, r, parse) = result?;
+    let t = Instant::now();
     let out = PyDict::new(py);
     let py_tables = PyDict::new(py);
     for (name, cols) in tables {
@@ -208,12 +198,30 @@ fn run_json<'py>(
         py_tables.set_item(name, t)?;
     }
     out.set_item("tables", py_tables)?;
+    let mut timing =
+        serde_json::to_value(&r.timing).map_err(|e| raise(py, Error::Internal(e.to_string())))?;
+    timing["parse_seconds"] = parse.into();
+    timing["tables_seconds"] = t.elapsed().as_secs_f64().into();
+    let small = serde_json::json!({
+        "summary": r.summary,
+        "timing": timing,
+        "pcap": r.pcap,
+    })
+    .to_string();
     out.set_item("small", small)?;
-    out.set_item("scenario", Py::new(py, EffectiveScenario { scenario })?)?;
+    out.set_item(
+        "scenario",
+        Py::new(
+            py,
+            EffectiveScenario {
+                scenario: r.scenario,
+            },
+        )?,
+    )?;
     // Each series is written straight into its Python bytes and then freed,
     // so a recorded sample is never held three times.
-    let mut py_series = Vec::with_capacity(series.len());
-    for s in series {
+    let mut py_series = Vec::with_capacity(r.series.len());
+    for s in r.series {
         let t = le_bytes(py, &s.times_ns, u64::to_le_bytes)?;
         let v = le_bytes(py, &s.values, f64::to_le_bytes)?;
         py_series.push((s.name, s.target, t, v));

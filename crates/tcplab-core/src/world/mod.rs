@@ -37,8 +37,9 @@ use crate::net::queue::LinkQueue;
 use crate::net::route::{RouteTable, NO_ROUTE};
 use crate::pcap::{FlowOptions, PcapWriter};
 use crate::results::{
-    DropCause, DropRecord, EventRecord, FlowResult, IntervalRecord, LinkResult, PcapRecord,
-    Results, RunSummary, RunTiming, Series,
+    append_columns, flow_columns, link_columns, ColumnData, Columns, DropCause, DropRecord,
+    EventRecord, FlowResult, IntervalRecord, LinkResult, PcapRecord, Results, RunSummary,
+    RunTiming, Series, Tables,
 };
 use crate::scenario::resolve::TcpPlan;
 use crate::scenario::{

@@ -5,7 +5,8 @@
 use super::*;
 
 impl World {
-    pub(super) fn flow_result(&self, f: &Flow, end: SimTime) -> FlowResult {
+    /// One flow's record, borrowing its names from the world.
+    fn flow_row<'a>(&'a self, f: &'a Flow, end: SimTime) -> FlowResult<&'a str> {
         let s = &f.stats;
         let (tcp, completion) = match &f.app {
             App::Tcp(t) => (Some(t), t.completion),
@@ -48,10 +49,10 @@ impl World {
             )
         });
         FlowResult {
-            flow: f.name.clone(),
-            kind: f.kind.name().to_string(),
-            src: self.nodes[f.src as usize].name.clone(),
-            dst: self.nodes[f.dst as usize].name.clone(),
+            flow: &f.name,
+            kind: f.kind.name(),
+            src: &self.nodes[f.src as usize].name,
+            dst: &self.nodes[f.dst as usize].name,
             start_s: f.start.as_secs_f64(),
             sent_packets: s.fwd.sent,
             sent_bytes: s.sent_bytes,
@@ -87,57 +88,90 @@ impl World {
             acked_bytes: tcp.map_or(0, |t| t.snd.bytes_acked()),
             ack_packets: s.rev.sent,
             acks_lost: s.rev.lost_queue + s.rev.lost_error,
-            cc: tcp.map_or(String::new(), |t| t.cc_name.clone()),
-            recovery: tcp.map_or(String::new(), |t| {
-                t.snd.config().recovery.name().to_string()
-            }),
+            cc: tcp.map_or("", |t| &t.cc_name),
+            recovery: tcp.map_or("", |t| t.snd.config().recovery.name()),
             mss: tcp.map_or(0, |t| t.snd.mss()),
         }
+    }
+
+    /// One link direction's record, borrowing its names from the world.
+    fn link_row(&self, l: &LinkDir, end: SimTime) -> LinkResult<&str> {
+        let end_ns = end.as_nanos();
+        let s = &l.stats;
+        let area = s.queue_area
+            + l.queue.len() as u128
+                * (end.max(s.queue_changed_at) - s.queue_changed_at).as_nanos() as u128;
+        LinkResult {
+            link: &self.link_names[l.link as usize],
+            src: &self.nodes[l.from as usize].name,
+            dst: &self.nodes[l.to as usize].name,
+            rate_bps: l.rate.bps(),
+            delay_s: l.delay.as_secs_f64(),
+            tx_packets: l.tx_packets,
+            tx_bytes: l.tx_bytes,
+            drops_queue: s.drops_queue,
+            drops_error: s.drops_error,
+            utilization: if end_ns == 0 {
+                0.0
+            } else {
+                l.busy_ns as f64 / end_ns as f64
+            },
+            queue_max_packets: s.queue_max,
+            queue_mean_packets: if end_ns == 0 {
+                0.0
+            } else {
+                area as f64 / end_ns as f64
+            },
+        }
+    }
+
+    /// The results with every table as columns. The flows and links tables
+    /// are built straight from the world a chunk of rows at a time, without
+    /// an owned record per row (with a million flows those records and
+    /// their names cost seconds); the returned [`Results`] has no flow or
+    /// link rows. The tables are those of `into_results().tables()`.
+    pub fn into_tables(self) -> (Tables, Results) {
+        let end = self.end();
+        let flows = chunked(&self.flows, |f| {
+            flow_columns(&f.iter().map(|f| self.flow_row(f, end)).collect::<Vec<_>>())
+        });
+        let links = chunked(&self.links, |l| {
+            link_columns(&l.iter().map(|l| self.link_row(l, end)).collect::<Vec<_>>())
+        });
+        let r = self.results(false);
+        let mut tables = r.tables();
+        tables[0].1 = flows;
+        tables[1].1 = links;
+        (tables, r)
+    }
+
+    fn end(&self) -> SimTime {
+        self.finished_at.unwrap_or(self.now)
     }
 
     /// The counters of the run, as plain records; the recorded series move
     /// into them (not copied: with every series recorded they are most of
     /// the run's memory).
-    pub fn into_results(mut self) -> Results {
-        let end = self.finished_at.unwrap_or(self.now);
-        let end_ns = end.as_nanos();
-        let flows = self
-            .flows
-            .iter()
-            .map(|f| self.flow_result(f, end))
-            .collect();
-        let links = self
-            .links
-            .iter()
-            .map(|l| {
-                let s = &l.stats;
-                let area = s.queue_area
-                    + l.queue.len() as u128
-                        * (end.max(s.queue_changed_at) - s.queue_changed_at).as_nanos() as u128;
-                LinkResult {
-                    link: self.link_names[l.link as usize].clone(),
-                    src: self.nodes[l.from as usize].name.clone(),
-                    dst: self.nodes[l.to as usize].name.clone(),
-                    rate_bps: l.rate.bps(),
-                    delay_s: l.delay.as_secs_f64(),
-                    tx_packets: l.tx_packets,
-                    tx_bytes: l.tx_bytes,
-                    drops_queue: s.drops_queue,
-                    drops_error: s.drops_error,
-                    utilization: if end_ns == 0 {
-                        0.0
-                    } else {
-                        l.busy_ns as f64 / end_ns as f64
-                    },
-                    queue_max_packets: s.queue_max,
-                    queue_mean_packets: if end_ns == 0 {
-                        0.0
-                    } else {
-                        area as f64 / end_ns as f64
-                    },
-                }
-            })
-            .collect();
+    pub fn into_results(self) -> Results {
+        self.results(true)
+    }
+
+    /// The results; with `rows` false, without the flow and link records.
+    fn results(mut self, rows: bool) -> Results {
+        let end = self.end();
+        let (mut flows, mut links) = (Vec::new(), Vec::new());
+        if rows {
+            flows = self
+                .flows
+                .iter()
+                .map(|f| owned_flow(self.flow_row(f, end)))
+                .collect();
+            links = self
+                .links
+                .iter()
+                .map(|l| owned_link(self.link_row(l, end)))
+                .collect();
+        }
         let dir_name = |ld: usize| {
             let l = &self.links[ld];
             (
@@ -264,6 +298,78 @@ impl World {
             },
             scenario: std::mem::take(&mut self.scenario),
         }
+    }
+}
+
+/// The columns of `items`' rows, made `CHUNK` rows at a time by `columns`,
+/// in vectors sized once for all the rows.
+fn chunked<T>(items: &[T], columns: impl Fn(&[T]) -> Columns) -> Columns {
+    const CHUNK: usize = 1024;
+    let mut out = columns(&items[..items.len().min(CHUNK)]);
+    let chunks = items.len().div_ceil(CHUNK);
+    for (_, c) in &mut out {
+        match c {
+            ColumnData::U64(v) => v.reserve(items.len() - v.len()),
+            ColumnData::F64(v) => v.reserve(items.len() - v.len()),
+            // The first chunk's length per chunk, and some to spare.
+            ColumnData::Str(s) => s.reserve((s.len() + 1) * chunks.saturating_sub(1) * 9 / 8),
+        }
+    }
+    for (k, chunk) in items.chunks(CHUNK).enumerate().skip(1) {
+        append_columns(&mut out, columns(chunk), k * CHUNK);
+    }
+    out
+}
+
+fn owned_flow(r: FlowResult<&str>) -> FlowResult {
+    FlowResult {
+        flow: r.flow.to_owned(),
+        kind: r.kind.to_owned(),
+        src: r.src.to_owned(),
+        dst: r.dst.to_owned(),
+        start_s: r.start_s,
+        sent_packets: r.sent_packets,
+        sent_bytes: r.sent_bytes,
+        delivered_packets: r.delivered_packets,
+        delivered_bytes: r.delivered_bytes,
+        lost_queue: r.lost_queue,
+        lost_error: r.lost_error,
+        in_flight_packets: r.in_flight_packets,
+        goodput_bps: r.goodput_bps,
+        delay_min_s: r.delay_min_s,
+        delay_mean_s: r.delay_mean_s,
+        delay_max_s: r.delay_max_s,
+        throughput_bps: r.throughput_bps,
+        unique_sent_bps: r.unique_sent_bps,
+        retransmitted_segments: r.retransmitted_segments,
+        retransmission_ratio: r.retransmission_ratio,
+        timeouts: r.timeouts,
+        fast_retransmits: r.fast_retransmits,
+        dupacks: r.dupacks,
+        completion_time_s: r.completion_time_s,
+        acked_bytes: r.acked_bytes,
+        ack_packets: r.ack_packets,
+        acks_lost: r.acks_lost,
+        cc: r.cc.to_owned(),
+        recovery: r.recovery.to_owned(),
+        mss: r.mss,
+    }
+}
+
+fn owned_link(r: LinkResult<&str>) -> LinkResult {
+    LinkResult {
+        link: r.link.to_owned(),
+        src: r.src.to_owned(),
+        dst: r.dst.to_owned(),
+        rate_bps: r.rate_bps,
+        delay_s: r.delay_s,
+        tx_packets: r.tx_packets,
+        tx_bytes: r.tx_bytes,
+        drops_queue: r.drops_queue,
+        drops_error: r.drops_error,
+        utilization: r.utilization,
+        queue_max_packets: r.queue_max_packets,
+        queue_mean_packets: r.queue_mean_packets,
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::net::packet::Ecn;
+use crate::results::ColumnData;
 
 fn two_hosts(extra: &str) -> Scenario {
     Scenario::from_json(&format!(
@@ -48,4 +49,78 @@ fn drop_tail_drops_what_it_cannot_hold() {
         l.stats.drops_queue
     );
     assert_eq!(l.stats.marks, 0);
+}
+
+/// A column as bits (so that NaN compares equal to NaN) or text.
+type Bits = (&'static str, Vec<u64>, String);
+
+/// The columns as bits.
+fn bits(tables: &Tables) -> Vec<(&'static str, Vec<Bits>)> {
+    tables
+        .iter()
+        .map(|(name, cols)| {
+            let cols = cols
+                .iter()
+                .map(|(col, data)| match data {
+                    ColumnData::U64(v) => (*col, v.clone(), String::new()),
+                    ColumnData::F64(v) => {
+                        (*col, v.iter().map(|x| x.to_bits()).collect(), String::new())
+                    }
+                    ColumnData::Str(s) => (*col, Vec::new(), s.clone()),
+                })
+                .collect();
+            (*name, cols)
+        })
+        .collect()
+}
+
+#[test]
+fn the_tables_built_from_the_world_in_chunks_are_those_of_the_records() {
+    // More flows and link directions than one chunk (1024 rows), UDP and
+    // TCP of two variants, so that every string column changes along it.
+    let n = 1300;
+    let hosts: Vec<String> = (0..n)
+        .flat_map(|i| [format!("\"s{i}\""), format!("\"d{i}\"")])
+        .collect();
+    let mut links = vec![
+        r#"{"a": "r1", "b": "r2", "rate": "10Mbps", "delay": "5ms", "name": "bn"}"#.to_string(),
+    ];
+    let mut flows = Vec::new();
+    for i in 0..n {
+        links.push(format!(
+            r#"{{"a": "s{i}", "b": "r1", "rate": "100Mbps", "delay": "1ms"}}"#
+        ));
+        links.push(format!(
+            r#"{{"a": "r2", "b": "d{i}", "rate": "100Mbps", "delay": "1ms"}}"#
+        ));
+        flows.push(match i % 3 {
+            0 => format!(r#"{{"kind": "udp", "src": "s{i}", "dst": "d{i}", "rate": "10kbps"}}"#),
+            1 => format!(r#"{{"kind": "tcp", "cc": "reno", "src": "s{i}", "dst": "d{i}"}}"#),
+            _ => format!(r#"{{"kind": "tcp", "cc": "cubic", "src": "s{i}", "dst": "d{i}"}}"#),
+        });
+    }
+    let text = format!(
+        r#"{{"duration": "0.3s", "hosts": [{}], "routers": ["r1", "r2"], "links": [{}], "flows": [{}]}}"#,
+        hosts.join(","),
+        links.join(","),
+        flows.join(",")
+    );
+    let sc = Scenario::from_json(&text).unwrap();
+    let mut a = World::build(&sc).unwrap();
+    a.run().unwrap();
+    let rows = a.into_results();
+    assert_eq!(rows.flows.len(), n);
+    assert!(rows
+        .flows
+        .iter()
+        .any(|f| f.sent_packets > 0 && f.cc == "cubic"));
+    let mut b = World::build(&sc).unwrap();
+    b.run().unwrap();
+    let (tables, rest) = b.into_tables();
+    assert!(rest.flows.is_empty() && rest.links.is_empty());
+    assert_eq!(bits(&tables), bits(&rows.tables()));
+    let ColumnData::Str(names) = &tables[0].1[0].1 else {
+        panic!("the flow column holds names")
+    };
+    assert_eq!(names.split('\0').count(), n);
 }
