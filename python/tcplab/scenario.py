@@ -10,380 +10,45 @@ the core, before anything runs, and names the field of any mistake.
 from __future__ import annotations
 
 import copy
-import datetime
-import decimal
-import fractions
 import json
-import math
-import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import tomllib
 
 from tcplab import _core
+from tcplab.elements import (  # noqa: F401 - re-exported: tcplab.scenario's names stay
+    BitErrorRate,
+    Bulk,
+    DropList,
+    Ends,
+    Flow,
+    GilbertElliott,
+    Group,
+    Link,
+    LossModel,
+    Node,
+    NodeRef,
+    OnOff,
+    Pcap,
+    Quantity,
+    TcpApp,
+    Transfer,
+    Uniform,
+)
 from tcplab.errors import ScenarioError
+from tcplab.scenario_io import (  # noqa: F401 - re-exported
+    _ALLOWED_VALUES,
+    _field,
+    plain,
+    read_text_file,
+    scenario_json,
+    toml_line,
+)
 
 if TYPE_CHECKING:
     from tcplab.cc import CongestionControl, Variant
     from tcplab.results import Results
-
-Quantity = str | int | float
-"""A value with a unit as a string (``"2Mbps"``) or a number in the base unit."""
-
-
-# ---- scenario data as the core reads it ------------------------------------------
-
-#: What a scenario value may be, for messages.
-_ALLOWED_VALUES = "numbers, strings (with units), booleans, lists and tables"
-
-
-def _field(path: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else key
-
-
-def plain(value: Any, path: str = "") -> Any:
-    """Scenario data as plain JSON data, or a ScenarioError naming the field.
-
-    Numbers of other types (numpy scalars and arrays, ``Decimal``,
-    ``Fraction``) become Python numbers and lists, and paths become strings;
-    JSON has no NaN or infinity, so a non-finite float becomes ``"NaN"``,
-    ``"Infinity"`` or ``"-Infinity"``, which the core refuses with the range
-    the field allows. Anything else (bytes, dates, objects) is refused.
-    """
-    if value is None or isinstance(value, bool | str):
-        return value
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        if math.isfinite(value):
-            return float(value)
-        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-    if isinstance(value, dict):
-        out = {}
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise ScenarioError(f"{path or 'scenario'}: key {k!r} is not a string",
-                                    path, f"key {k!r} is not a string", "string keys")
-            out[k] = plain(v, _field(path, k))
-        return out
-    if isinstance(value, list | tuple):
-        return [plain(v, _field(path, i)) for i, v in enumerate(value)]
-    if type(value).__module__ == "numpy":
-        if hasattr(value, "tolist"):  # a numpy scalar or array
-            return plain(value.tolist(), path)
-    if isinstance(value, decimal.Decimal | fractions.Fraction):
-        if value == int(value):
-            return int(value)
-        return plain(float(value), path)
-    if isinstance(value, os.PathLike):
-        return os.fspath(value)
-    name = type(value).__name__
-    if isinstance(value, datetime.date | datetime.time):
-        problem = (f"a date/time ({value}) is not a scenario value; write a duration as "
-                   "'45ms' or a number of seconds")
-    else:
-        problem = f"a value of type {name} is not a scenario value"
-    raise ScenarioError(f"{path or 'scenario'}: {problem} (allowed: {_ALLOWED_VALUES})",
-                        path, problem, _ALLOWED_VALUES)
-
-
-def _fast_default(value: Any) -> Any:
-    """json.dumps's hook for numbers of other types (numpy, Decimal) and paths."""
-    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
-        out = value.tolist()
-        if isinstance(out, float) and not math.isfinite(out):
-            raise ValueError("non-finite")
-        return out
-    if isinstance(value, decimal.Decimal | fractions.Fraction):
-        if value == int(value):
-            return int(value)
-        out = float(value)
-        if not math.isfinite(out):
-            raise ValueError("non-finite")
-        return out
-    if isinstance(value, os.PathLike):
-        return os.fspath(value)
-    raise TypeError(type(value).__name__)
-
-
-def scenario_json(data: dict[str, Any]) -> str:
-    """Scenario data as the JSON text the core reads (see :func:`plain`)."""
-    try:
-        # Plain data straight through; anything else takes the careful walk,
-        # which converts it or names the field that holds it.
-        return json.dumps(data, allow_nan=False, default=_fast_default)
-    except (TypeError, ValueError, RecursionError):
-        pass
-    try:
-        return json.dumps(plain(data), allow_nan=False)
-    except RecursionError:
-        raise ScenarioError("scenario: nested too deeply", "", "nested too deeply",
-                            "at most a few hundred levels") from None
-
-
-# ---- error models -----------------------------------------------------------
-
-
-class LossModel:
-    """Base class of the error models attachable to a link direction."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """The model as scenario data."""
-        raise NotImplementedError
-
-
-@dataclass(frozen=True)
-class Uniform(LossModel):
-    """Each packet is lost with probability ``per``."""
-
-    per: float
-
-    def to_dict(self) -> dict[str, Any]:  # noqa: D102
-        return {"model": "uniform", "per": self.per}
-
-
-@dataclass(frozen=True)
-class BitErrorRate(LossModel):
-    """Bit errors at rate ``ber``: a packet of S bytes is lost with p = 1-(1-ber)^(8S)."""
-
-    ber: float
-
-    def to_dict(self) -> dict[str, Any]:  # noqa: D102
-        return {"model": "ber", "ber": self.ber}
-
-
-@dataclass(frozen=True)
-class GilbertElliott(LossModel):
-    """A two-state (Good/Bad) channel in continuous time.
-
-    Each state lasts ``good_time`` or ``bad_time`` (exactly, or exponentially
-    distributed with that mean when ``sojourn="exponential"``); when a state
-    ends the next one is Bad with probability ``p_bad``. Packets are lost with
-    probability ``good_loss`` in Good and ``bad_loss`` in Bad. The channel
-    starts in Good.
-    """
-
-    bad_loss: float
-    good_time: Quantity
-    bad_time: Quantity
-    good_loss: float = 0.0
-    p_bad: float = 0.5
-    sojourn: Literal["deterministic", "exponential"] = "deterministic"
-
-    def to_dict(self) -> dict[str, Any]:  # noqa: D102
-        return {
-            "model": "gilbert_elliott",
-            "good_loss": self.good_loss,
-            "bad_loss": self.bad_loss,
-            "good_time": self.good_time,
-            "bad_time": self.bad_time,
-            "p_bad": self.p_bad,
-            "sojourn": self.sojourn,
-        }
-
-    def stationary_loss(self) -> float:
-        """Long-run loss rate for packets arriving independently of the state."""
-        g = _core.parse_duration(str(self.good_time))
-        b = _core.parse_duration(str(self.bad_time))
-        tg, tb = (1 - self.p_bad) * g, self.p_bad * b
-        frac_bad = tb / (tg + tb)
-        return (1 - frac_bad) * self.good_loss + frac_bad * self.bad_loss
-
-
-@dataclass(frozen=True)
-class DropList(LossModel):
-    """Drop exactly the listed packets, counting arrivals over the link direction from 1.
-
-    With ``flow``, only that flow's packets are counted (and dropped); with
-    ``data_only``, only packets carrying payload (TCP data segments, not SYNs
-    or pure ACKs), so ``DropList([5, 7, 9], flow="tcp0", data_only=True)``
-    drops the 5th, 7th and 9th data segments of tcp0, retransmissions counted.
-    """
-
-    packets: list[int]
-    flow: str | None = None
-    data_only: bool = False
-
-    def to_dict(self) -> dict[str, Any]:  # noqa: D102
-        d: dict[str, Any] = {"model": "list", "packets": list(self.packets)}
-        if self.flow is not None:
-            d["flow"] = self.flow
-        if self.data_only:
-            d["data_only"] = True
-        return d
-
-
-# ---- packet traces ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Pcap:
-    """Packet traces that Wireshark and tshark read: one pcap file per link direction.
-
-    Files are ``{dir}/{link}-0.pcap`` (the a -> b direction) and ``{link}-1.pcap``.
-    ``capture="tx"`` records packets as they start onto the wire (drops by the
-    error model included); ``"rx"`` as they arrive and survive the error model.
-    """
-
-    dir: str | os.PathLike[str]
-    links: list[str] | None = None
-    snaplen: int = 96
-    capture: Literal["tx", "rx"] = "tx"
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.dir, str | os.PathLike) or not os.fspath(self.dir).strip():
-            raise ScenarioError(
-                f"pcap.dir: {self.dir!r} is not a directory name", "pcap.dir",
-                f"{self.dir!r} is not a directory name", "a non-empty path")
-
-    def to_dict(self) -> dict[str, Any]:  # noqa: D102
-        d: dict[str, Any] = {"dir": str(self.dir), "snaplen": self.snaplen,
-                             "capture": self.capture}
-        if self.links is not None:
-            d["links"] = list(self.links)
-        return d
-
-
-# ---- TCP applications ---------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Bulk:
-    """A persistent source: always has data to send (an "FTP" source).
-
-    ``start``: when the connection opens; ``stop``: when the application stops
-    writing (data already sent is still delivered).
-    """
-
-    start: Quantity = 0
-    stop: Quantity | None = None
-
-    def to_dict(self) -> dict[str, Any]:  # noqa: D102
-        return {"kind": "bulk"}
-
-
-@dataclass(frozen=True)
-class Transfer:
-    """A finite transfer of ``size`` bytes (e.g. ``"10MiB"``), then close.
-
-    The flow reports its completion time: from ``start`` to the last byte
-    delivered to the receiving application.
-    """
-
-    size: Quantity
-    start: Quantity = 0
-
-    @property
-    def stop(self) -> None:  # noqa: D102
-        return None
-
-    def to_dict(self) -> dict[str, Any]:  # noqa: D102
-        return {"kind": "transfer", "size": self.size}
-
-
-@dataclass(frozen=True)
-class OnOff:
-    """A source with data to send only inside its ON windows.
-
-    ``schedule`` lists absolute (on, off) time pairs, e.g.
-    ``[("250s", "500s"), ("750s", "1000s")]``. The connection opens at
-    ``start`` (default 0); new data is sent only while ON (retransmissions of
-    data sent earlier may follow an OFF edge).
-    """
-
-    schedule: list[tuple[Quantity, Quantity]]
-    start: Quantity = 0
-
-    @property
-    def stop(self) -> None:  # noqa: D102
-        return None
-
-    def to_dict(self) -> dict[str, Any]:  # noqa: D102
-        return {"kind": "onoff", "schedule": [[on, off] for on, off in self.schedule]}
-
-
-TcpApp = Bulk | Transfer | OnOff
-
-
-# ---- builder ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Node:
-    """A host or router of a :class:`Network`."""
-
-    name: str
-    kind: Literal["host", "router"]
-
-    def __str__(self) -> str:
-        return self.name
-
-
-@dataclass(frozen=True)
-class Link:
-    """A full-duplex link; ``name`` is how results and errors refer to it."""
-
-    name: str
-    a: str
-    b: str
-
-
-@dataclass(frozen=True)
-class Flow:
-    """A traffic flow; ``name`` is its row label in results."""
-
-    name: str
-    kind: str
-    src: str
-    dst: str
-
-
-@dataclass(frozen=True)
-class Group:
-    """Links or flows added at once (lists of ends): ``count`` of them.
-
-    ``first`` is the index of the first among the network's links or flows,
-    so its members are the rows ``res.flows.iloc[g.rows]`` (for links, each
-    link has two rows of ``res.links``, a->b then b->a, in order).
-    """
-
-    kind: str
-    first: int
-    count: int
-    given_names: list[str] | None = None
-    ends: tuple[str | list[str], str | list[str]] = ("", "")
-
-    def __len__(self) -> int:
-        return self.count
-
-    @property
-    def rows(self) -> slice:
-        """The members' rows of ``res.flows`` (``res.links`` for links: ``link_rows``)."""
-        return slice(self.first, self.first + self.count)
-
-    @property
-    def link_rows(self) -> slice:
-        """For a group of links: their two rows each of ``res.links``."""
-        return slice(2 * self.first, 2 * (self.first + self.count))
-
-    @property
-    def names(self) -> list[str]:
-        """The members' names: those given, else the defaults ("a-b", or "tcp7")."""
-        if self.given_names is not None:
-            return list(self.given_names)
-        if self.kind == "link":
-            a, b = (e if isinstance(e, list) else [e] * self.count for e in self.ends)
-            return [f"{x}-{y}" for x, y in zip(a, b, strict=True)]
-        return [f"{self.kind}{self.first + k}" for k in range(self.count)]
-
-
-NodeRef = Node | str
-#: One end, or one per member of a group.
-Ends = NodeRef | list[NodeRef] | tuple[NodeRef, ...]
 
 
 def _name(n: NodeRef) -> str:
@@ -830,92 +495,8 @@ class Scenario:
         return f"Scenario({self.data!r})"
 
 
-def read_text_file(path: Path, what: str) -> str:
-    """A UTF-8 text file's contents, or a ScenarioError saying why it cannot be read."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ScenarioError(f"no such {what}: {path}", "", f"no such {what}") from None
-    except IsADirectoryError:
-        raise ScenarioError(f"{path} is a directory, not a {what}", "",
-                            f"a directory, not a {what}") from None
-    except OSError as e:
-        raise ScenarioError(f"cannot read {path}: {e.strerror or e}", "",
-                            f"cannot read: {e.strerror or e}") from None
-    for bom, enc in ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
-                     (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16")):
-        if raw.startswith(bom):
-            raise ScenarioError(f"{path} is {enc} text; save it as UTF-8 ({what}s are UTF-8)",
-                                "", f"{enc} text, not UTF-8")
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = raw[:e.start].count(b"\n") + 1
-        raise ScenarioError(
-            f"{path} is not UTF-8 text (byte 0x{raw[e.start]:02x} on line {line}); save it as "
-            f"UTF-8 ({what}s are UTF-8)", "", "not UTF-8 text") from None
-
-
-def _path_parts(path: str) -> list[str | int]:
-    """``links[1].loss.per`` as ``["links", 1, "loss", "per"]``."""
-    parts: list[str | int] = []
-    for piece in path.split("."):
-        name, _, rest = piece.partition("[")
-        if name:
-            parts.append(name)
-        while rest:
-            index, _, rest = rest.partition("]")
-            if not index.isdigit():
-                return []
-            parts.append(int(index))
-            rest = rest.lstrip("[")
-    return parts
-
-
-def toml_line(text: str, path: str) -> int | None:
-    """The line of a TOML file that sets the field ``path`` (``links[1].rate``), if found.
-
-    Understands top-level keys, ``[table]`` and ``[[array]]`` headers and keys
-    inside them (an inline table counts as the line of its key); anything else
-    gives None.
-    """
-    want = _path_parts(path)
-    if not want:
-        return None
-    header: list[str | int] = []
-    counts: dict[str, int] = {}
-    best: tuple[int, int] | None = None  # (matched parts, line)
-    for lineno, line in enumerate(text.splitlines(), 1):
-        s = line.strip()
-        if not s or s.startswith("#"):
-            continue
-        if s.startswith("[["):
-            name = s[2:s.find("]]")].strip()
-            counts[name] = counts.get(name, 0) + 1
-            header = [*name.split("."), counts[name] - 1]
-            key: list[str | int] = []
-        elif s.startswith("["):
-            header = list(s[1:s.find("]")].strip().split("."))
-            key = []
-        else:
-            name, eq, _ = s.partition("=")
-            if not eq:
-                continue
-            key = [k.strip().strip('"') for k in name.split(".")]
-        here = header + key
-        n = 0
-        while n < min(len(here), len(want)) and here[n] == want[n]:
-            n += 1
-        # A header line counts only once the whole header matches.
-        if n == len(here) and n > 0 and (best is None or n > best[0]):
-            best = (n, lineno)
-    if best is None or best[0] < min(2, len(want)):
-        return None
-    return best[1]
-
 
 def load(path: str | Path) -> Scenario:
     """Read a scenario file (TOML, or JSON by suffix)."""
     return Scenario.from_toml(path)
+

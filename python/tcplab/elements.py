@@ -1,0 +1,283 @@
+"""The pieces of a scenario.
+
+Loss models, packet-trace requests, TCP applications, and the handles the
+:class:`~tcplab.Network` builder returns for nodes, links, flows and groups.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from tcplab import _core
+from tcplab.errors import ScenarioError
+
+if TYPE_CHECKING:
+    pass
+
+
+Quantity = str | int | float
+"""A value with a unit as a string (``"2Mbps"``) or a number in the base unit."""
+
+
+# ---- error models -----------------------------------------------------------
+
+
+class LossModel:
+    """Base class of the error models attachable to a link direction."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The model as scenario data."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Uniform(LossModel):
+    """Each packet is lost with probability ``per``."""
+
+    per: float
+
+    def to_dict(self) -> dict[str, Any]:  # noqa: D102
+        return {"model": "uniform", "per": self.per}
+
+
+@dataclass(frozen=True)
+class BitErrorRate(LossModel):
+    """Bit errors at rate ``ber``: a packet of S bytes is lost with p = 1-(1-ber)^(8S)."""
+
+    ber: float
+
+    def to_dict(self) -> dict[str, Any]:  # noqa: D102
+        return {"model": "ber", "ber": self.ber}
+
+
+@dataclass(frozen=True)
+class GilbertElliott(LossModel):
+    """A two-state (Good/Bad) channel in continuous time.
+
+    Each state lasts ``good_time`` or ``bad_time`` (exactly, or exponentially
+    distributed with that mean when ``sojourn="exponential"``); when a state
+    ends the next one is Bad with probability ``p_bad``. Packets are lost with
+    probability ``good_loss`` in Good and ``bad_loss`` in Bad. The channel
+    starts in Good.
+    """
+
+    bad_loss: float
+    good_time: Quantity
+    bad_time: Quantity
+    good_loss: float = 0.0
+    p_bad: float = 0.5
+    sojourn: Literal["deterministic", "exponential"] = "deterministic"
+
+    def to_dict(self) -> dict[str, Any]:  # noqa: D102
+        return {
+            "model": "gilbert_elliott",
+            "good_loss": self.good_loss,
+            "bad_loss": self.bad_loss,
+            "good_time": self.good_time,
+            "bad_time": self.bad_time,
+            "p_bad": self.p_bad,
+            "sojourn": self.sojourn,
+        }
+
+    def stationary_loss(self) -> float:
+        """Long-run loss rate for packets arriving independently of the state."""
+        g = _core.parse_duration(str(self.good_time))
+        b = _core.parse_duration(str(self.bad_time))
+        tg, tb = (1 - self.p_bad) * g, self.p_bad * b
+        frac_bad = tb / (tg + tb)
+        return (1 - frac_bad) * self.good_loss + frac_bad * self.bad_loss
+
+
+@dataclass(frozen=True)
+class DropList(LossModel):
+    """Drop exactly the listed packets, counting arrivals over the link direction from 1.
+
+    With ``flow``, only that flow's packets are counted (and dropped); with
+    ``data_only``, only packets carrying payload (TCP data segments, not SYNs
+    or pure ACKs), so ``DropList([5, 7, 9], flow="tcp0", data_only=True)``
+    drops the 5th, 7th and 9th data segments of tcp0, retransmissions counted.
+    """
+
+    packets: list[int]
+    flow: str | None = None
+    data_only: bool = False
+
+    def to_dict(self) -> dict[str, Any]:  # noqa: D102
+        d: dict[str, Any] = {"model": "list", "packets": list(self.packets)}
+        if self.flow is not None:
+            d["flow"] = self.flow
+        if self.data_only:
+            d["data_only"] = True
+        return d
+
+
+# ---- packet traces ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pcap:
+    """Packet traces that Wireshark and tshark read: one pcap file per link direction.
+
+    Files are ``{dir}/{link}-0.pcap`` (the a -> b direction) and ``{link}-1.pcap``.
+    ``capture="tx"`` records packets as they start onto the wire (drops by the
+    error model included); ``"rx"`` as they arrive and survive the error model.
+    """
+
+    dir: str | os.PathLike[str]
+    links: list[str] | None = None
+    snaplen: int = 96
+    capture: Literal["tx", "rx"] = "tx"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.dir, str | os.PathLike) or not os.fspath(self.dir).strip():
+            raise ScenarioError(
+                f"pcap.dir: {self.dir!r} is not a directory name", "pcap.dir",
+                f"{self.dir!r} is not a directory name", "a non-empty path")
+
+    def to_dict(self) -> dict[str, Any]:  # noqa: D102
+        d: dict[str, Any] = {"dir": str(self.dir), "snaplen": self.snaplen,
+                             "capture": self.capture}
+        if self.links is not None:
+            d["links"] = list(self.links)
+        return d
+
+
+# ---- TCP applications ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bulk:
+    """A persistent source: always has data to send (an "FTP" source).
+
+    ``start``: when the connection opens; ``stop``: when the application stops
+    writing (data already sent is still delivered).
+    """
+
+    start: Quantity = 0
+    stop: Quantity | None = None
+
+    def to_dict(self) -> dict[str, Any]:  # noqa: D102
+        return {"kind": "bulk"}
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """A finite transfer of ``size`` bytes (e.g. ``"10MiB"``), then close.
+
+    The flow reports its completion time: from ``start`` to the last byte
+    delivered to the receiving application.
+    """
+
+    size: Quantity
+    start: Quantity = 0
+
+    @property
+    def stop(self) -> None:  # noqa: D102
+        return None
+
+    def to_dict(self) -> dict[str, Any]:  # noqa: D102
+        return {"kind": "transfer", "size": self.size}
+
+
+@dataclass(frozen=True)
+class OnOff:
+    """A source with data to send only inside its ON windows.
+
+    ``schedule`` lists absolute (on, off) time pairs, e.g.
+    ``[("250s", "500s"), ("750s", "1000s")]``. The connection opens at
+    ``start`` (default 0); new data is sent only while ON (retransmissions of
+    data sent earlier may follow an OFF edge).
+    """
+
+    schedule: list[tuple[Quantity, Quantity]]
+    start: Quantity = 0
+
+    @property
+    def stop(self) -> None:  # noqa: D102
+        return None
+
+    def to_dict(self) -> dict[str, Any]:  # noqa: D102
+        return {"kind": "onoff", "schedule": [[on, off] for on, off in self.schedule]}
+
+
+TcpApp = Bulk | Transfer | OnOff
+
+
+# ---- builder ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Node:
+    """A host or router of a :class:`Network`."""
+
+    name: str
+    kind: Literal["host", "router"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Link:
+    """A full-duplex link; ``name`` is how results and errors refer to it."""
+
+    name: str
+    a: str
+    b: str
+
+
+@dataclass(frozen=True)
+class Flow:
+    """A traffic flow; ``name`` is its row label in results."""
+
+    name: str
+    kind: str
+    src: str
+    dst: str
+
+
+@dataclass(frozen=True)
+class Group:
+    """Links or flows added at once (lists of ends): ``count`` of them.
+
+    ``first`` is the index of the first among the network's links or flows,
+    so its members are the rows ``res.flows.iloc[g.rows]`` (for links, each
+    link has two rows of ``res.links``, a->b then b->a, in order).
+    """
+
+    kind: str
+    first: int
+    count: int
+    given_names: list[str] | None = None
+    ends: tuple[str | list[str], str | list[str]] = ("", "")
+
+    def __len__(self) -> int:
+        return self.count
+
+    @property
+    def rows(self) -> slice:
+        """The members' rows of ``res.flows`` (``res.links`` for links: ``link_rows``)."""
+        return slice(self.first, self.first + self.count)
+
+    @property
+    def link_rows(self) -> slice:
+        """For a group of links: their two rows each of ``res.links``."""
+        return slice(2 * self.first, 2 * (self.first + self.count))
+
+    @property
+    def names(self) -> list[str]:
+        """The members' names: those given, else the defaults ("a-b", or "tcp7")."""
+        if self.given_names is not None:
+            return list(self.given_names)
+        if self.kind == "link":
+            a, b = (e if isinstance(e, list) else [e] * self.count for e in self.ends)
+            return [f"{x}-{y}" for x, y in zip(a, b, strict=True)]
+        return [f"{self.kind}{self.first + k}" for k in range(self.count)]
+
+
+NodeRef = Node | str
+#: One end, or one per member of a group.
+Ends = NodeRef | list[NodeRef] | tuple[NodeRef, ...]
+
