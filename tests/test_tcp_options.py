@@ -96,7 +96,8 @@ def test_udp_field_on_a_tcp_flow():
     e = refuse(tl.Scenario(d), "flows[0].rate: not a parameter of a tcp flow (allowed: cc, "
                "profile, recovery, mss, delayed_ack, delayed_ack_timeout, sack, timestamps, "
                "window_scaling, rcv_buf, initial_cwnd, initial_ssthresh, abc, min_rto, max_rto, "
-               "initial_rto, clock_granularity, restart_after_idle, recovery_exit, dupthresh, app)",
+               "initial_rto, clock_granularity, rto, restart_after_idle, recovery_exit, dupthresh, "
+               "app)",
                "flows[0].rate")
     assert "rate" not in e.allowed.split(", ") and "cc" in e.allowed.split(", ")
 

@@ -260,6 +260,7 @@ class Network:
         max_rto: Quantity | None = None,
         initial_rto: Quantity | None = None,
         clock_granularity: Quantity | None = None,
+        rto: Literal["rfc6298", "linux"] | None = None,
         restart_after_idle: bool | None = None,
         recovery_exit: Literal["flight", "ssthresh"] | None = None,
         dupthresh: int | None = None,
@@ -320,7 +321,8 @@ class Network:
             "window_scaling": window_scaling, "rcv_buf": rcv_buf, "initial_cwnd": initial_cwnd,
             "initial_ssthresh": initial_ssthresh, "abc": abc, "min_rto": min_rto,
             "max_rto": max_rto, "initial_rto": initial_rto,
-            "clock_granularity": clock_granularity, "restart_after_idle": restart_after_idle,
+            "clock_granularity": clock_granularity, "rto": rto,
+            "restart_after_idle": restart_after_idle,
             "recovery_exit": recovery_exit, "dupthresh": dupthresh,
         }
         d.update({k: v for k, v in options.items() if v is not None})

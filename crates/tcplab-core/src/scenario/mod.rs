@@ -344,6 +344,11 @@ pub struct FlowSpec {
     /// tcp: clock granularity G of RFC 6298 (default 1 ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_granularity: Option<SimDuration>,
+    /// tcp: how the RTO follows from the RTT samples: "rfc6298" or
+    /// "linux" (the minimum bounds the variance term; the linux profile's
+    /// default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto: Option<crate::tcp::rtt::RtoPolicy>,
     /// tcp: restart from the initial window after an idle RTO (default on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_after_idle: Option<bool>,
@@ -400,6 +405,7 @@ impl FlowSpec {
             max_rto: None,
             initial_rto: None,
             clock_granularity: None,
+            rto: None,
             restart_after_idle: None,
             recovery_exit: None,
             dupthresh: None,
@@ -430,6 +436,7 @@ impl FlowSpec {
             ("max_rto", self.max_rto.is_some()),
             ("initial_rto", self.initial_rto.is_some()),
             ("clock_granularity", self.clock_granularity.is_some()),
+            ("rto", self.rto.is_some()),
             ("restart_after_idle", self.restart_after_idle.is_some()),
             ("recovery_exit", self.recovery_exit.is_some()),
             ("dupthresh", self.dupthresh.is_some()),
@@ -460,6 +467,7 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
             "max_rto",
             "initial_rto",
             "clock_granularity",
+            "rto",
             "restart_after_idle",
             "recovery_exit",
             "dupthresh",

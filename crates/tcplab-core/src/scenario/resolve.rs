@@ -9,6 +9,7 @@ use crate::cc::{CongestionControl, CustomCc, Probe};
 use crate::error::{Error, Result};
 use crate::net::packet::{IPV4_HEADER, TCP_HEADER};
 use crate::scenario::{AppKind, FlowSpec, TraceKind, TraceSpec};
+use crate::tcp::rtt::RtoPolicy;
 use crate::tcp::{Recovery, RecoveryExit, TcpConfig};
 use crate::time::{SimDuration, SimTime};
 use crate::units::Bytes;
@@ -82,11 +83,23 @@ pub fn tcp(
             names.join(", "),
         ));
     };
-    let usual = Recovery::ALL
-        .iter()
-        .copied()
-        .find(|r| r.name() == info.recovery)
-        .ok_or_else(|| Error::Internal(format!("{}: no recovery {}", info.name, info.recovery)))?;
+    let usual = if linux && info.name != "tahoe" {
+        // Linux recovers by SACK whenever SACK is on (its default), and as
+        // NewReno without it; its congestion-control modules do not choose.
+        if f.sack == Some(false) {
+            Recovery::Newreno
+        } else {
+            Recovery::Sack
+        }
+    } else {
+        Recovery::ALL
+            .iter()
+            .copied()
+            .find(|r| r.name() == info.recovery)
+            .ok_or_else(|| {
+                Error::Internal(format!("{}: no recovery {}", info.name, info.recovery))
+            })?
+    };
     let recovery = *f.recovery.get_or_insert(usual);
     let sack = *f
         .sack
@@ -226,6 +239,11 @@ pub fn tcp(
         max_rto,
         initial_rto,
         clock_granularity,
+        rto: *f.rto.get_or_insert(if linux {
+            RtoPolicy::Linux
+        } else {
+            RtoPolicy::Rfc6298
+        }),
         restart_after_idle,
         dupthresh,
         recovery_exit: *f.recovery_exit.get_or_insert(if linux || ns3 {

@@ -473,6 +473,14 @@ pub const FIELDS: &[Field] = &[
         "RFC 6298",
     ),
     f(
+        "flows[tcp].rto",
+        "rfc6298, linux",
+        "",
+        "",
+        "how the RTO follows from the RTT samples",
+        "RFC 6298; Linux tcp_rtt_estimator (linux)",
+    ),
+    f(
         "flows[tcp].restart_after_idle",
         "bool",
         "",

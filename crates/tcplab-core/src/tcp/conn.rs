@@ -11,7 +11,7 @@
 
 use super::fine_retx::FineRetransmit;
 use super::rate::RateSampler;
-use super::rtt::{Bounds, RtoPolicy, RttEstimator};
+use super::rtt::{Bounds, RttEstimator};
 use super::scoreboard::Scoreboard;
 use super::sender::{SenderStats, TcpEvent, TcpEventKind};
 use super::{base_options, window_shift, TcpConfig, TcpHeader, ACK, FIN};
@@ -82,7 +82,7 @@ impl Conn {
         let shift = window_shift(cfg.rcv_buf, cfg.window_scaling);
         let tcb = Tcb::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss as u64);
         let rtt = RttEstimator::new(
-            RtoPolicy::Rfc6298,
+            cfg.rto,
             cfg.initial_rto,
             Bounds {
                 min: cfg.min_rto,

@@ -57,6 +57,8 @@ pub struct TcpConfig {
     pub max_rto: SimDuration,
     pub initial_rto: SimDuration,
     pub clock_granularity: SimDuration,
+    /// How the timeout follows from the RTT samples.
+    pub rto: rtt::RtoPolicy,
     /// RFC 5681 4.1: after an idle period longer than the RTO, restart from
     /// the initial window.
     pub restart_after_idle: bool,

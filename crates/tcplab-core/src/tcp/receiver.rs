@@ -272,6 +272,7 @@ mod tests {
             max_rto: SimDuration::from_secs(60),
             initial_rto: SimDuration::from_secs(1),
             clock_granularity: SimDuration::from_millis(1),
+            rto: super::super::rtt::RtoPolicy::Rfc6298,
             restart_after_idle: true,
             dupthresh: 3,
             recovery_exit: super::super::RecoveryExit::Flight,

@@ -1,37 +1,55 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The retransmission timer's estimator (RFC 6298), a component of the
-//! sender that any recovery combines with.
+//! The retransmission timer's estimator, a component of the sender that any
+//! recovery combines with.
 //!
 //! First sample R: SRTT = R, RTTVAR = R/2. Then, with alpha = 1/8 and
 //! beta = 1/4: RTTVAR = (1 - beta) RTTVAR + beta |SRTT - R|,
-//! SRTT = (1 - alpha) SRTT + alpha R. The timeout is computed by the RTO
-//! policy ([`RtoPolicy`]); each timeout doubles it (backoff) until a new
+//! SRTT = (1 - alpha) SRTT + alpha R (RFC 6298). The timeout is computed by
+//! the RTO policy ([`RtoPolicy`]): RFC 6298's, or Linux's, which keeps a
+//! variance term of its own; each timeout doubles it (backoff) until a new
 //! sample arrives. Arithmetic is in integer nanoseconds. SRTT and the
 //! smallest and latest samples live in the connection's [`Tcb`], their one
 //! home; the estimator keeps what only the timer needs.
 
+use serde::Serialize;
+
 use crate::cc::Tcb;
 use crate::time::SimDuration;
 
-/// How the timeout follows from the estimates. A policy is one row here and
-/// one arm in [`RtoPolicy::rto`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How the timeout follows from the RTT samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum RtoPolicy {
     /// RFC 6298 2.2-2.4: RTO = SRTT + max(G, K * RTTVAR), then clamped to
-    /// [min, max] (the papers, ns-2, ns-3).
+    /// [min, max] (the papers, ns-3).
+    #[default]
     Rfc6298,
+    /// Linux (`tcp_rtt_estimator`, `tcp_set_rto`): RTO = SRTT + V, clamped
+    /// to max, where V is at least the minimum RTO: the minimum bounds the
+    /// variance term, not the whole timeout, so RTO >= SRTT + min. V follows
+    /// the largest mean deviation (times 4) seen in each window of data:
+    /// it rises at once to a larger one and, once per window, decays a
+    /// quarter of the way down to the window's largest (itself at least the
+    /// minimum). A sample below SRTT moves the deviation with a gain of
+    /// 1/32 instead of 1/4, so a falling RTT does not inflate the timeout.
+    Linux,
 }
 
-impl RtoPolicy {
-    /// The timeout from SRTT and RTTVAR, before backoff.
-    pub fn rto(self, srtt: SimDuration, rttvar: SimDuration, b: &Bounds) -> SimDuration {
-        match self {
-            RtoPolicy::Rfc6298 => {
-                let var = (rttvar * K).max(b.granularity);
-                (srtt + var).max(b.min).min(b.max)
-            }
-        }
-    }
+crate::deserialize_names!(RtoPolicy {
+    "rfc6298" => RtoPolicy::Rfc6298,
+    "linux" => RtoPolicy::Linux,
+});
+
+/// Linux's variance term: the mean deviation `mdev`, its largest value in
+/// the current window `mdev_max`, the term `var` the timeout adds to SRTT
+/// (all four times the deviation, in nanoseconds), and `seq`: the window
+/// ends when snd_una passes it.
+#[derive(Clone, Copy, Debug, Default)]
+struct LinuxVar {
+    mdev: u64,
+    mdev_max: u64,
+    var: u64,
+    seq: u64,
 }
 
 /// The RTO's bounds and the clock granularity G.
@@ -51,6 +69,7 @@ pub struct RttEstimator {
     bounds: Bounds,
     rto: SimDuration,
     backoff: u32,
+    linux: LinuxVar,
 }
 
 /// K in RTO = SRTT + max(G, K * RTTVAR).
@@ -65,13 +84,18 @@ impl RttEstimator {
             rto: initial.max(bounds.min).min(bounds.max),
             bounds,
             backoff: 0,
+            linux: LinuxVar::default(),
         }
     }
 
     /// A new RTT sample `r`: updates SRTT and the samples in `tcb`, RTTVAR
-    /// and the timeout here.
+    /// and the timeout here. `tcb.snd_una` is that of the acknowledgement
+    /// the sample came with.
     pub fn sample(&mut self, tcb: &mut Tcb, r: SimDuration) {
         let r_ns = r.as_nanos();
+        if self.policy == RtoPolicy::Linux {
+            self.linux_sample(tcb, r_ns);
+        }
         let srtt = match tcb.srtt {
             None => {
                 self.rttvar = SimDuration::from_nanos(r_ns / 2);
@@ -88,8 +112,53 @@ impl RttEstimator {
         tcb.latest_rtt = Some(r);
         tcb.min_rtt = Some(tcb.min_rtt.map_or(r, |m| m.min(r)));
         self.samples += 1;
-        self.rto = self.policy.rto(srtt, self.rttvar, &self.bounds);
+        self.rto = match self.policy {
+            RtoPolicy::Rfc6298 => {
+                let var = (self.rttvar * K).max(self.bounds.granularity);
+                (srtt + var).max(self.bounds.min).min(self.bounds.max)
+            }
+            RtoPolicy::Linux => {
+                (srtt + SimDuration::from_nanos(self.linux.var)).min(self.bounds.max)
+            }
+        };
         self.backoff = 0;
+    }
+
+    /// Linux's variance term after sample `r` (before SRTT takes it).
+    fn linux_sample(&mut self, tcb: &Tcb, r: u64) {
+        let min = self.bounds.min.as_nanos();
+        let v = &mut self.linux;
+        let Some(srtt) = tcb.srtt else {
+            // The first sample: a deviation of R/2, so RTO = 3 R at least.
+            v.mdev = 2 * r;
+            v.var = v.mdev.max(min);
+            v.mdev_max = v.var;
+            v.seq = tcb.snd_nxt;
+            return;
+        };
+        let s = srtt.as_nanos();
+        // mdev = 3/4 mdev + |err| (four times the deviation), with an
+        // eighth of the usual gain when the sample is below SRTT.
+        let quarter = v.mdev / 4;
+        let err = s.abs_diff(r);
+        if r < s && err > quarter {
+            v.mdev += (err - quarter) / 8;
+        } else {
+            v.mdev = v.mdev - quarter + err;
+        }
+        if v.mdev > v.mdev_max {
+            v.mdev_max = v.mdev;
+            v.var = v.var.max(v.mdev_max);
+        }
+        if tcb.snd_una > v.seq {
+            // A window of data is acknowledged: decay towards its largest
+            // deviation, and start the next window at the minimum.
+            if v.mdev_max < v.var {
+                v.var -= (v.var - v.mdev_max) / 4;
+            }
+            v.seq = tcb.snd_nxt;
+            v.mdev_max = min;
+        }
     }
 
     /// The current timeout, backoff included.
@@ -185,6 +254,111 @@ mod tests {
         assert_eq!(e.rto(), ms(2000));
         e.reinit_after_syn_timeout();
         assert_eq!(e.rto(), ms(3000));
+    }
+
+    fn linux() -> (RttEstimator, Tcb) {
+        let bounds = Bounds {
+            min: ms(200),
+            max: ms(120_000),
+            granularity: ms(1),
+        };
+        (
+            RttEstimator::new(RtoPolicy::Linux, ms(1000), bounds),
+            Tcb::new(1000, u64::MAX, 1000),
+        )
+    }
+
+    fn us(v: u64) -> SimDuration {
+        SimDuration::from_micros(v)
+    }
+
+    /// A sample with the ACK that carried it: `window` ends the window of
+    /// data the estimator tracks (snd_una passes the snd_nxt of its start).
+    fn ack(e: &mut RttEstimator, t: &mut Tcb, r: SimDuration, window: bool) {
+        if window {
+            t.snd_una = t.snd_nxt + 1;
+        }
+        t.snd_nxt = t.snd_una + 10_000;
+        e.sample(t, r);
+    }
+
+    #[test]
+    fn linux_starts_at_three_rtts_and_decays_a_quarter_of_the_way_per_window() {
+        let (mut e, mut t) = linux();
+        // First sample 250 ms: deviation R/2, times four = 500 ms, above the
+        // 200 ms minimum: RTO = 250 + 500 = 750 ms (3 R).
+        ack(&mut e, &mut t, ms(250), false);
+        assert_eq!(e.rto(), ms(750));
+        // Same RTT, next window: mdev = 3/4 * 500 = 375 ms; the window's
+        // largest was 500 ms, no decay yet.
+        ack(&mut e, &mut t, ms(250), true);
+        assert_eq!(e.rto(), ms(750));
+        // Next: mdev = 281.25 ms is the window's largest; the term decays a
+        // quarter of the way to it: 500 - 218.75 / 4 = 445.3125 ms.
+        ack(&mut e, &mut t, ms(250), true);
+        assert_eq!(
+            e.rto(),
+            ms(250) + us(445_312) + SimDuration::from_nanos(500)
+        );
+    }
+
+    #[test]
+    fn linux_rto_never_falls_under_srtt_plus_the_minimum() {
+        // RFC 6298 with a steady RTT: RTTVAR decays to nothing, and the
+        // timeout to max(SRTT + G, min) = 251 ms, a hair above the RTT.
+        let (mut rfc, mut t) = est(200, 120_000, 1);
+        for _ in 0..100 {
+            rfc.sample(&mut t, ms(250));
+        }
+        assert_eq!(rfc.rto(), ms(251));
+        // Linux bounds the variance term instead: never under SRTT + 200 ms,
+        // and at SRTT + 200 ms once the deviation has gone.
+        let (mut e, mut t) = linux();
+        for i in 0..100 {
+            ack(&mut e, &mut t, ms(250), true);
+            assert!(
+                e.rto() >= t.srtt.unwrap() + ms(200),
+                "sample {i}: {:?}",
+                e.rto()
+            );
+        }
+        assert!(e.rto() - ms(450) < us(1), "{:?}", e.rto());
+        // With the minimum as low as 1 ms the bound follows it.
+        let mut low = RttEstimator::new(
+            RtoPolicy::Linux,
+            ms(1000),
+            Bounds {
+                min: ms(1),
+                max: ms(120_000),
+                granularity: ms(1),
+            },
+        );
+        let mut t = Tcb::new(1000, u64::MAX, 1000);
+        for _ in 0..100 {
+            ack(&mut low, &mut t, ms(250), true);
+        }
+        assert!(low.rto() < ms(252), "{:?}", low.rto());
+    }
+
+    #[test]
+    fn linux_gives_a_falling_rtt_an_eighth_of_the_gain() {
+        let (mut e, mut t) = linux();
+        ack(&mut e, &mut t, ms(250), false);
+        // 50 ms, in the same window: |err| = 200 ms, a quarter of mdev is
+        // 125 ms; the excess 75 ms counts an eighth: mdev = 509.375 ms (RFC
+        // 6298's update would give 575 ms). It is the window's largest, so
+        // the term rises to it at once. SRTT = (7 * 250 + 50) / 8 = 225 ms.
+        ack(&mut e, &mut t, ms(50), false);
+        assert_eq!(t.srtt, Some(ms(225)));
+        assert_eq!(e.rto(), ms(225) + us(509_375));
+        // A rising RTT takes the full gain: 450 ms, err = 225 ms:
+        // mdev = 509.375 - 127.34375 + 225 = 607.03125 ms.
+        ack(&mut e, &mut t, ms(450), false);
+        assert_eq!(t.srtt, SimDuration::from_micros(253_125).into());
+        assert_eq!(
+            e.rto(),
+            us(253_125) + us(607_031) + SimDuration::from_nanos(250)
+        );
     }
 
     #[test]

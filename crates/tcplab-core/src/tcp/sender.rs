@@ -344,13 +344,15 @@ impl Sender {
                 _ => None,
             }
         };
-        if let Some(r) = rtt {
-            c.rtt.sample(&mut c.tcb, r);
-        }
         c.ack_rtt = rtt;
         c.tcb.snd_una = ack;
         if c.tcb.snd_nxt < ack {
             c.tcb.snd_nxt = ack;
+        }
+        if let Some(r) = rtt {
+            // After snd_una moves: Linux's RTO policy ends its window of
+            // data there.
+            c.rtt.sample(&mut c.tcb, r);
         }
         c.sb.advance(ack);
         if c.fine.as_mut().is_some_and(|f| f.on_new_ack(ack)) && c.fine_expired(now).is_some() {

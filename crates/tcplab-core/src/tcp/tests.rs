@@ -37,6 +37,7 @@ fn config(initial_segments: u64) -> TcpConfig {
         max_rto: SimDuration::from_secs(60),
         initial_rto: SimDuration::from_secs(1),
         clock_granularity: SimDuration::from_millis(1),
+        rto: crate::tcp::rtt::RtoPolicy::Rfc6298,
         restart_after_idle: true,
         dupthresh: 3,
         recovery_exit: RecoveryExit::Flight,

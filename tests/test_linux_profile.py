@@ -1,0 +1,82 @@
+"""The linux profile's RTO and recovery (issue 18).
+
+The path is the Westwood papers': source -(10 Mb/s, 45 ms)- router -(2 Mb/s,
+10 us)- sink, 400-B IP packets, a 100-packet drop-tail queue, no random
+loss. With an ACK per segment the queue stays full and the RTT steady, so
+RFC 6298's RTTVAR decays to almost nothing and its timeout to a hair above
+the RTT (or the 200 ms minimum): every queueing spike then fires the timer.
+Linux bounds the variance term by the minimum instead, and recovers by SACK.
+"""
+
+import numpy as np
+import pytest
+import tcplab as tl
+
+
+def westwood_path(**tcp: object) -> tl.Network:
+    net = tl.Network()
+    s, r, k = net.host("s"), net.router("r"), net.host("k")
+    net.link(s, r, rate="10Mbps", delay="45ms", mtu=400)
+    net.link(r, k, rate="2Mbps", delay="10us", mtu=400, name="bn")
+    net.tcp(s, k, profile="linux", delayed_ack=1, **tcp)
+    return net
+
+
+@pytest.mark.parametrize("cc", ["reno", "newreno", "cubic", "westwoodplus", "vegas"])
+def test_the_linux_profile_has_no_timeout_in_600_s_on_the_lossless_westwood_path(cc):
+    res = westwood_path(cc=cc).run(duration="600s", seed=1)
+    f = res.flows.iloc[0]
+    assert f["timeouts"] == 0
+    # The slow-start overshoot (and CUBIC's probing) still fill the queue
+    # and drop: recovered by SACK, each drop retransmitted once, but for
+    # the few retransmissions the full queue drops again.
+    drops = res.links.set_index(["link", "src"]).loc[("bn", "r"), "drops_queue"]
+    assert drops <= f["retransmitted_segments"] <= 1.01 * drops
+    assert f["goodput_bps"] > 0.85 * 2e6 * 360 / 400  # the bottleneck's payload rate
+
+
+def test_with_rfc_6298_s_timeout_the_same_flow_times_out_spuriously():
+    res = westwood_path(cc="reno", rto="rfc6298").run(duration="600s", seed=1)
+    f = res.flows.iloc[0]
+    assert f["timeouts"] > 10
+    assert f["retransmitted_segments"] > 5 * res.links["drops_queue"].sum()
+
+
+def test_the_linux_rto_stays_at_least_the_minimum_above_srtt():
+    res = westwood_path(cc="reno").run(duration="60s", seed=1, trace=["rto", "srtt"])
+    t_rto, rto = res.trace("rto", flow=0)
+    t_srtt, srtt = res.trace("srtt", flow=0)
+    # SRTT at each RTO change (both change on the same samples).
+    i = np.searchsorted(t_srtt, t_rto, side="right") - 1
+    have = i >= 0
+    have[have] = np.isfinite(srtt[i[have]])  # no SRTT before the first sample
+    assert have.sum() > 100
+    margin = rto[have] - srtt[i[have]]
+    assert margin.min() >= 0.2 - 1e-9
+    # RFC 6298's comes down to SRTT + G (1 ms) once the queue is full and
+    # SRTT above the 200 ms minimum.
+    res = westwood_path(cc="reno", rto="rfc6298").run(duration="60s", seed=1,
+                                                      trace=["rto", "srtt"])
+    t_rto, rto = res.trace("rto", flow=0)
+    t_srtt, srtt = res.trace("srtt", flow=0)
+    i = np.searchsorted(t_srtt, t_rto, side="right") - 1
+    have = i >= 0
+    have[have] = np.isfinite(srtt[i[have]])
+    assert np.median(rto[have] - srtt[i[have]]) == pytest.approx(0.001)
+
+
+def test_the_linux_profile_recovers_by_sack_whatever_the_variant():
+    def recovery(**tcp: object) -> str:
+        return westwood_path(**tcp).scenario(duration="1s").check()["flows"][0]["recovery"]
+
+    assert recovery(cc="reno") == "sack"
+    assert recovery(cc="westwoodplus") == "sack"
+    assert recovery(cc="reno", sack=False) == "newreno"
+    assert recovery(cc="tahoe") == "tahoe"
+    assert recovery(cc="reno", recovery="reno") == "reno"
+    # The paper profile keeps each variant's own.
+    net = tl.Network()
+    a, b = net.host("a"), net.host("b")
+    net.link(a, b, rate="1Mbps", delay="1ms")
+    net.tcp(a, b, cc="reno")
+    assert net.scenario(duration="1s").check()["flows"][0]["recovery"] == "reno"
