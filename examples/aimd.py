@@ -19,7 +19,7 @@ class Aimd(tl.CongestionControl):
         tcb.cwnd += max(1, tcb.mss * tcb.mss // tcb.cwnd)  # avoidance: + MSS^2 / cwnd
 
     def ssthresh(self, tcb, cause):  # halve the flight, at least 2 segments
-        return max(tcb.bytes_in_flight // 2, 2 * tcb.mss)
+        return max(tcb.flight_size // 2, 2 * tcb.mss)
 
 
 def westwood_path(cc) -> tl.Network:

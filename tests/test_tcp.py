@@ -88,8 +88,10 @@ def test_delayed_ack_halves_the_acks():
 # delayed ACK: data segment k carries bytes [1 + 1000 (k-1), 1 + 1000 k).
 # When segment 25 (seq 24001) is lost, slow start has acked 24 segments:
 # cwnd = 4000 + 24 * 1000 = 28000, segments 25..52 are in flight, so
-# FlightSize = 28000 and ssthresh = 14000. The third dupACK (from segment 28,
-# or 30 when 27 is also lost) triggers fast retransmit.
+# FlightSize = 28000 and ssthresh = 14000. The first two dupACKs each send a
+# new segment (limited transmit: 53 and 54), which RFC 5681 leaves out of
+# ssthresh; the third (from segment 28, or 30 when 27 is also lost) triggers
+# fast retransmit, with the recovery point at 54001.
 
 
 def test_one_loss_reno_fast_retransmit_and_one_halving():
@@ -98,7 +100,7 @@ def test_one_loss_reno_fast_retransmit_and_one_halving():
     assert events(res) == [
         ("fast_retransmit", 24001),  # cwnd = ssthresh + 3 MSS = 17000
         ("retransmit", 24001),
-        ("recovery_exit", 52001),  # the retransmission fills the only hole
+        ("recovery_exit", 54001),  # the retransmission fills the only hole
     ]
     e = res.events.set_index("event")
     assert (e.loc["fast_retransmit", "cwnd"], e.loc["fast_retransmit", "ssthresh"]) == (
@@ -118,13 +120,13 @@ def test_three_losses_newreno_one_reduction_no_timeout():
         ("retransmit", 26001),
         ("partial_ack", 28001),
         ("retransmit", 28001),
-        ("recovery_exit", 75001),
+        ("recovery_exit", 77001),
     ]
     e = res.events
     # One reduction: ssthresh 14000 throughout. At the first partial ACK,
-    # cwnd = 17000 + 22 dupACKs (segments 31..52) * 1000 - 2000 acked + 1000.
+    # cwnd = 17000 + 24 dupACKs (segments 31..54) * 1000 - 2000 acked + 1000.
     assert set(e["ssthresh"][1:]) == {14000}
-    assert e[e["event"] == "partial_ack"]["cwnd"].iloc[0] == 38000
+    assert e[e["event"] == "partial_ack"]["cwnd"].iloc[0] == 40000
     # Exit: cwnd = min(ssthresh, max(FlightSize, MSS) + MSS) = 14000.
     assert e["cwnd"].iloc[-1] == 14000
     f = res.flow("tcp0")

@@ -97,7 +97,7 @@ def test_udp_field_on_a_tcp_flow():
                "profile, recovery, mss, delayed_ack, delayed_ack_timeout, sack, timestamps, "
                "window_scaling, rcv_buf, initial_cwnd, initial_ssthresh, abc, min_rto, max_rto, "
                "initial_rto, clock_granularity, rto, restart_after_idle, recovery_exit, dupthresh, "
-               "app)",
+               "limited_transmit, app)",
                "flows[0].rate")
     assert "rate" not in e.allowed.split(", ") and "cc" in e.allowed.split(", ")
 
@@ -397,7 +397,7 @@ def lossy_tcp(seed: int) -> tl.Results:
     net = tl.Network()
     a, r, b = net.host("a"), net.router("r"), net.host("b")
     net.link(a, r, rate="10Mbps", delay="20ms", reverse_loss=tl.Uniform(0.01))
-    net.link(r, b, rate="2Mbps", delay="10ms", queue="20p", loss=tl.Uniform(0.02),
+    net.link(r, b, rate="2Mbps", delay="10ms", queue="20p", loss=tl.Uniform(0.05),
              name="bottleneck")
     net.tcp(a, b, cc="sack", timestamps=True)
     return net.run(duration="30s", seed=seed,

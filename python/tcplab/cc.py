@@ -196,7 +196,7 @@ class CongestionControl:
 
         The default is RFC 5681's max(FlightSize / 2, 2 MSS).
         """
-        return max(tcb.bytes_in_flight // 2, 2 * tcb.mss)
+        return max(tcb.flight_size // 2, 2 * tcb.mss)
 
     def probe(self, name: str) -> float | None:
         """The current value of the quantity ``name`` (a key of :attr:`probes`), or None."""

@@ -264,6 +264,7 @@ class Network:
         restart_after_idle: bool | None = None,
         recovery_exit: Literal["flight", "ssthresh"] | None = None,
         dupthresh: int | None = None,
+        limited_transmit: bool | None = None,
     ) -> Flow:
         """Add a TCP connection: data from ``src`` (the sender) to ``dst`` (the receiver).
 
@@ -324,6 +325,7 @@ class Network:
             "clock_granularity": clock_granularity, "rto": rto,
             "restart_after_idle": restart_after_idle,
             "recovery_exit": recovery_exit, "dupthresh": dupthresh,
+            "limited_transmit": limited_transmit,
         }
         d.update({k: v for k, v in options.items() if v is not None})
         return self._add_flow(d, "tcp", name, src, dst)

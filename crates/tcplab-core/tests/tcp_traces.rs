@@ -4,7 +4,10 @@
 //! Path: a -(10 Mb/s, 5 ms, MTU 1040 so MSS 1000)- b, delayed ACK off,
 //! initial window 4 segments. Data segment k covers [1 + 1000 (k - 1), 1 + 1000 k).
 //! When segment 25 is lost, slow start has acked 24 segments: cwnd = 28000,
-//! FlightSize = 28000, ssthresh = 14000.
+//! FlightSize = 28000. Limited transmit (on by default) sends segments 53
+//! and 54 on the first two duplicate ACKs; RFC 5681 3.2 leaves them out of
+//! the FlightSize that sets ssthresh = 28000 / 2 = 14000, but they are in
+//! flight: the recovery point is 54001.
 
 use tcplab_core::results::EventRecord;
 use tcplab_core::{run_json, Results};
@@ -41,14 +44,14 @@ fn newreno_three_losses_one_window_reduction() {
             // ssthresh = 28000 / 2; cwnd = ssthresh + 3 MSS.
             ("fast_retransmit", 24001, 17000, 14000),
             ("retransmit", 24001, 17000, 14000),
-            // 22 more dupACKs (segments 31..52) inflate to 39000; the partial
-            // ACK covers 2000 B: 39000 - 2000 + 1000.
-            ("partial_ack", 26001, 38000, 14000),
-            ("retransmit", 26001, 38000, 14000),
-            ("partial_ack", 28001, 48000, 14000),
-            ("retransmit", 28001, 48000, 14000),
+            // 24 more dupACKs (segments 31..54) inflate to 41000; the partial
+            // ACK covers 2000 B: 41000 - 2000 + 1000.
+            ("partial_ack", 26001, 40000, 14000),
+            ("retransmit", 26001, 40000, 14000),
+            ("partial_ack", 28001, 50000, 14000),
+            ("retransmit", 28001, 50000, 14000),
             // min(ssthresh, max(FlightSize, MSS) + MSS).
-            ("recovery_exit", 75001, 14000, 14000),
+            ("recovery_exit", 77001, 14000, 14000),
         ]
     );
     assert_eq!((r.flows[0].fast_retransmits, r.flows[0].timeouts), (1, 0));
@@ -80,6 +83,23 @@ fn reno_one_loss_one_halving() {
     let r = run(&scenario("reno", &[25], ""));
     assert_eq!(
         trace(&r),
+        vec![
+            ("fast_retransmit", 24001, 17000, 14000),
+            ("retransmit", 24001, 17000, 14000),
+            // The retransmission fills the only hole: segments 26..54 (the
+            // last two sent by limited transmit) are acknowledged at once.
+            ("recovery_exit", 54001, 14000, 14000),
+        ]
+    );
+}
+
+#[test]
+fn without_limited_transmit_the_recovery_ends_at_the_last_segment_before_the_loss() {
+    let off = run(&scenario("reno", &[25], r#", "limited_transmit": false"#));
+    // Segments 26..52 only: the retransmission is acknowledged up to 52001,
+    // with the same window and threshold.
+    assert_eq!(
+        trace(&off),
         vec![
             ("fast_retransmit", 24001, 17000, 14000),
             ("retransmit", 24001, 17000, 14000),

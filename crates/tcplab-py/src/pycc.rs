@@ -27,6 +27,10 @@ pub struct TcbView {
     pub state: &'static str,
     #[pyo3(get)]
     pub bytes_in_flight: u64,
+    /// RFC 5681's FlightSize for ssthresh: bytes in flight less those
+    /// limited transmit sent since the last ACK of new data.
+    #[pyo3(get)]
+    pub flight_size: u64,
     #[pyo3(get)]
     pub snd_una: u64,
     #[pyo3(get)]
@@ -90,6 +94,7 @@ fn view(tcb: &Tcb) -> TcbView {
         mss: tcb.mss,
         state: state_name(tcb.ca_state),
         bytes_in_flight: tcb.bytes_in_flight(),
+        flight_size: tcb.bytes_in_flight() - tcb.limited_sent,
         snd_una: tcb.snd_una,
         snd_nxt: tcb.snd_nxt,
         srtt: secs(tcb.srtt),
@@ -251,7 +256,7 @@ impl CongestionControl for PyCc {
     }
 
     fn ssthresh(&mut self, tcb: &Tcb, cause: LossCause) -> u64 {
-        let fallback = (tcb.bytes_in_flight() / 2).max(2 * tcb.mss);
+        let fallback = tcplab_core::cc::reno_ssthresh(tcb);
         if self.failed() {
             return fallback;
         }

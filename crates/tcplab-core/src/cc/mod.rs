@@ -84,6 +84,10 @@ pub struct Tcb {
     pub cwnd_cnt: u64,
     /// Pacing rate in bytes per second; 0 means no pacing.
     pub pacing_rate: f64,
+    /// Bytes limited transmit sent since the last ACK of new data: RFC
+    /// 5681 3.2 step 2 leaves them out of the FlightSize that sets
+    /// ssthresh at a fast retransmit.
+    pub limited_sent: u64,
 }
 
 impl Tcb {
@@ -105,6 +109,7 @@ impl Tcb {
             latest_rtt: None,
             cwnd_cnt: 0,
             pacing_rate: 0.0,
+            limited_sent: 0,
         }
     }
 
@@ -282,7 +287,7 @@ pub fn cong_avoid_bytes(tcb: &mut Tcb, acked: u64) {
 
 /// RFC 5681 equation 4: ssthresh = max(FlightSize / 2, 2 * SMSS).
 pub fn reno_ssthresh(tcb: &Tcb) -> u64 {
-    (tcb.bytes_in_flight() / 2).max(2 * tcb.mss)
+    ((tcb.bytes_in_flight() - tcb.limited_sent) / 2).max(2 * tcb.mss)
 }
 
 #[cfg(test)]

@@ -359,6 +359,9 @@ pub struct FlowSpec {
     /// tcp: duplicate ACKs that trigger fast retransmit (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dupthresh: Option<u32>,
+    /// tcp: limited transmit, RFC 3042 (default on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limited_transmit: Option<bool>,
     /// tcp: the application (default bulk).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app: Option<AppSpec>,
@@ -409,6 +412,7 @@ impl FlowSpec {
             restart_after_idle: None,
             recovery_exit: None,
             dupthresh: None,
+            limited_transmit: None,
             app: None,
         }
     }
@@ -440,6 +444,7 @@ impl FlowSpec {
             ("restart_after_idle", self.restart_after_idle.is_some()),
             ("recovery_exit", self.recovery_exit.is_some()),
             ("dupthresh", self.dupthresh.is_some()),
+            ("limited_transmit", self.limited_transmit.is_some()),
             ("app", self.app.is_some()),
         ]
     }
@@ -471,6 +476,7 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
             "restart_after_idle",
             "recovery_exit",
             "dupthresh",
+            "limited_transmit",
             "app",
         ],
     }

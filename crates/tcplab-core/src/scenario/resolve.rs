@@ -246,6 +246,7 @@ pub fn tcp(
         }),
         restart_after_idle,
         dupthresh,
+        limited_transmit: *f.limited_transmit.get_or_insert(true),
         recovery_exit: *f.recovery_exit.get_or_insert(if linux || ns3 {
             RecoveryExit::Ssthresh
         } else {

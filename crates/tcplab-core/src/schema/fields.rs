@@ -504,6 +504,14 @@ pub const FIELDS: &[Field] = &[
         "duplicate ACKs that trigger fast retransmit",
         "RFC 5681",
     ),
+    f(
+        "flows[tcp].limited_transmit",
+        "bool",
+        "",
+        "",
+        "the first two duplicate ACKs each send one new segment",
+        "RFC 3042, RFC 5681 3.2 (ns-2 singledup_ 1, ns-3 LimitedTransmit, Linux)",
+    ),
     f("flows[tcp].app", "table", "", "bulk", "the application", ""),
     f(
         "flows[tcp].app.kind",

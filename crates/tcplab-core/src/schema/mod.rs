@@ -151,7 +151,7 @@ mod tests {
                      "window_scaling": true, "rcv_buf": 10000, "initial_cwnd": 2,
                      "initial_ssthresh": 10000, "abc": true, "min_rto": 1, "max_rto": 2,
                      "initial_rto": 1, "clock_granularity": 0.001, "rto": "linux",
-                     "restart_after_idle": true, "recovery_exit": "flight", "dupthresh": 3,
+                     "restart_after_idle": true, "recovery_exit": "flight", "dupthresh": 3, "limited_transmit": true,
                      "app": {"kind": "onoff", "size": 1, "schedule": [[0, 1]]}}]
         }"#;
         let sc = crate::scenario::Scenario::from_json(text).unwrap();

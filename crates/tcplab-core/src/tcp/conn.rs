@@ -299,8 +299,15 @@ impl Conn {
     /// Sends new data (and FIN) while min(cwnd, rwnd) allows, from snd_nxt
     /// on, skipping SACKed data.
     pub fn send_window(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        // Limited transmit (RFC 3042): before a recovery starts, each of the
+        // first two duplicate ACKs lets one segment more out; cwnd stays.
+        let extra = if self.cfg.limited_transmit && self.tcb.ca_state == CaState::Disorder {
+            self.dupacks.min(2) as u64 * self.mss()
+        } else {
+            0
+        };
         loop {
-            let wnd = self.tcb.cwnd.min(self.rwnd);
+            let wnd = (self.tcb.cwnd + extra).min(self.rwnd);
             let limit = self.tcb.snd_una + wnd;
             let mut seq = self.tcb.snd_nxt;
             while let Some(end) = self.sb.sacked_until(seq) {
@@ -324,6 +331,9 @@ impl Conn {
             }
             if self.paced_out(now) {
                 return;
+            }
+            if seq + len > self.tcb.snd_una + self.tcb.cwnd {
+                self.tcb.limited_sent += len;
             }
             self.emit(now, seq, len, false, out);
             self.tcb.snd_nxt = end;

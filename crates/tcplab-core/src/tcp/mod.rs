@@ -64,6 +64,9 @@ pub struct TcpConfig {
     pub restart_after_idle: bool,
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupthresh: u32,
+    /// RFC 3042 (RFC 5681 3.2 step 1): the first two duplicate ACKs each
+    /// let one new segment out beyond cwnd.
+    pub limited_transmit: bool,
     /// NewReno's window when a recovery ends (RFC 6582 3.2 step 3).
     pub recovery_exit: RecoveryExit,
 }

@@ -275,6 +275,7 @@ mod tests {
             rto: super::super::rtt::RtoPolicy::Rfc6298,
             restart_after_idle: true,
             dupthresh: 3,
+            limited_transmit: false,
             recovery_exit: super::super::RecoveryExit::Flight,
         }
     }

@@ -345,6 +345,7 @@ impl Sender {
             }
         };
         c.ack_rtt = rtt;
+        c.tcb.limited_sent = 0;
         c.tcb.snd_una = ack;
         if c.tcb.snd_nxt < ack {
             c.tcb.snd_nxt = ack;
@@ -475,6 +476,8 @@ impl Sender {
             f.last_reduction = now;
         }
         let first = c.rtt.backoffs() == 0;
+        // RFC 5681 (4): a timeout's FlightSize is all that is in flight.
+        c.tcb.limited_sent = 0;
         c.cc.on_state(&mut c.tcb, CaState::Loss);
         if first || c.tcb.ca_state != CaState::Loss {
             c.tcb.ssthresh = c.cc.ssthresh(&c.tcb, LossCause::Timeout);

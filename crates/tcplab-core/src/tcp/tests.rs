@@ -40,6 +40,7 @@ fn config(initial_segments: u64) -> TcpConfig {
         rto: crate::tcp::rtt::RtoPolicy::Rfc6298,
         restart_after_idle: true,
         dupthresh: 3,
+        limited_transmit: false,
         recovery_exit: RecoveryExit::Flight,
     }
 }
@@ -203,8 +204,48 @@ fn a_new_ack_restarts_the_timer_and_the_last_one_stops_it() {
 }
 
 #[test]
+fn with_limited_transmit_each_of_the_first_two_duplicate_acks_sends_one_new_segment() {
+    // RFC 3042 / RFC 5681 3.2 step 1: previously unsent data, cwnd unchanged.
+    let mut cfg = config(10);
+    cfg.limited_transmit = true;
+    let mut f = Fix::established("newreno", cfg);
+    f.take();
+    f.advance(RTT);
+    f.dupack();
+    assert_eq!(f.take(), segments(10, 1));
+    f.dupack();
+    assert_eq!(f.take(), segments(11, 1));
+    assert_eq!(f.cwnd_segments(), 10.0);
+    assert_eq!(f.state(), CaState::Disorder);
+    // Step 2: ssthresh leaves the two out of FlightSize (12 segments sent,
+    // 10 counted), but the recovery point covers them.
+    f.dupack();
+    assert_eq!(f.take(), vec![(seg(0), MSS)]);
+    assert_eq!(f.ssthresh_segments(), 5.0);
+    assert_eq!(f.cwnd_segments(), 8.0);
+    assert_eq!(f.s.tcb().recover, seg(12));
+}
+
+#[test]
+fn limited_transmit_sends_nothing_more_once_a_new_ack_arrives() {
+    let mut cfg = config(10);
+    cfg.limited_transmit = true;
+    let mut f = Fix::established("newreno", cfg);
+    f.take();
+    f.advance(RTT);
+    f.dupack();
+    assert_eq!(f.take(), segments(10, 1));
+    // The ACK of segment 0: slow start grows cwnd to 11 and the window
+    // (snd_una + 11 segments = segment 12) lets out segment 11 only.
+    f.ack(seg(1));
+    assert_eq!(f.take(), segments(11, 1));
+    assert_eq!(f.s.tcb().limited_sent, 0);
+    assert_eq!(f.state(), CaState::Open);
+}
+
+#[test]
 fn two_duplicate_acks_send_nothing_and_change_no_window() {
-    // No limited transmit (RFC 3042) in this sender.
+    // Without limited transmit (RFC 3042).
     let mut f = Fix::ten_in_flight();
     f.advance(RTT);
     f.dupack();
