@@ -85,6 +85,16 @@ impl Fix {
         f
     }
 
+    /// NewReno with limited transmit, ten segments in flight, one RTT on.
+    fn ten_in_flight_limited_transmit() -> Fix {
+        let mut cfg = config(10);
+        cfg.limited_transmit = true;
+        let mut f = Fix::established("newreno", cfg);
+        f.take();
+        f.advance(RTT);
+        f
+    }
+
     /// Ten segments in flight, the first lost: three duplicate ACKs have
     /// started fast recovery.
     fn in_recovery(cfg: TcpConfig) -> Fix {
@@ -206,11 +216,7 @@ fn a_new_ack_restarts_the_timer_and_the_last_one_stops_it() {
 #[test]
 fn with_limited_transmit_each_of_the_first_two_duplicate_acks_sends_one_new_segment() {
     // RFC 3042 / RFC 5681 3.2 step 1: previously unsent data, cwnd unchanged.
-    let mut cfg = config(10);
-    cfg.limited_transmit = true;
-    let mut f = Fix::established("newreno", cfg);
-    f.take();
-    f.advance(RTT);
+    let mut f = Fix::ten_in_flight_limited_transmit();
     f.dupack();
     assert_eq!(f.take(), segments(10, 1));
     f.dupack();
@@ -228,11 +234,7 @@ fn with_limited_transmit_each_of_the_first_two_duplicate_acks_sends_one_new_segm
 
 #[test]
 fn limited_transmit_sends_nothing_more_once_a_new_ack_arrives() {
-    let mut cfg = config(10);
-    cfg.limited_transmit = true;
-    let mut f = Fix::established("newreno", cfg);
-    f.take();
-    f.advance(RTT);
+    let mut f = Fix::ten_in_flight_limited_transmit();
     f.dupack();
     assert_eq!(f.take(), segments(10, 1));
     // The ACK of segment 0: slow start grows cwnd to 11 and the window
