@@ -151,3 +151,31 @@ def test_the_python_store_opens_read_only(tmp_path, stored_db):
         with pytest.raises(StoreError):
             s.put(key="k", study="s", params={}, seed=1, status="ok", scenario={})
     assert isinstance(StoreError("x"), tl.TcplabError)
+
+
+def _open_at_once(path, barrier, errors: list) -> None:
+    barrier.wait()
+    try:
+        with Store(path, write=True):
+            pass
+    except Exception as e:  # noqa: BLE001 - collected and asserted by the caller
+        errors.append(e)
+
+
+def test_sweeps_that_open_one_new_store_at_once_all_get_it(tmp_path):
+    # Switching a new file to WAL mode takes an exclusive lock, and SQLite
+    # answers a second opener "database is locked" at once, past its busy
+    # timeout: two sweeps started together on a new store used to fail one
+    # time in ten. Four openers at once, two hundred new files.
+    import threading
+
+    for i in range(200):
+        barrier, errors = threading.Barrier(4), []
+        threads = [threading.Thread(target=_open_at_once,
+                                    args=(tmp_path / f"s{i}.db", barrier, errors))
+                   for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors, f"file {i}: {errors[0]}"

@@ -226,9 +226,7 @@ class Store:
             conn = sqlite3.connect(uri, uri=True, timeout=60, isolation_level=None)
         try:
             if self.write:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-                conn.executescript(SCHEMA)
+                self._set_up(conn)
             else:
                 self._tables = {r[0] for r in conn.execute(
                     "SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -242,6 +240,27 @@ class Store:
             conn.close()
             raise
         return conn
+
+    @staticmethod
+    def _set_up(conn: sqlite3.Connection) -> None:
+        """WAL mode and the tables, waiting for sweeps that open the same new file.
+
+        Switching a new file to WAL takes an exclusive lock, and SQLite answers
+        "database is locked" at once, without its busy timeout, to a second
+        process doing the same: so the setup is retried for up to a minute.
+        """
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.executescript(SCHEMA)
+                return
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) and "busy" not in str(e) \
+                        or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
 
     # -- errors, transactions ------------------------------------------------------
 
