@@ -22,8 +22,16 @@ Two sets of comparisons:
   tcpTick_ 1 ms, timestamps. A module name TCP-Linux does not know would
   silently run Reno: the harness refuses the run instead.
 
-Each row gives the mean over seeds of goodput (Mb/s), retransmitted
-segments and timeouts for both, and tcplab / ns-2 ratios. It writes a CSV
+A third, ``dumbbell``: 10 bulk flows (flow i from i/10 s) on the issue-8
+dumbbell, N senders -(1 Gb/s, 1 ms)- r0 -(100 Mb/s, 10 ms, 100 packets)-
+r1 -(1 Gb/s, 1 ms)- N receivers, 1448-B segments, delayed ACKs, PER 0 to
+0.01 on the bottleneck, 60 s: ns-2's Newreno and Sack1 against the paper
+profile (settings as above), TCP-Linux reno and cubic against the linux
+profile.
+
+Each row gives the mean over seeds of goodput (Mb/s, all flows), Jain's
+index of the flows' goodputs, retransmitted segments and timeouts for
+both, and tcplab / ns-2 ratios. It writes a CSV
 and, with ``--docs``, the Markdown tables into docs/validation.md between
 the markers that hold them.
 
@@ -53,47 +61,81 @@ DOCS = ROOT / "docs" / "validation.md"
 BEGIN = "<!-- validate_ns2: begin (python bench/validate_ns2.py --docs) -->"
 END = "<!-- validate_ns2: end -->"
 PERS = [0.0, 0.001, 0.005, 0.01, 0.02, 0.05]
+DUMBBELL_PERS = [0.0, 0.001, 0.01]
+DUMBBELL_FLOWS = 10
+DUMBBELL_SECONDS = 60.0
 NATIVE = ["newreno", "reno", "sack", "vegas"]
 LINUX = ["reno", "cubic"]
-PAYLOAD = 360
+PAYLOAD = {"westwood": 360, "dumbbell": 1448}
 
 
-def tcplab_run(kind: str, agent: str, acks: str, per: float, seed: int,
+def jain(xs: list[float]) -> float:
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)) if any(xs) else 1.0
+
+
+def tcplab_run(kind: str, topo: str, agent: str, acks: str, per: float, seed: int,
                duration: float) -> dict:
     net = tl.Network()
-    s, r, k = net.host("source"), net.router("router"), net.host("sink")
-    net.link(s, r, rate="10Mbps", delay="45ms", mtu=400)
     loss = tl.Uniform(per) if per > 0 else None
-    net.link(r, k, rate="2Mbps", delay="10us", mtu=400, loss=loss, name="bottleneck")
-    every = acks == "every"
-    if kind == "native":
-        net.tcp(s, k, cc=agent, delayed_ack=1 if every else 2, delayed_ack_timeout="200ms")
+    tcp: dict = {"cc": agent, "delayed_ack": 1 if acks == "every" else 2,
+                 "delayed_ack_timeout": "200ms"}
+    if kind == "linux":
+        tcp["profile"] = "linux"
+    if topo == "westwood":
+        s, r, k = net.host("source"), net.router("router"), net.host("sink")
+        net.link(s, r, rate="10Mbps", delay="45ms", mtu=400)
+        net.link(r, k, rate="2Mbps", delay="10us", mtu=400, loss=loss, name="bottleneck")
+        net.tcp(s, k, **tcp)
+        src = "router"
     else:
-        net.tcp(s, k, cc=agent, profile="linux", delayed_ack=1 if every else 2,
-                delayed_ack_timeout="200ms")
+        n = DUMBBELL_FLOWS
+        r0, r1 = net.router("r0"), net.router("r1")
+        net.link(r0, r1, rate="100Mbps", delay="10ms", loss=loss, name="bottleneck")
+        for i in range(n):
+            s, d = net.host(f"s{i}"), net.host(f"d{i}")
+            net.link(s, r0, rate="1Gbps", delay="1ms")
+            net.link(r1, d, rate="1Gbps", delay="1ms")
+            # ns-2's initial window and minimum RTO are set to tcplab's
+            # defaults; tcplab's MSS to ns-2's packetSize_.
+            net.tcp(s, d, mss=1448, app=tl.Bulk(start=f"{i / n}s"), **tcp)
+        src = "r0"
     res = net.run(duration=f"{duration}s", seed=seed)
-    f = res.flows.iloc[0]
+    f = res.flows
     links = res.links.set_index(["link", "src"])
-    return {"goodput": f["goodput_bps"] / 1e6, "retransmitted": int(f["retransmitted_segments"]),
-            "timeouts": int(f["timeouts"]),
-            "queue_drops": int(links.loc[("bottleneck", "router"), "drops_queue"])}
+    return {"goodput": f["goodput_bps"].sum() / 1e6,
+            "jain": jain(list(f["delivered_bytes"])),
+            "retransmitted": int(f["retransmitted_segments"].sum()),
+            "timeouts": int(f["timeouts"].sum()),
+            "queue_drops": int(links.loc[("bottleneck", src), "drops_queue"])}
 
 
-def ns2_run(ns: str, kind: str, agent: str, acks: str, per: float, seed: int,
+def ns2_run(ns: str, kind: str, topo: str, agent: str, acks: str, per: float, seed: int,
             duration: float, singledup: int) -> dict:
     if kind == "native":
         name, winit, minrto = agent, 4, 1.0
     else:
         name, winit, minrto = f"linux:{agent}", 10, 0.2
-    cmd = [ns, "validate.tcl", name, acks, str(per), str(seed), str(duration), "10000",
-           str(winit), str(minrto), "0.001", str(singledup)]
+    if topo == "dumbbell":
+        topo_arg = f"dumbbell:{DUMBBELL_FLOWS}"
+        winit = 10 if kind == "linux" else 3  # RFC 5681 for a 1448-B MSS (tcplab's paper)
+    else:
+        topo_arg = topo
+    cmd = [ns, "validate.tcl", topo_arg, name, acks, str(per), str(seed), str(duration),
+           "10000", str(winit), str(minrto), "0.001", str(singledup)]
     out = subprocess.run(cmd, cwd=HERE / "ns2", capture_output=True, text=True, check=True)
     if "do not find" in out.stdout + out.stderr:
         sys.exit(f"TCP-Linux does not know '{agent}' (it would run Reno): {out.stdout.strip()}")
     d = json.loads(next(line for line in out.stdout.splitlines() if line.startswith("{")))
-    return {"goodput": d["acked_packets"] * PAYLOAD * 8 / duration / 1e6,
-            "retransmitted": d["retransmitted"], "timeouts": d["timeouts"],
-            "queue_drops": d["queue_drops"]}
+    # ack_ is the highest cumulative ACK in packets, numbered from 0.
+    acked = [(a + 1) * PAYLOAD[topo] for a in d["acked_packets"]]
+    # Goodput over each flow's active time, as tcplab's: flow i of n starts
+    # at i/n s on the dumbbell.
+    n = len(acked)
+    starts = [i / n if topo == "dumbbell" else 0.0 for i in range(n)]
+    return {"goodput": sum(b * 8 / (duration - t) for b, t in zip(acked, starts, strict=True))
+            / 1e6,
+            "jain": jain(acked), "retransmitted": d["retransmitted"],
+            "timeouts": d["timeouts"], "queue_drops": d["queue_drops"]}
 
 
 def ratio(a: float, b: float) -> float:
@@ -105,7 +147,7 @@ def main() -> None:
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--duration", type=float, default=600.0)
     p.add_argument("--per", default=",".join(str(x) for x in PERS))
-    p.add_argument("--set", choices=["native", "linux", "all"], default="all")
+    p.add_argument("--set", choices=["native", "linux", "dumbbell", "all"], default="all")
     p.add_argument("--acks", default="delack,every")
     p.add_argument("--singledup", type=int, default=1,
                    help="ns-2's limited transmit (its default 1; 0 to switch it off)")
@@ -126,28 +168,37 @@ def main() -> None:
         sys.exit("ns-2 not found: apt-get install ns2 (or --ns PATH)")
     pers = [float(x) for x in a.per.split(",")]
     cases = []
-    for kind in (["native", "linux"] if a.set == "all" else [a.set]):
+    sets = ["native", "linux", "dumbbell"] if a.set == "all" else [a.set]
+    for kind in (k for k in sets if k != "dumbbell"):
         for agent in (NATIVE if kind == "native" else LINUX):
             for acks in a.acks.split(","):
                 for per in pers:
-                    cases.append((kind, agent, acks, per))
+                    cases.append((kind, "westwood", agent, acks, per, a.duration))
+    if "dumbbell" in sets:
+        for kind, agents in [("native", ["newreno", "sack"]), ("linux", LINUX)]:
+            for agent in agents:
+                for per in DUMBBELL_PERS:
+                    cases.append((kind, "dumbbell", agent, "delack", per,
+                                  min(a.duration, DUMBBELL_SECONDS)))
     rows = []
     with ThreadPoolExecutor(2) as pool:
-        for kind, agent, acks, per in cases:
+        for kind, topo, agent, acks, per, duration in cases:
             seeds = range(1, a.seeds + 1)
-            ns2 = pool.map(lambda s, c=(kind, agent, acks, per): ns2_run(
-                a.ns, *c, s, a.duration, a.singledup), seeds)
-            ours = [tcplab_run(kind, agent, acks, per, s, a.duration) for s in seeds]
+            ns2 = pool.map(lambda s, c=(kind, topo, agent, acks, per, duration): ns2_run(
+                a.ns, *c[:5], s, c[5], a.singledup), seeds)
+            ours = [tcplab_run(kind, topo, agent, acks, per, s, duration) for s in seeds]
             ref = list(ns2)
-            row = {"set": kind, "variant": agent, "acks": acks, "per": per, "seeds": a.seeds,
-                   "duration_s": a.duration, "singledup": a.singledup}
-            for key in ["goodput", "retransmitted", "timeouts", "queue_drops"]:
+            row = {"set": kind if topo == "westwood" else f"dumbbell-{kind}", "variant": agent,
+                   "acks": acks, "per": per, "seeds": a.seeds, "duration_s": duration,
+                   "singledup": a.singledup}
+            for key in ["goodput", "jain", "retransmitted", "timeouts", "queue_drops"]:
                 row[f"tcplab_{key}"] = statistics.fmean(r[key] for r in ours)
                 row[f"ns2_{key}"] = statistics.fmean(r[key] for r in ref)
             row["goodput_ratio"] = ratio(row["tcplab_goodput"], row["ns2_goodput"])
             rows.append(row)
-            print(f"{kind:6} {agent:8} {acks:6} PER {per:<6} goodput {row['tcplab_goodput']:.4f} "
-                  f"/ {row['ns2_goodput']:.4f} = {row['goodput_ratio']:.3f}  retx "
+            print(f"{row['set']:15} {agent:8} {acks:6} PER {per:<6} goodput "
+                  f"{row['tcplab_goodput']:.4f} / {row['ns2_goodput']:.4f} = "
+                  f"{row['goodput_ratio']:.3f}  retx "
                   f"{row['tcplab_retransmitted']:.0f} / {row['ns2_retransmitted']:.0f}  timeouts "
                   f"{row['tcplab_timeouts']:.1f} / {row['ns2_timeouts']:.1f}", flush=True)
     out = Path(a.csv)
@@ -183,19 +234,23 @@ def markdown(rows: list[dict], a: argparse.Namespace) -> str:
         groups.setdefault((r["set"], r["acks"]), []).append(r)
     for (kind, acks), rs in groups.items():
         pers = sorted({r["per"] for r in rs})
-        ref = "ns-2 native agent" if kind == "native" else "TCP-Linux"
-        prof = "paper" if kind == "native" else "linux"
+        ref = "ns-2 native agent" if kind.endswith("native") else "TCP-Linux"
+        prof = "paper" if kind.endswith("native") else "linux"
         ack_text = "ACK per segment" if acks == "every" else "delayed ACK (2 segments, 200 ms)"
-        lines += [f"**{ref}, {ack_text}; tcplab's {prof} profile.**", "",
+        where = (f"{DUMBBELL_FLOWS}-flow dumbbell, {rs[0]['duration_s']:g} s"
+                 if kind.startswith("dumbbell") else "Westwood path")
+        lines += [f"**{where}: {ref}, {ack_text}; tcplab's {prof} profile.**", "",
                   "| variant | " + " | ".join(f"PER {p:g}" for p in pers) + " |",
                   "|---|" + "---|" * len(pers)]
         for variant in dict.fromkeys(r["variant"] for r in rs):
             cells = []
             for per in pers:
                 r = next(x for x in rs if x["variant"] == variant and x["per"] == per)
+                fair = (f", Jain {r['tcplab_jain']:.2f}/{r['ns2_jain']:.2f}"
+                        if kind.startswith("dumbbell") else "")
                 cells.append(f"{r['goodput_ratio']:.2f} ({r['tcplab_timeouts']:.1f}/"
                              f"{r['ns2_timeouts']:.1f} to, {r['tcplab_retransmitted']:.0f}/"
-                             f"{r['ns2_retransmitted']:.0f} rx)")
+                             f"{r['ns2_retransmitted']:.0f} rx{fair})")
             lines.append(f"| {variant} | " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
