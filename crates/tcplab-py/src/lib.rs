@@ -4,7 +4,8 @@
 //! It converts, maps errors and releases the GIL; nothing else. A scenario
 //! arrives as JSON text (the plain data the Python builders and TOML files
 //! produce), runs to completion with the GIL released, and comes back as
-//! JSON. Core errors become the exception classes of `tcplab.errors`, with
+//! typed columns (bytes of u64 or f64, NUL-joined strings) with a small
+//! JSON part (summary, timing, pcap files). Core errors become the exception classes of `tcplab.errors`, with
 //! their `path`, `problem` and `allowed` attributes; a Rust panic becomes
 //! `tcplab.errors.InternalError`, never a `PanicException`.
 

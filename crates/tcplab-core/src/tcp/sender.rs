@@ -10,7 +10,8 @@
 //! strategy detects a loss and its guard allows. After a timeout the sender
 //! goes back N (skipping SACKed data when SACK is on) from a 1-MSS window;
 //! ssthresh is reduced only on the first timeout of a series (RFC 5681 (5)).
-//! Limited transmit (RFC 3042) is not implemented.
+//! Limited transmit (RFC 3042) lives in the connection's window
+//! ([`Conn::send_window`]).
 
 use super::conn::{Conn, SndState};
 use super::recovery::{RecoveryStrategy, Strategy};

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The world: the network built from a scenario, and the run loop.
 //!
-//! `World::build` checks the whole scenario (names, ranges, routes, sizes)
-//! and refuses it with a path-named error before anything runs. `run`
+//! `World::build` has the whole scenario checked and laid out as a plan
+//! (names, ranges, routes, sizes: [`crate::scenario::validate`]), refused
+//! with a path-named error before anything runs, and builds the network from
+//! it ([`World::from_plan`]). `run`
 //! then processes events in (time, scheduling order) until the duration is
 //! reached or nothing is left.
 
