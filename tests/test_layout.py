@@ -27,5 +27,7 @@ def test_the_split_modules_keep_their_old_names() -> None:
 
     assert sweep.run_specs is runner.run_specs
     assert sweep.execute is worker.execute
+    assert sweep.SweepInterrupted is tcplab.SweepInterrupted  # named so in docs/sweeps.md
+    assert sweep.SweepError is tcplab.SweepError
     assert scenario.plain is scenario_io.plain
     assert scenario.Uniform is tcplab.Uniform

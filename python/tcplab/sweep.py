@@ -33,7 +33,12 @@ import pandas as pd
 import tomllib
 
 from tcplab import _core
-from tcplab.errors import ScenarioError
+from tcplab.errors import (  # noqa: F401 - re-exported: docs name tcplab.sweep.SweepInterrupted
+    ScenarioError,
+    StoreError,
+    SweepError,
+    SweepInterrupted,
+)
 from tcplab.grid import (  # noqa: F401 - re-exported: tcplab.sweep's names stay
     MAX_RUNS,
     MAX_VALUES,
