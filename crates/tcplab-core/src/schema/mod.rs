@@ -213,4 +213,25 @@ mod tests {
             FLOW_COLUMNS.len()
         );
     }
+
+    #[test]
+    fn the_fields_that_list_names_list_exactly_the_core_s() {
+        let kind = |path: &str| FIELDS.iter().find(|f| f.path == path).unwrap().kind;
+        let recoveries: Vec<&str> = crate::tcp::Recovery::ALL.iter().map(|r| r.name()).collect();
+        assert_eq!(kind("flows[tcp].recovery"), recoveries.join(", "));
+        assert_eq!(kind("flows[tcp].rto"), "rfc6298, linux");
+        let rto: Vec<String> = ["rfc6298", "linux"]
+            .iter()
+            .map(|n| {
+                let p: crate::tcp::rtt::RtoPolicy =
+                    serde_json::from_value(serde_json::json!(n)).unwrap();
+                serde_json::to_value(p)
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(rto, ["rfc6298", "linux"]);
+    }
 }
