@@ -69,10 +69,6 @@ LINUX = ["reno", "cubic"]
 PAYLOAD = {"westwood": 360, "dumbbell": 1448}
 
 
-def jain(xs: list[float]) -> float:
-    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)) if any(xs) else 1.0
-
-
 def tcplab_run(kind: str, topo: str, agent: str, acks: str, per: float, seed: int,
                duration: float) -> dict:
     net = tl.Network()
@@ -103,7 +99,7 @@ def tcplab_run(kind: str, topo: str, agent: str, acks: str, per: float, seed: in
     f = res.flows
     links = res.links.set_index(["link", "src"])
     return {"goodput": f["goodput_bps"].sum() / 1e6,
-            "jain": jain(list(f["delivered_bytes"])),
+            "jain": tl.jain_index(list(f["delivered_bytes"])),
             "retransmitted": int(f["retransmitted_segments"].sum()),
             "timeouts": int(f["timeouts"].sum()),
             "queue_drops": int(links.loc[("bottleneck", src), "drops_queue"])}
@@ -134,7 +130,7 @@ def ns2_run(ns: str, kind: str, topo: str, agent: str, acks: str, per: float, se
     starts = [i / n if topo == "dumbbell" else 0.0 for i in range(n)]
     return {"goodput": sum(b * 8 / (duration - t) for b, t in zip(acked, starts, strict=True))
             / 1e6,
-            "jain": jain(acked), "retransmitted": d["retransmitted"],
+            "jain": tl.jain_index(acked), "retransmitted": d["retransmitted"],
             "timeouts": d["timeouts"], "queue_drops": d["queue_drops"]}
 
 

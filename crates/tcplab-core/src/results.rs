@@ -433,13 +433,9 @@ pub type Columns = Vec<(&'static str, ColumnData)>;
 /// Every table by name, in the order of [`Results::tables`].
 pub type Tables = Vec<(&'static str, Columns)>;
 
-/// Appends the columns of `more` rows to those of `into` (which holds
-/// `rows` rows already): what one transposition of all the rows would give.
-pub fn append_columns(into: &mut Columns, more: Columns, rows: usize) {
-    if rows == 0 {
-        *into = more;
-        return;
-    }
+/// Appends the columns of `more` rows to those of `into`, which holds at
+/// least one row already: what one transposition of all the rows would give.
+pub(crate) fn append_columns(into: &mut Columns, more: Columns) {
     for ((_, a), (_, b)) in into.iter_mut().zip(more) {
         match (a, b) {
             (ColumnData::U64(a), ColumnData::U64(b)) => a.extend_from_slice(&b),

@@ -332,7 +332,7 @@ impl Conn {
             if self.paced_out(now) {
                 return;
             }
-            if seq + len > self.tcb.snd_una + self.tcb.cwnd {
+            if extra > 0 && seq + len > self.tcb.snd_una + self.tcb.cwnd {
                 self.tcb.limited_sent += len;
             }
             self.emit(now, seq, len, false, out);

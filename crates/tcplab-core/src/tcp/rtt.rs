@@ -256,9 +256,9 @@ mod tests {
         assert_eq!(e.rto(), ms(3000));
     }
 
-    fn linux() -> (RttEstimator, Tcb) {
+    fn linux(min: u64) -> (RttEstimator, Tcb) {
         let bounds = Bounds {
-            min: ms(200),
+            min: ms(min),
             max: ms(120_000),
             granularity: ms(1),
         };
@@ -284,7 +284,7 @@ mod tests {
 
     #[test]
     fn linux_starts_at_three_rtts_and_decays_a_quarter_of_the_way_per_window() {
-        let (mut e, mut t) = linux();
+        let (mut e, mut t) = linux(200);
         // First sample 250 ms: deviation R/2, times four = 500 ms, above the
         // 200 ms minimum: RTO = 250 + 500 = 750 ms (3 R).
         ack(&mut e, &mut t, ms(250), false);
@@ -313,7 +313,7 @@ mod tests {
         assert_eq!(rfc.rto(), ms(251));
         // Linux bounds the variance term instead: never under SRTT + 200 ms,
         // and at SRTT + 200 ms once the deviation has gone.
-        let (mut e, mut t) = linux();
+        let (mut e, mut t) = linux(200);
         for i in 0..100 {
             ack(&mut e, &mut t, ms(250), true);
             assert!(
@@ -324,16 +324,7 @@ mod tests {
         }
         assert!(e.rto() - ms(450) < us(1), "{:?}", e.rto());
         // With the minimum as low as 1 ms the bound follows it.
-        let mut low = RttEstimator::new(
-            RtoPolicy::Linux,
-            ms(1000),
-            Bounds {
-                min: ms(1),
-                max: ms(120_000),
-                granularity: ms(1),
-            },
-        );
-        let mut t = Tcb::new(1000, u64::MAX, 1000);
+        let (mut low, mut t) = linux(1);
         for _ in 0..100 {
             ack(&mut low, &mut t, ms(250), true);
         }
@@ -342,7 +333,7 @@ mod tests {
 
     #[test]
     fn linux_gives_a_falling_rtt_an_eighth_of_the_gain() {
-        let (mut e, mut t) = linux();
+        let (mut e, mut t) = linux(200);
         ack(&mut e, &mut t, ms(250), false);
         // 50 ms, in the same window: |err| = 200 ms, a quarter of mdev is
         // 125 ms; the excess 75 ms counts an eighth: mdev = 509.375 ms (RFC

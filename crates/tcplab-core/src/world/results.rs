@@ -315,8 +315,8 @@ fn chunked<T>(items: &[T], columns: impl Fn(&[T]) -> Columns) -> Columns {
             ColumnData::Str(s) => s.reserve((s.len() + 1) * chunks.saturating_sub(1) * 9 / 8),
         }
     }
-    for (k, chunk) in items.chunks(CHUNK).enumerate().skip(1) {
-        append_columns(&mut out, columns(chunk), k * CHUNK);
+    for chunk in items.chunks(CHUNK).skip(1) {
+        append_columns(&mut out, columns(chunk));
     }
     out
 }
