@@ -180,10 +180,10 @@ def main() -> None:
     with ThreadPoolExecutor(2) as pool:
         for kind, topo, agent, acks, per, duration in cases:
             seeds = range(1, a.seeds + 1)
-            ns2 = pool.map(lambda s, c=(kind, topo, agent, acks, per, duration): ns2_run(
-                a.ns, *c[:5], s, c[5], a.singledup), seeds)
+            ns2 = [pool.submit(ns2_run, a.ns, kind, topo, agent, acks, per, s, duration,
+                               a.singledup) for s in seeds]
             ours = [tcplab_run(kind, topo, agent, acks, per, s, duration) for s in seeds]
-            ref = list(ns2)
+            ref = [f.result() for f in ns2]
             row = {"set": kind if topo == "westwood" else f"dumbbell-{kind}", "variant": agent,
                    "acks": acks, "per": per, "seeds": a.seeds, "duration_s": duration,
                    "singledup": a.singledup}
