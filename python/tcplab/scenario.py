@@ -265,6 +265,7 @@ class Network:
         recovery_exit: Literal["flight", "ssthresh"] | None = None,
         dupthresh: int | None = None,
         limited_transmit: bool | None = None,
+        rescue_retransmit: bool | None = None,
     ) -> Flow:
         """Add a TCP connection: data from ``src`` (the sender) to ``dst`` (the receiver).
 
@@ -278,7 +279,7 @@ class Network:
                 ``"linux"`` or ``"ns3"``.
             app: :class:`Bulk` (default), :class:`Transfer` or :class:`OnOff`.
             recovery: override the variant's loss recovery (``"tahoe"``,
-                ``"reno"``, ``"newreno"``, ``"sack"``).
+                ``"reno"``, ``"newreno"``, ``"sack"``, ``"prr"``).
             mss: payload bytes per segment (default: the smallest MTU on the
                 path less 40 B of headers and the options in use).
             delayed_ack: ACK every N full segments (default 2); ``False`` or 1
@@ -325,7 +326,7 @@ class Network:
             "clock_granularity": clock_granularity, "rto": rto,
             "restart_after_idle": restart_after_idle,
             "recovery_exit": recovery_exit, "dupthresh": dupthresh,
-            "limited_transmit": limited_transmit,
+            "limited_transmit": limited_transmit, "rescue_retransmit": rescue_retransmit,
         }
         d.update({k: v for k, v in options.items() if v is not None})
         return self._add_flow(d, "tcp", name, src, dst)

@@ -362,6 +362,10 @@ pub struct FlowSpec {
     /// tcp: limited transmit, RFC 3042 (default on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_transmit: Option<bool>,
+    /// tcp: RFC 6675's rescue retransmission in SACK recoveries (default
+    /// off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rescue_retransmit: Option<bool>,
     /// tcp: the application (default bulk).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app: Option<AppSpec>,
@@ -413,6 +417,7 @@ impl FlowSpec {
             recovery_exit: None,
             dupthresh: None,
             limited_transmit: None,
+            rescue_retransmit: None,
             app: None,
         }
     }
@@ -445,6 +450,7 @@ impl FlowSpec {
             ("recovery_exit", self.recovery_exit.is_some()),
             ("dupthresh", self.dupthresh.is_some()),
             ("limited_transmit", self.limited_transmit.is_some()),
+            ("rescue_retransmit", self.rescue_retransmit.is_some()),
             ("app", self.app.is_some()),
         ]
     }
@@ -477,6 +483,7 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
             "recovery_exit",
             "dupthresh",
             "limited_transmit",
+            "rescue_retransmit",
             "app",
         ],
     }

@@ -247,6 +247,7 @@ pub fn tcp(
         restart_after_idle,
         dupthresh,
         limited_transmit: *f.limited_transmit.get_or_insert(true),
+        rescue_retransmit: *f.rescue_retransmit.get_or_insert(false),
         recovery_exit: *f.recovery_exit.get_or_insert(if linux || ns3 {
             RecoveryExit::Ssthresh
         } else {

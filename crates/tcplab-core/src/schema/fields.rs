@@ -512,6 +512,14 @@ pub const FIELDS: &[Field] = &[
         "the first two duplicate ACKs each send one new segment",
         "RFC 3042, RFC 5681 3.2 (ns-2 singledup_ 1, ns-3 LimitedTransmit, Linux)",
     ),
+    f(
+        "flows[tcp].rescue_retransmit",
+        "bool",
+        "",
+        "",
+        "one rescue retransmission per SACK or PRR recovery (NextSeg rule 4)",
+        "RFC 6675 4 rule 4 (not in ns-2 Sack1 or Linux, which has the tail loss probe)",
+    ),
     f("flows[tcp].app", "table", "", "bulk", "the application", ""),
     f(
         "flows[tcp].app.kind",

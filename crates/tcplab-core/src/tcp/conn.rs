@@ -72,6 +72,9 @@ pub struct Conn {
     pub next_send: SimTime,
     /// The RTT sample carried by the ACK being processed, if any.
     pub ack_rtt: Option<SimDuration>,
+    /// What the ACK being processed reports delivered: bytes newly
+    /// acknowledged, cumulatively or by SACK (RFC 6937 DeliveredData).
+    pub delivered: u64,
     /// The pacing timer's deadline, if the sender waits for it.
     pub pace_deadline: Option<SimTime>,
 }
@@ -118,6 +121,7 @@ impl Conn {
             rate: full.then(Box::default),
             next_send: SimTime::ZERO,
             ack_rtt: None,
+            delivered: 0,
             pace_deadline: None,
         }
     }

@@ -69,6 +69,9 @@ pub struct TcpConfig {
     pub limited_transmit: bool,
     /// NewReno's window when a recovery ends (RFC 6582 3.2 step 3).
     pub recovery_exit: RecoveryExit,
+    /// RFC 6675 NextSeg rule 4: one rescue retransmission per SACK
+    /// recovery, of the segment holding the highest unSACKed byte.
+    pub rescue_retransmit: bool,
 }
 
 /// RFC 6582 3.2 step 3 offers two windows for the end of fast recovery.

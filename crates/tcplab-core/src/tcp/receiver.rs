@@ -277,6 +277,7 @@ mod tests {
             dupthresh: 3,
             limited_transmit: false,
             recovery_exit: super::super::RecoveryExit::Flight,
+            rescue_retransmit: false,
         }
     }
 

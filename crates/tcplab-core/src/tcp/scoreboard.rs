@@ -151,6 +151,54 @@ impl Scoreboard {
         None
     }
 
+    /// Where the lost holes end: one past the last unSACKed byte below the
+    /// highest SACKed byte whose segment IsLost (`una` if none is). Lost
+    /// holes form a prefix of the holes (a hole has at least as much SACKed
+    /// above it as any hole after it), so this grows exactly when an ACK
+    /// makes another hole lost.
+    pub fn lost_until(&self, una: u64, mss: u64, dupthresh: u32) -> u64 {
+        let mut end = una;
+        let mut s = una;
+        for &(a, b) in &self.ranges {
+            if s < a {
+                // A hole [s, a): lost up to where IsLost stops holding.
+                let mut t = s;
+                while t < a && self.is_lost(t, mss, dupthresh) {
+                    t = (t + mss).min(a);
+                }
+                if t == s {
+                    return end;
+                }
+                end = t;
+                if t < a {
+                    return end;
+                }
+            }
+            s = s.max(b);
+        }
+        end
+    }
+
+    /// RFC 6675 NextSeg rule (4), the rescue retransmission: the segment of
+    /// up to `mss` bytes that ends at the highest unSACKed byte below
+    /// `high_data`, if there is one above `una`.
+    pub fn rescue_segment(&self, una: u64, high_data: u64, mss: u64) -> Option<u64> {
+        // The highest unSACKed byte + 1, and the SACKed range below it.
+        let mut end = high_data;
+        let mut floor = una;
+        for (i, &(a, b)) in self.ranges.iter().enumerate().rev() {
+            if b >= end {
+                end = end.min(a);
+                floor = if i > 0 { self.ranges[i - 1].1 } else { una };
+            } else {
+                floor = b;
+                break;
+            }
+        }
+        let start = end.saturating_sub(mss).max(floor).max(una);
+        (start < end).then_some(start)
+    }
+
     pub fn ranges(&self) -> &[(u64, u64)] {
         &self.ranges
     }
@@ -207,6 +255,45 @@ mod tests {
         assert_eq!(sb.pipe(0, 1000, 0, M, 3), 0);
         // Unsent data beyond the SACKed region counts as in flight.
         assert_eq!(sb.pipe(0, 1200, 0, M, 3), 200);
+    }
+
+    #[test]
+    fn lost_holes_end_where_is_lost_stops() {
+        // 0 lost (4 segments SACKed above), 500 lost (4 above), 1000..1100
+        // not SACKed and below nothing: never lost.
+        let mut sb = Scoreboard::default();
+        sb.add(100, 500);
+        sb.add(600, 1000);
+        assert_eq!(sb.lost_until(0, M, 3), 600);
+        // Only 0 lost: 2 segments SACKed above 300.
+        let mut sb = Scoreboard::default();
+        sb.add(100, 300);
+        sb.add(400, 500);
+        assert_eq!(sb.lost_until(0, M, 3), 100);
+        sb.add(600, 800); // 300 now has 3 SACKed segments above it
+        assert_eq!(sb.lost_until(0, M, 3), 400);
+        assert_eq!(Scoreboard::default().lost_until(7, M, 3), 7);
+    }
+
+    #[test]
+    fn the_rescue_segment_ends_at_the_highest_unsacked_byte() {
+        let mut sb = Scoreboard::default();
+        sb.add(100, 500);
+        // Data above the SACKed range: the last segment sent.
+        assert_eq!(sb.rescue_segment(0, 800, M), Some(700));
+        // Everything above 500 SACKed: the segment below it, [400, 500) is
+        // SACKed so the hole is [0, 100).
+        sb.add(500, 800);
+        assert_eq!(sb.rescue_segment(0, 800, M), Some(0));
+        // A short hole is retransmitted as it is.
+        let mut sb = Scoreboard::default();
+        sb.add(100, 350);
+        sb.add(400, 800);
+        assert_eq!(sb.rescue_segment(0, 800, M), Some(350));
+        // Nothing unSACKed above una.
+        let mut sb = Scoreboard::default();
+        sb.add(0, 800);
+        assert_eq!(sb.rescue_segment(0, 800, M), None);
     }
 
     #[test]

@@ -286,12 +286,14 @@ impl Sender {
             }
         }
         if ack > self.c.tcb.snd_una {
-            self.new_ack(now, h);
+            self.new_ack(now, h, sacked_before);
         } else if ack == self.c.tcb.snd_una && h.len == 0 && self.c.tcb.snd_una < self.c.tcb.snd_max
         {
             is_dup = true;
             self.c.stats.dupacks += 1;
-            let new_sack = self.c.sb.sacked_bytes() > sacked_before;
+            let sacked = self.c.sb.sacked_bytes();
+            self.c.delivered = sacked.saturating_sub(sacked_before);
+            let new_sack = sacked > sacked_before;
             if self.recovery.counts_dupack(new_sack) {
                 self.dup_ack(now, out);
             }
@@ -329,7 +331,9 @@ impl Sender {
         c.cc.control(&mut c.tcb, &rs);
     }
 
-    fn new_ack(&mut self, now: SimTime, h: &TcpHeader) {
+    /// An ACK of new data; `sacked_before`: the bytes SACKed above
+    /// snd_una before this ACK.
+    fn new_ack(&mut self, now: SimTime, h: &TcpHeader, sacked_before: u64) {
         let c = &mut self.c;
         let ack = h.ack;
         let acked = ack - c.tcb.snd_una;
@@ -357,6 +361,7 @@ impl Sender {
             c.rtt.sample(&mut c.tcb, r);
         }
         c.sb.advance(ack);
+        c.delivered = (acked + c.sb.sacked_bytes()).saturating_sub(sacked_before);
         if c.fine.as_mut().is_some_and(|f| f.on_new_ack(ack)) && c.fine_expired(now).is_some() {
             // Vegas: the first two new ACKs after a retransmission check
             // whether the next segment is also overdue.

@@ -42,6 +42,7 @@ fn config(initial_segments: u64) -> TcpConfig {
         dupthresh: 3,
         limited_transmit: false,
         recovery_exit: RecoveryExit::Flight,
+        rescue_retransmit: false,
     }
 }
 
@@ -542,3 +543,6 @@ fn vegas_does_not_reduce_the_window_twice_for_one_window_of_losses() {
     assert_eq!(f.s.tcb().ssthresh, ssthresh);
     assert_eq!(f.s.stats().fast_retransmits, 1);
 }
+
+#[path = "recovery_tests.rs"]
+mod recovery_tests;

@@ -21,6 +21,7 @@
 //! RFC 5681.
 
 mod newreno;
+mod prr;
 mod reno;
 mod sack;
 mod tahoe;
@@ -32,6 +33,7 @@ use super::{TcpConfig, TcpHeader};
 use crate::time::SimTime;
 
 pub use newreno::NewReno;
+pub use prr::Prr;
 pub use reno::Reno;
 pub use sack::Sack;
 pub use tahoe::Tahoe;
@@ -180,6 +182,7 @@ recoveries! {
     Reno => Reno, "reno";
     Newreno => NewReno, "newreno";
     Sack => Sack, "sack";
+    Prr => Prr, "prr";
 }
 
 impl Serialize for Recovery {

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! SACK-based recovery (RFC 6675): cwnd = ssthresh; while cwnd - pipe is at
-//! least one MSS, NextSeg picks lost segments first, then new data, then
-//! other holes (rule 4, the rescue retransmission, is not implemented).
-//! A duplicate ACK counts only if it SACKs new data, and the scoreboard
-//! alone can declare the first segment lost (IsLost).
+//! least one MSS, NextSeg picks lost segments first (rule 1), then new data
+//! (rule 2), then other holes (rule 3), then, once per recovery and when
+//! `rescue_retransmit` is on, the segment holding the highest unSACKed byte
+//! (rule 4, the rescue retransmission). A duplicate ACK counts only if it
+//! SACKs new data, and the scoreboard alone can declare the first segment
+//! lost (IsLost). [`NextSeg`] is shared with PRR's SACK form.
 
 use super::RecoveryStrategy;
 use crate::cc::{CaState, LossCause};
@@ -12,61 +14,71 @@ use crate::tcp::sender::TcpEventKind;
 use crate::tcp::{TcpConfig, TcpHeader};
 use crate::time::SimTime;
 
+/// RFC 6675's transmission rules during a recovery: what to send while
+/// cwnd - pipe allows a segment.
 #[derive(Clone, Debug, Default)]
-pub struct Sack {
+pub struct NextSeg {
     /// Highest sequence number retransmitted in this recovery (HighRxt).
     high_rxt: u64,
+    /// RescueRxt: the recovery point when the rescue retransmission was
+    /// last used (RFC 6675 rule 4 allows one per recovery).
+    rescue_rxt: Option<u64>,
+    /// Whether rule 4 is on.
+    rescue: bool,
+    /// The first unacknowledged segment waits for its fast retransmit.
+    head_due: bool,
 }
 
-impl RecoveryStrategy for Sack {
-    fn new(_cfg: &TcpConfig) -> Self {
-        Sack::default()
+impl NextSeg {
+    pub fn new(cfg: &TcpConfig) -> Self {
+        NextSeg {
+            rescue: cfg.rescue_retransmit,
+            ..NextSeg::default()
+        }
     }
 
-    /// RFC 6675 2: a duplicate ACK must also SACK something new (a resent
-    /// duplicate segment's ACK does not count).
-    fn counts_dupack(&self, new_sack: bool) -> bool {
-        new_sack
-    }
-
-    fn loss_detected(&self, c: &Conn) -> bool {
-        c.dupacks >= c.cfg.dupthresh
-            || (c.cfg.sack && c.sb.is_lost(c.tcb.snd_una, c.mss(), c.cfg.dupthresh))
-    }
-
-    /// RFC 6675 5.1: HighACK at or above the recovery point.
-    fn may_start(&self, c: &Conn) -> bool {
-        c.tcb.snd_una >= c.tcb.recover
-    }
-
-    fn start(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {
-        c.reduce(now, CaState::Recovery, LossCause::DupAcks);
-        let ssthresh = c.tcb.ssthresh;
-        c.recovery_cwnd(ssthresh);
-        c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);
+    /// The recovery starts with the retransmission of the first segment.
+    pub fn start(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {
         let s = c.tcb.snd_una;
         self.high_rxt = s;
         self.high_rxt = c.retransmit(now, s, out);
     }
 
-    fn on_ack(&mut self, c: &mut Conn, now: SimTime, ack: u64, _acked: u64) {
-        if ack >= c.tcb.recover {
-            c.exit_recovery(now, ack);
-        } else {
-            c.log(now, TcpEventKind::PartialAck, ack);
-            self.high_rxt = self.high_rxt.max(c.tcb.snd_una);
-        }
+    /// The recovery starts; the first segment's retransmission waits for
+    /// the window ([`NextSeg::send`]), as PRR has it.
+    pub fn begin(&mut self, c: &Conn) {
+        self.high_rxt = c.tcb.snd_una;
+        self.head_due = true;
+    }
+
+    /// A partial ACK: HighRxt never stays below the cumulative ACK.
+    pub fn on_partial_ack(&mut self, c: &Conn) {
+        self.high_rxt = self.high_rxt.max(c.tcb.snd_una);
+    }
+
+    /// RFC 6675 SetPipe.
+    pub fn pipe(&self, c: &Conn) -> u64 {
+        c.sb.pipe(
+            c.tcb.snd_una,
+            c.tcb.snd_max,
+            self.high_rxt,
+            c.mss(),
+            c.cfg.dupthresh,
+        )
     }
 
     /// RFC 6675 5 (C): while cwnd - pipe >= 1 MSS, send NextSeg.
-    fn send(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) -> bool {
+    pub fn send(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {
         let mss = c.mss();
         let dt = c.cfg.dupthresh;
         loop {
-            let pipe =
-                c.sb.pipe(c.tcb.snd_una, c.tcb.snd_max, self.high_rxt, mss, dt);
-            if c.tcb.cwnd < pipe + mss || c.paced_out(now) {
-                return true;
+            if c.tcb.cwnd < self.pipe(c) + mss || c.paced_out(now) {
+                return;
+            }
+            if std::mem::take(&mut self.head_due) {
+                let s = c.tcb.snd_una;
+                self.high_rxt = c.retransmit(now, s, out);
+                continue;
             }
             let from = self.high_rxt.max(c.tcb.snd_una);
             if let Some(s) = c.sb.next_hole(from, mss, dt, true) {
@@ -87,11 +99,81 @@ impl RecoveryStrategy for Sack {
                 self.high_rxt = c.retransmit(now, s, out);
                 continue;
             }
-            return true;
+            if self.rescue && self.rescue_rxt.is_none_or(|r| c.tcb.snd_una > r) {
+                if let Some(s) = c.sb.rescue_segment(c.tcb.snd_una, c.tcb.snd_max, mss) {
+                    // HighRxt stays where it is.
+                    self.rescue_rxt = Some(c.tcb.recover);
+                    c.retransmit(now, s, out);
+                }
+            }
+            return;
         }
     }
 
-    fn on_timeout(&mut self, c: &Conn) {
+    /// After a timeout the sender goes back to `snd_una`.
+    pub fn on_timeout(&mut self, c: &Conn) {
         self.high_rxt = c.tcb.snd_una;
+        self.head_due = false;
     }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Sack {
+    next: NextSeg,
+}
+
+impl RecoveryStrategy for Sack {
+    fn new(cfg: &TcpConfig) -> Self {
+        Sack {
+            next: NextSeg::new(cfg),
+        }
+    }
+
+    /// RFC 6675 2: a duplicate ACK must also SACK something new (a resent
+    /// duplicate segment's ACK does not count).
+    fn counts_dupack(&self, new_sack: bool) -> bool {
+        new_sack
+    }
+
+    fn loss_detected(&self, c: &Conn) -> bool {
+        sack_loss_detected(c)
+    }
+
+    /// RFC 6675 5.1: HighACK at or above the recovery point.
+    fn may_start(&self, c: &Conn) -> bool {
+        c.tcb.snd_una >= c.tcb.recover
+    }
+
+    fn start(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {
+        c.reduce(now, CaState::Recovery, LossCause::DupAcks);
+        let ssthresh = c.tcb.ssthresh;
+        c.recovery_cwnd(ssthresh);
+        c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);
+        self.next.start(c, now, out);
+    }
+
+    fn on_ack(&mut self, c: &mut Conn, now: SimTime, ack: u64, _acked: u64) {
+        if ack >= c.tcb.recover {
+            c.exit_recovery(now, ack);
+        } else {
+            c.log(now, TcpEventKind::PartialAck, ack);
+            self.next.on_partial_ack(c);
+        }
+    }
+
+    fn send(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) -> bool {
+        self.next.send(c, now, out);
+        true
+    }
+
+    fn on_timeout(&mut self, c: &Conn) {
+        self.next.on_timeout(c);
+    }
+}
+
+/// RFC 6675 5: DupThresh duplicate ACKs, or the scoreboard's IsLost for
+/// the first unacknowledged segment.
+pub(super) fn sack_loss_detected(c: &Conn) -> bool {
+    c.dupacks >= c.cfg.dupthresh
+        || (c.cfg.sack && c.sb.is_lost(c.tcb.snd_una, c.mss(), c.cfg.dupthresh))
 }

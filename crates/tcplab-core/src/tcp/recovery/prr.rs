@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Proportional Rate Reduction (RFC 6937 and its update, RFC 9937, as
+//! Linux's `tcp_cwnd_reduction` and ns-3's `TcpPrrRecovery` do it): during
+//! the recovery, the window follows what the ACKs report delivered, so that
+//! the sender reaches ssthresh smoothly instead of halving at once (Reno's
+//! silence for half a window) and never bursts when pipe falls below it.
+//!
+//! On every ACK in the recovery, the one that starts it included:
+//! - `DeliveredData` = bytes newly acknowledged, cumulatively or by SACK;
+//!   `prr_delivered` sums it over the recovery, `prr_out` sums what was sent;
+//! - while pipe > ssthresh: sndcnt = ceil(prr_delivered * ssthresh /
+//!   RecoverFS) - prr_out (proportional);
+//! - else: sndcnt = min(ssthresh - pipe, max(prr_delivered - prr_out,
+//!   DeliveredData) + (1 MSS if the ACK is safe)), the slow-start reduction
+//!   bound; an ACK is safe when it advances snd.una and reveals no new loss
+//!   (RFC 9937's SafeACK, Linux's `FLAG_SND_UNA_ADVANCED && !newly_lost`);
+//! - the first ACK always lets the fast retransmit out (sndcnt >= 1 MSS
+//!   while nothing has been sent);
+//! - cwnd = pipe + sndcnt; the recovery ends with cwnd = ssthresh.
+//!
+//! RecoverFS is RFC 9937's (the published 6937bis): the FlightSize when the
+//! recovery starts (snd.nxt - snd.una), less what was SACKed before the ACK
+//! that starts it, since that data will never be counted as delivered.
+//! Linux divides by the cwnd before the recovery instead (`prior_cwnd`),
+//! ns-3 3.43 to 3.48 by pipe (a 2024 draft), ns-3 before 3.43 by the
+//! FlightSize (RFC 6937); without SACK all of them are the FlightSize.
+//!
+//! With SACK, pipe is RFC 6675's and NextSeg chooses what to send (as the
+//! sack recovery). Without SACK, each duplicate ACK reports one segment
+//! delivered (up to the FlightSize less one segment, the hole), and an ACK
+//! of new data reports what it acknowledges less what the duplicates
+//! already reported, at least one segment (Linux's `tcp_remove_reno_sacks`);
+//! pipe is FlightSize less what the duplicates reported, less the first
+//! segment while it waits to be retransmitted; a partial ACK retransmits the
+//! next segment, as NewReno.
+
+use super::sack::{sack_loss_detected, NextSeg};
+use super::RecoveryStrategy;
+use crate::cc::{CaState, LossCause};
+use crate::tcp::conn::Conn;
+use crate::tcp::sender::TcpEventKind;
+use crate::tcp::{TcpConfig, TcpHeader};
+use crate::time::SimTime;
+
+#[derive(Clone, Debug)]
+pub struct Prr {
+    /// The SACK form (the connection negotiated SACK).
+    sack: bool,
+    next: NextSeg,
+    /// RecoverFS, bytes.
+    recover_fs: u64,
+    prr_delivered: u64,
+    /// `stats.bytes_sent` when the recovery started: prr_out is what was
+    /// sent since.
+    sent_before: u64,
+    /// Where the SACK scoreboard's lost holes ended at the last ACK.
+    lost_until: u64,
+    /// Without SACK: the bytes the duplicate ACKs reported delivered
+    /// (Linux's emulated `sacked_out`).
+    dup_bytes: u64,
+    /// Without SACK: the first unacknowledged segment is lost and not yet
+    /// retransmitted (with SACK, NextSeg keeps this).
+    head_due: bool,
+}
+
+impl Prr {
+    fn prr_out(&self, c: &Conn) -> u64 {
+        c.stats.bytes_sent - self.sent_before
+    }
+
+    /// The bytes in flight (RFC 6675 SetPipe with SACK; without it, the
+    /// FlightSize less what the duplicate ACKs reported and the segment
+    /// waiting for its retransmission).
+    fn pipe(&self, c: &Conn) -> u64 {
+        if self.sack {
+            return self.next.pipe(c);
+        }
+        let head = if self.head_due {
+            c.segment_end(c.tcb.snd_una) - c.tcb.snd_una
+        } else {
+            0
+        };
+        c.tcb
+            .bytes_in_flight()
+            .saturating_sub(self.dup_bytes)
+            .saturating_sub(head)
+    }
+
+    /// One ACK's DeliveredData: sets cwnd = pipe + sndcnt.
+    fn on_delivered(&mut self, c: &mut Conn, delivered: u64, safe: bool) {
+        let prr_out = self.prr_out(c);
+        if delivered == 0 && prr_out > 0 {
+            return;
+        }
+        let mss = c.mss();
+        let pipe = self.pipe(c);
+        let ssthresh = c.tcb.ssthresh;
+        self.prr_delivered += delivered;
+        let mut sndcnt = if delivered == 0 {
+            0
+        } else if pipe > ssthresh {
+            let share = (self.prr_delivered as u128 * ssthresh as u128)
+                .div_ceil(self.recover_fs.max(1) as u128) as u64;
+            share.saturating_sub(prr_out)
+        } else {
+            let bound = self.prr_delivered.saturating_sub(prr_out).max(delivered)
+                + if safe { mss } else { 0 };
+            (ssthresh - pipe).min(bound)
+        };
+        if prr_out == 0 {
+            // The fast retransmit goes out whatever the arithmetic says.
+            sndcnt = sndcnt.max(mss);
+        }
+        c.recovery_cwnd(pipe + sndcnt);
+    }
+
+    /// Whether this ACK's SACK information made another hole lost.
+    fn newly_lost(&mut self, c: &Conn) -> bool {
+        if !self.sack {
+            return false;
+        }
+        let until = c.sb.lost_until(c.tcb.snd_una, c.mss(), c.cfg.dupthresh);
+        let grew = until > self.lost_until;
+        self.lost_until = until;
+        grew
+    }
+}
+
+impl RecoveryStrategy for Prr {
+    fn new(cfg: &TcpConfig) -> Self {
+        Prr {
+            sack: cfg.sack,
+            next: NextSeg::new(cfg),
+            recover_fs: 0,
+            prr_delivered: 0,
+            sent_before: 0,
+            lost_until: 0,
+            dup_bytes: 0,
+            head_due: false,
+        }
+    }
+
+    /// With SACK, as RFC 6675: a duplicate ACK counts if it SACKs new data.
+    fn counts_dupack(&self, new_sack: bool) -> bool {
+        new_sack || !self.sack
+    }
+
+    fn loss_detected(&self, c: &Conn) -> bool {
+        sack_loss_detected(c)
+    }
+
+    /// RFC 6675 5.1 with SACK, RFC 6582 3.2 step 1 without.
+    fn may_start(&self, c: &Conn) -> bool {
+        if self.sack {
+            c.tcb.snd_una >= c.tcb.recover
+        } else {
+            c.tcb.snd_una > c.tcb.recover
+        }
+    }
+
+    fn start(&mut self, c: &mut Conn, now: SimTime, _out: &mut Vec<TcpHeader>) {
+        let mss = c.mss();
+        self.recover_fs = c.tcb.bytes_in_flight();
+        if self.sack {
+            // RFC 9937: less what was SACKed before this ACK.
+            self.recover_fs -= c.sb.sacked_bytes() - c.delivered;
+        }
+        c.reduce(now, CaState::Recovery, LossCause::DupAcks);
+        c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);
+        self.prr_delivered = 0;
+        self.sent_before = c.stats.bytes_sent;
+        self.head_due = !self.sack;
+        let delivered = if self.sack {
+            self.next.begin(c);
+            self.lost_until = c.sb.lost_until(c.tcb.snd_una, mss, c.cfg.dupthresh);
+            c.delivered
+        } else {
+            // The duplicates so far each reported a segment, the hole aside.
+            let cap = self.recover_fs.saturating_sub(mss);
+            self.dup_bytes = (c.dupacks as u64 * mss).min(cap);
+            mss.min(self.dup_bytes)
+        };
+        self.on_delivered(c, delivered, false);
+    }
+
+    fn on_dupack(&mut self, c: &mut Conn) {
+        let delivered = if self.sack {
+            self.newly_lost(c);
+            c.delivered
+        } else {
+            let mss = c.mss();
+            if self.dup_bytes + mss < c.tcb.bytes_in_flight() {
+                self.dup_bytes += mss;
+                mss
+            } else {
+                0
+            }
+        };
+        self.on_delivered(c, delivered, false);
+    }
+
+    fn on_ack(&mut self, c: &mut Conn, now: SimTime, ack: u64, acked: u64) {
+        if ack >= c.tcb.recover {
+            // RFC 6937: the recovery ends at ssthresh (Linux's
+            // tcp_end_cwnd_reduction, ns-3's ExitRecovery).
+            let ssthresh = c.tcb.ssthresh;
+            c.recovery_cwnd(ssthresh);
+            c.exit_recovery(now, ack);
+            return;
+        }
+        c.log(now, TcpEventKind::PartialAck, ack);
+        let (delivered, safe) = if self.sack {
+            self.next.on_partial_ack(c);
+            (c.delivered, !self.newly_lost(c))
+        } else {
+            // A partial ACK: the next segment is lost too (NewReno).
+            let one = acked.min(c.mss());
+            let delivered = acked.saturating_sub(self.dup_bytes).max(one);
+            self.dup_bytes = self.dup_bytes.saturating_sub(acked - one);
+            self.head_due = true;
+            (delivered, true)
+        };
+        self.on_delivered(c, delivered, safe);
+    }
+
+    fn send(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) -> bool {
+        if self.sack {
+            self.next.send(c, now, out);
+            return true;
+        }
+        let mss = c.mss();
+        loop {
+            if c.tcb.cwnd < self.pipe(c) + mss || c.paced_out(now) {
+                return true;
+            }
+            if self.head_due {
+                self.head_due = false;
+                let s = c.tcb.snd_una;
+                c.retransmit(now, s, out);
+                continue;
+            }
+            let room = c.tcb.snd_una + c.rwnd;
+            if c.tcb.snd_max >= c.data_end
+                || c.tcb.snd_max + mss.min(c.data_end - c.tcb.snd_max) > room
+            {
+                return true;
+            }
+            let seq = c.tcb.snd_max;
+            let end = c.segment_end(seq);
+            c.emit(now, seq, end - seq, false, out);
+            c.tcb.snd_nxt = c.tcb.snd_max;
+        }
+    }
+
+    fn on_timeout(&mut self, c: &Conn) {
+        self.next.on_timeout(c);
+        self.head_due = false;
+        self.dup_bytes = 0;
+    }
+}
