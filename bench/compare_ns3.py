@@ -15,6 +15,8 @@ builds cppyy from source; it takes several minutes):
     python bench/compare_ns3.py --setup             # creates .venv-ns3 with ns3==3.44.post0
     python bench/compare_ns3.py                     # runs the comparison (a few minutes)
     python bench/compare_ns3.py --duration 60 --seeds 2   # a quick look
+    python bench/compare_ns3.py --recovery prr [--sack]   # PRR: tcplab's recovery="prr"
+                                                          # against ns-3's TcpPrrRecovery
 """
 
 from __future__ import annotations
@@ -33,20 +35,29 @@ HERE = Path(__file__).resolve().parent
 PAIRS = [("newreno", "TcpNewReno"), ("westwoodplus", "TcpWestwoodPlus"), ("vegas", "TcpVegas")]
 
 
-def tcplab_goodput(cc: str, seed: int, duration: float, per: float, delack: int = 2) -> float:
+def tcplab_goodput(cc: str, seed: int, duration: float, per: float, delack: int = 2,
+                   recovery: str = "classic", sack: bool = False) -> float:
     net = tl.Network()
     a, r, b = net.host("source"), net.router("router"), net.host("sink")
     net.link(a, r, rate="10Mbps", delay="45ms", mtu=400, queue="100p")
     net.link(r, b, rate="2Mbps", delay="0.01ms", mtu=400, queue="100p", loss=tl.Uniform(per))
-    net.tcp(a, b, cc=cc, profile="ns3", sack=False, timestamps=False, delayed_ack=delack)
+    if recovery == "prr":
+        net.tcp(a, b, cc=cc, profile="ns3", sack=sack, timestamps=False, delayed_ack=delack,
+                recovery="prr")
+    else:
+        # ns-3's TcpClassicRecovery: NewReno's (or with SACK, RFC 6675's)
+        # recovery, leaving at ssthresh (the ns3 profile's recovery_exit).
+        net.tcp(a, b, cc=cc, profile="ns3", sack=sack, timestamps=False, delayed_ack=delack,
+                recovery="sack" if sack else "newreno")
     return float(net.run(duration=duration, seed=seed).flow("tcp0")["goodput_bps"])
 
 
 def ns3_goodput(python: str, cc: str, run: int, duration: float, per: float,
-                delack: int = 2) -> float:
+                delack: int = 2, recovery: str = "classic", sack: bool = False) -> float:
     out = subprocess.run(
         [python, str(HERE / "ns3" / "westwood_path.py"), "--cc", cc, "--run", str(run),
-         "--duration", str(duration), "--per", str(per), "--delack", str(delack)],
+         "--duration", str(duration), "--per", str(per), "--delack", str(delack),
+         "--recovery", recovery] + (["--sack"] if sack else []),
         capture_output=True, text=True, check=True)
     line = [ln for ln in out.stdout.splitlines() if ln.startswith("{")][-1]
     return float(json.loads(line)["goodput_bps"])
@@ -68,6 +79,10 @@ def main() -> None:
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--per", type=float, default=0.005)
     p.add_argument("--delack", type=int, default=2, help="ACK every N segments (1: no delay)")
+    p.add_argument("--recovery", choices=["classic", "prr"], default="classic",
+                   help="ns-3's TcpClassicRecovery against tcplab's newreno (sack with --sack), "
+                        "or TcpPrrRecovery against recovery=\"prr\"")
+    p.add_argument("--sack", action="store_true", help="SACK on, both sides (default off)")
     a = p.parse_args()
     if a.setup:
         setup(Path(a.venv))
@@ -77,14 +92,17 @@ def main() -> None:
         sys.exit(f"no ns-3 python at {python}: run with --setup first, or pass --ns3-python")
 
     print(f"Westwood path, PER {a.per}, delayed ACK {a.delack}, {a.duration:g} s, "
-          f"seeds 1..{a.seeds}; goodput in kb/s")
+          f"seeds 1..{a.seeds}, recovery {a.recovery}, SACK {'on' if a.sack else 'off'}; "
+          "goodput in kb/s")
     print("| tcplab | ns-3 | tcplab mean | ns-3 mean | tcplab / ns-3 | within 10% |")
     print("|---|---|---|---|---|---|")
     ok = True
     for ours, theirs in PAIRS:
         seeds = range(1, a.seeds + 1)
-        g1 = [tcplab_goodput(ours, s, a.duration, a.per, a.delack) for s in seeds]
-        g2 = [ns3_goodput(python, theirs, s, a.duration, a.per, a.delack) for s in seeds]
+        g1 = [tcplab_goodput(ours, s, a.duration, a.per, a.delack, a.recovery, a.sack)
+              for s in seeds]
+        g2 = [ns3_goodput(python, theirs, s, a.duration, a.per, a.delack, a.recovery, a.sack)
+              for s in seeds]
         m1, m2 = statistics.mean(g1), statistics.mean(g2)
         within = abs(m1 / m2 - 1) <= 0.10
         ok &= within

@@ -72,7 +72,9 @@ def tcplab_scenario(kind: str, arg: str, duration: float, sack: bool = False):
         net.link(a, r, rate="10Mbps", delay="45ms", mtu=400, queue="100p")
         net.link(r, b, rate="2Mbps", delay="0.01ms", mtu=400, queue="100p",
                  loss=tl.Uniform(0.005))
-        net.tcp(a, b, cc=arg, profile="ns3", sack=False, timestamps=False, delayed_ack=2)
+        # ns-3 runs TcpClassicRecovery here (bench/ns3/common.py): NewReno's.
+        net.tcp(a, b, cc=arg, profile="ns3", sack=False, timestamps=False, delayed_ack=2,
+                recovery="newreno")
     return net.scenario(duration=duration, seed=1)
 
 

@@ -5,7 +5,8 @@ The path is the Westwood papers': source -(10 Mb/s, 45 ms)- router -(2 Mb/s,
 loss. With an ACK per segment the queue stays full and the RTT steady, so
 RFC 6298's RTTVAR decays to almost nothing and its timeout to a hair above
 the RTT (or the 200 ms minimum): every queueing spike then fires the timer.
-Linux bounds the variance term by the minimum instead, and recovers by SACK.
+Linux bounds the variance term by the minimum instead, and recovers by PRR
+with SACK.
 """
 
 import numpy as np
@@ -13,12 +14,12 @@ import pytest
 import tcplab as tl
 
 
-def westwood_path(**tcp: object) -> tl.Network:
+def westwood_path(profile: str = "linux", **tcp: object) -> tl.Network:
     net = tl.Network()
     s, r, k = net.host("s"), net.router("r"), net.host("k")
     net.link(s, r, rate="10Mbps", delay="45ms", mtu=400)
     net.link(r, k, rate="2Mbps", delay="10us", mtu=400, name="bn")
-    net.tcp(s, k, profile="linux", delayed_ack=1, **tcp)
+    net.tcp(s, k, profile=profile, delayed_ack=1, **tcp)
     return net
 
 
@@ -28,8 +29,8 @@ def test_the_linux_profile_has_no_timeout_in_600_s_on_the_lossless_westwood_path
     f = res.flows.iloc[0]
     assert f["timeouts"] == 0
     # The slow-start overshoot (and CUBIC's probing) still fill the queue
-    # and drop: recovered by SACK, each drop retransmitted once, but for
-    # the few retransmissions the full queue drops again.
+    # and drop: recovered by PRR with SACK, each drop retransmitted once,
+    # but for the few retransmissions the full queue drops again.
     drops = res.links.set_index(["link", "src"]).loc[("bn", "r"), "drops_queue"]
     assert drops <= f["retransmitted_segments"] <= 1.01 * drops
     assert f["goodput_bps"] > 0.85 * 2e6 * 360 / 400  # the bottleneck's payload rate
@@ -63,15 +64,16 @@ def test_the_linux_rto_stays_at_least_the_minimum_above_srtt():
     assert np.median(rto_over_srtt(rto="rfc6298")) == pytest.approx(0.001)
 
 
-def test_the_linux_profile_recovers_by_sack_whatever_the_variant():
+def test_the_linux_and_ns3_profiles_recover_by_prr_whatever_the_variant():
     def recovery(**tcp: object) -> str:
         return westwood_path(**tcp).scenario(duration="1s").check()["flows"][0]["recovery"]
 
-    assert recovery(cc="reno") == "sack"
-    assert recovery(cc="westwoodplus") == "sack"
-    assert recovery(cc="reno", sack=False) == "newreno"
+    assert recovery(cc="reno") == "prr"
+    assert recovery(cc="westwoodplus") == "prr"
+    assert recovery(cc="reno", sack=False) == "prr"
     assert recovery(cc="tahoe") == "tahoe"
     assert recovery(cc="reno", recovery="reno") == "reno"
+    assert recovery(cc="vegas", profile="ns3") == "prr"
     # The paper profile keeps each variant's own.
     net = tl.Network()
     a, b = net.host("a"), net.host("b")

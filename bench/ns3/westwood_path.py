@@ -13,7 +13,8 @@ timestamps off (tcplab does not model PRR or the PPP header):
 - 400-B IP packets: SegmentSize 360 (no TCP options on data segments);
 - DelAckCount 2, DelAckTimeout 200 ms (ns-3 defaults), InitialCwnd 10
   (default), 128 KiB buffers (default), MinRto 1 s (default);
-- SACK and timestamps off; TcpClassicRecovery instead of the default PRR;
+- SACK and timestamps off; TcpClassicRecovery instead of the default PRR
+  (--sack and --recovery prr change both);
 - RateErrorModel, unit packet, rate 0.005, on reception at the sink.
 """
 
@@ -32,10 +33,13 @@ def main() -> None:
     p.add_argument("--duration", type=float, default=600.0)
     p.add_argument("--per", type=float, default=0.005)
     p.add_argument("--delack", type=int, default=2, help="DelAckCount (1: no delayed ACK)")
+    p.add_argument("--recovery", choices=["classic", "prr"], default="classic")
+    p.add_argument("--sack", action="store_true", help="SACK on (default off)")
     a = p.parse_args()
 
     core = ns
-    configure_tcp(ns, a.cc, segment_size=360, delack=a.delack, sack=False, run=a.run)
+    configure_tcp(ns, a.cc, segment_size=360, delack=a.delack, sack=a.sack, run=a.run,
+                  recovery=a.recovery)
 
     nodes = ns.NodeContainer()
     nodes.Create(3)

@@ -109,8 +109,79 @@ fn without_limited_transmit_the_recovery_ends_at_the_last_segment_before_the_los
 }
 
 #[test]
+fn prr_three_losses_spread_over_the_acks() {
+    let r = run(&scenario(
+        "newreno",
+        &[25, 27, 29],
+        r#", "recovery": "prr", "sack": true"#,
+    ));
+    assert_eq!(
+        trace(&r),
+        vec![
+            // The SACK of 30 starts it (the window is still 28000 when
+            // logged): ssthresh 14000; RecoverFS = 30000 in flight - 3000
+            // SACKed + 1000 this ACK = 28000; pipe = 26 segments (25 lost,
+            // 26, 28, 30 SACKed) > ssthresh: sndcnt = ceil(1000 x 14000 /
+            // 28000) = 500, forced to 1000: cwnd = 27000, the retransmission.
+            ("fast_retransmit", 24001, 28000, 14000),
+            ("retransmit", 24001, 27000, 14000),
+            // SACK of 31 (27 now lost): prr_delivered 2000, pipe 25: sndcnt
+            // 0. SACK of 32 (29 lost): 3000, pipe 23: 500. SACK of 33: 4000,
+            // pipe 22: sndcnt 1000, cwnd 23000: hole 27 (NextSeg rule 1).
+            ("retransmit", 26001, 23000, 14000),
+            // SACK of 34: 500 (cwnd 22500); SACK of 35: pipe 21, 1000: 29.
+            ("retransmit", 28001, 22000, 14000),
+            // By the partial ACKs pipe has come down to ssthresh: cwnd 14000.
+            ("partial_ack", 26001, 14000, 14000),
+            ("partial_ack", 28001, 14000, 14000),
+            // RFC 6675: the recovery point is what was sent at the start,
+            // limited transmit's two segments included.
+            ("recovery_exit", 54001, 14000, 14000),
+        ]
+    );
+    assert_eq!((r.flows[0].fast_retransmits, r.flows[0].timeouts), (1, 0));
+}
+
+#[test]
+fn prr_without_sack_retransmits_one_hole_per_partial_ack() {
+    let r = run(&scenario(
+        "newreno",
+        &[25, 27, 29],
+        r#", "recovery": "prr", "sack": false"#,
+    ));
+    assert_eq!(
+        trace(&r),
+        vec![
+            // RecoverFS = FlightSize = 30000; the three duplicates reported
+            // 3000; pipe = 30000 - 3000 - 1000 (the head) = 26000: sndcnt =
+            // ceil(1000 x 14000 / 30000) = 467, forced to 1000.
+            ("fast_retransmit", 24001, 28000, 14000),
+            ("retransmit", 24001, 27000, 14000),
+            // As NewReno, each partial ACK retransmits the next hole, within
+            // PRR's window (at ssthresh by then).
+            ("partial_ack", 26001, 14000, 14000),
+            ("retransmit", 26001, 14000, 14000),
+            ("partial_ack", 28001, 14000, 14000),
+            ("retransmit", 28001, 14000, 14000),
+            ("recovery_exit", 77001, 14000, 14000),
+        ]
+    );
+    assert_eq!((r.flows[0].fast_retransmits, r.flows[0].timeouts), (1, 0));
+}
+
+#[test]
 fn invariants_hold_for_every_variant_under_random_loss() {
-    for cc in ["tahoe", "reno", "newreno", "sack"] {
+    let cases = [
+        ("tahoe", ""),
+        ("reno", ""),
+        ("newreno", ""),
+        ("sack", ""),
+        ("sack", r#", "rescue_retransmit": true"#),
+        ("newreno", r#", "recovery": "prr", "sack": true"#),
+        ("newreno", r#", "recovery": "prr", "sack": false"#),
+        ("cubic", r#", "profile": "linux""#),
+    ];
+    for (cc, extra) in cases {
         for seed in 1..=3 {
             let text = format!(
                 r#"{{"duration": "30s", "seed": {seed}, "hosts": ["a", "b"],
@@ -118,9 +189,9 @@ fn invariants_hold_for_every_variant_under_random_loss() {
                                 "queue": "30p", "loss": {{"model": "uniform", "per": 0.03}},
                                 "reverse_loss": {{"model": "uniform", "per": 0.03}}}}],
                     "flows": [{{"kind": "tcp", "src": "a", "dst": "b", "cc": "{cc}",
-                                "timestamps": true}},
+                                "timestamps": true {extra}}},
                               {{"kind": "tcp", "src": "a", "dst": "b", "cc": "{cc}",
-                                "app": {{"kind": "transfer", "size": "300KB"}}}}]}}"#
+                                "app": {{"kind": "transfer", "size": "300KB"}} {extra}}}]}}"#
             );
             let r = run(&text);
             for f in &r.flows {

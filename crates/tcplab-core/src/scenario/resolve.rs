@@ -83,14 +83,12 @@ pub fn tcp(
             names.join(", "),
         ));
     };
-    let usual = if linux && info.name != "tahoe" {
-        // Linux recovers by SACK whenever SACK is on (its default), and as
-        // NewReno without it; its congestion-control modules do not choose.
-        if f.sack == Some(false) {
-            Recovery::Newreno
-        } else {
-            Recovery::Sack
-        }
+    let usual = if (linux || ns3) && info.name != "tahoe" {
+        // Linux and ns-3 (since 3.32) reduce the window by PRR whatever the
+        // congestion control: with SACK (their default) by RFC 6675's rules,
+        // without it as NewReno; their congestion-control modules do not
+        // choose.
+        Recovery::Prr
     } else {
         Recovery::ALL
             .iter()

@@ -354,11 +354,11 @@ pub const FIELDS: &[Field] = &[
     ),
     f(
         "flows[tcp].recovery",
-        "tahoe, reno, newreno, sack",
+        "tahoe, reno, newreno, sack, prr",
         "",
         "the variant's",
         "loss recovery",
-        "",
+        "RFC 5681, 6582, 6675, 9937 (linux, ns3: prr)",
     ),
     f(
         "flows[tcp].mss",

@@ -278,6 +278,47 @@ fn prr_ends_the_recovery_at_ssthresh() {
     assert_eq!(f.cwnd_segments(), 10.0);
 }
 
+#[test]
+fn prr_does_not_resend_at_a_new_recovery_what_the_last_one_retransmitted() {
+    // Segments 0 and 5 lost, then segment 20 (new data sent during the
+    // recovery). The SACKs above 20 make it lost while the recovery for 0
+    // and 5 still runs, so it is retransmitted then; the ACK of 5's
+    // retransmission ends that recovery, and the next SACK starts another
+    // at once (20 IsLost). 20's retransmission is still in flight: it is
+    // not sent a third time (RFC 6675 alone would restart HighRxt at 20).
+    let mut f = window(20, Recovery::Prr, true);
+    for j in 1..5 {
+        f.sack(&[(1, j + 1)]);
+    }
+    for j in 6..20 {
+        f.sack(&[(6, j + 1), (1, 5)]);
+    }
+    let first: Vec<u64> = f.take().iter().map(|s| s.0).collect();
+    assert_eq!(first[0], seg(0));
+    assert!(first.contains(&seg(5)));
+    assert!(f.s.tcb().snd_max >= seg(28), "new data went out");
+    f.advance(RTT);
+    // The retransmission of 0 arrives, then the SACKs of 21, 22 and 23.
+    f.ack_sack(5, &[(6, 20)]);
+    for j in 21..24 {
+        f.ack_sack(5, &[(21, j + 1), (6, 20)]);
+    }
+    let sent: Vec<u64> = f.take().iter().map(|s| s.0).collect();
+    assert!(
+        sent.contains(&seg(20)),
+        "20 is retransmitted in the first recovery"
+    );
+    // The retransmission of 5 arrives: the recovery point is acknowledged.
+    f.ack_sack(20, &[(21, 24)]);
+    assert_eq!(f.state(), CaState::Open);
+    f.take();
+    f.ack_sack(20, &[(21, 25)]);
+    assert_eq!(f.state(), CaState::Recovery);
+    let sent: Vec<u64> = f.take().iter().map(|s| s.0).collect();
+    assert!(!sent.contains(&seg(20)), "sent again: {sent:?}");
+    assert_eq!(f.s.stats().fast_retransmits, 2);
+}
+
 // ---- RFC 6675 rule 4: the rescue retransmission --------------------------
 
 /// Ten segments, the application has nothing more; segments 0 and 9 lost,

@@ -45,10 +45,15 @@ impl NextSeg {
     }
 
     /// The recovery starts; the first segment's retransmission waits for
-    /// the window ([`NextSeg::send`]), as PRR has it.
+    /// the window ([`NextSeg::send`]), as PRR has it. What the previous
+    /// recovery retransmitted above the new one's start is still in flight
+    /// (it went out less than an RTT ago: it is not acknowledged yet, and a
+    /// timeout would have reset HighRxt): it is not sent again, as Linux
+    /// keeps its retransmitted marks (`TCPCB_SACKED_RETRANS`) across
+    /// recoveries. RFC 6675 restarts HighRxt at each recovery instead.
     pub fn begin(&mut self, c: &Conn) {
-        self.high_rxt = c.tcb.snd_una;
-        self.head_due = true;
+        self.head_due = self.high_rxt <= c.tcb.snd_una;
+        self.high_rxt = self.high_rxt.max(c.tcb.snd_una);
     }
 
     /// A partial ACK: HighRxt never stays below the cumulative ACK.
