@@ -21,6 +21,7 @@ pub mod cubic;
 pub mod petra;
 pub mod registry;
 pub mod reno;
+pub mod slow_start;
 pub mod vegas;
 pub mod westwood;
 
@@ -88,6 +89,9 @@ pub struct Tcb {
     /// 5681 3.2 step 2 leaves them out of the FlightSize that sets
     /// ssthresh at a fast retransmit.
     pub limited_sent: u64,
+    /// Slow start grows by min(acked, limit) / this: 1, or 4 in HyStart++'s
+    /// Conservative Slow Start ([`slow_start::SlowStart`]).
+    pub slow_start_divisor: u32,
 }
 
 impl Tcb {
@@ -110,6 +114,7 @@ impl Tcb {
             cwnd_cnt: 0,
             pacing_rate: 0.0,
             limited_sent: 0,
+            slow_start_divisor: 1,
         }
     }
 
@@ -254,14 +259,16 @@ impl Probe {
 pub type CustomCc<'a> = &'a mut dyn FnMut(usize) -> Option<Box<dyn CongestionControl>>;
 
 /// RFC 5681 slow start: cwnd += min(acked, limit), with limit = 1 MSS per
-/// ACK, or L = 2 MSS with appropriate byte counting (RFC 3465). Stops at
+/// ACK, or L = 2 MSS with appropriate byte counting (RFC 3465), divided by
+/// `tcb.slow_start_divisor` (HyStart++'s Conservative Slow Start). Stops at
 /// ssthresh and returns the acked bytes left over for congestion avoidance.
 pub fn slow_start(tcb: &mut Tcb, acked: u64, abc: bool) -> u64 {
     let limit = if abc { 2 * tcb.mss } else { tcb.mss };
     let room = tcb.ssthresh.saturating_sub(tcb.cwnd);
-    let inc = acked.min(limit).min(room);
+    let grow = acked.min(limit) / tcb.slow_start_divisor.max(1) as u64;
+    let inc = grow.min(room);
     tcb.cwnd += inc;
-    if inc < acked.min(limit) {
+    if inc < grow {
         acked - inc
     } else {
         0

@@ -366,6 +366,11 @@ pub struct FlowSpec {
     /// off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rescue_retransmit: Option<bool>,
+    /// tcp: how slow start may end before a loss: "standard", "hystart"
+    /// (Linux's; the linux profile's default for cubic) or "hystart++"
+    /// (RFC 9406).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slow_start: Option<crate::cc::slow_start::SlowStartKind>,
     /// tcp: the application (default bulk).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app: Option<AppSpec>,
@@ -418,6 +423,7 @@ impl FlowSpec {
             dupthresh: None,
             limited_transmit: None,
             rescue_retransmit: None,
+            slow_start: None,
             app: None,
         }
     }
@@ -451,6 +457,7 @@ impl FlowSpec {
             ("dupthresh", self.dupthresh.is_some()),
             ("limited_transmit", self.limited_transmit.is_some()),
             ("rescue_retransmit", self.rescue_retransmit.is_some()),
+            ("slow_start", self.slow_start.is_some()),
             ("app", self.app.is_some()),
         ]
     }
@@ -484,6 +491,7 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
             "dupthresh",
             "limited_transmit",
             "rescue_retransmit",
+            "slow_start",
             "app",
         ],
     }

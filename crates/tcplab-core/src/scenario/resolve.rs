@@ -5,6 +5,7 @@
 //! records exactly what ran.
 
 use crate::cc::registry::{self, CcSpec, Profile, VARIANTS};
+use crate::cc::slow_start::SlowStartKind;
 use crate::cc::{CongestionControl, CustomCc, Probe};
 use crate::error::{Error, Result};
 use crate::net::packet::{IPV4_HEADER, TCP_HEADER};
@@ -246,6 +247,14 @@ pub fn tcp(
         dupthresh,
         limited_transmit: *f.limited_transmit.get_or_insert(true),
         rescue_retransmit: *f.rescue_retransmit.get_or_insert(false),
+        // Linux's CUBIC runs HyStart by default (tcp_cubic.c, hystart = 1).
+        slow_start: *f
+            .slow_start
+            .get_or_insert(if linux && spec.name == "cubic" {
+                SlowStartKind::Hystart
+            } else {
+                SlowStartKind::Standard
+            }),
         recovery_exit: *f.recovery_exit.get_or_insert(if linux || ns3 {
             RecoveryExit::Ssthresh
         } else {
@@ -260,6 +269,13 @@ pub fn tcp(
         },
         None => registry::build(&spec, &p("cc"), profile, abc)?,
     };
+    if cfg.slow_start != SlowStartKind::Standard && built.cc.controls_fully() {
+        return Err(Error::invalid_allowed(
+            p("slow_start"),
+            format!("'{}' sets its window itself, without slow start", spec.name),
+            "standard",
+        ));
+    }
     let custom_cc = spec.name == "python";
     f.cc = Some(built.spec);
     let fine_retransmit = built.fine_retransmit;

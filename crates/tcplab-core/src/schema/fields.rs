@@ -520,6 +520,14 @@ pub const FIELDS: &[Field] = &[
         "one rescue retransmission per SACK or PRR recovery (NextSeg rule 4)",
         "RFC 6675 4 rule 4 (not in ns-2 Sack1 or Linux, which has the tail loss probe)",
     ),
+    f(
+        "flows[tcp].slow_start",
+        "standard, hystart, hystart++",
+        "",
+        "",
+        "how slow start may end before a loss",
+        "RFC 5681; Linux tcp_cubic.c HyStart (linux profile, cubic); RFC 9406 HyStart++",
+    ),
     f("flows[tcp].app", "table", "", "bulk", "the application", ""),
     f(
         "flows[tcp].app.kind",

@@ -152,7 +152,7 @@ mod tests {
                      "initial_ssthresh": 10000, "abc": true, "min_rto": 1, "max_rto": 2,
                      "initial_rto": 1, "clock_granularity": 0.001, "rto": "linux",
                      "restart_after_idle": true, "recovery_exit": "flight", "dupthresh": 3, "limited_transmit": true,
-                     "rescue_retransmit": false,
+                     "rescue_retransmit": false, "slow_start": "hystart",
                      "app": {"kind": "onoff", "size": 1, "schedule": [[0, 1]]}}]
         }"#;
         let sc = crate::scenario::Scenario::from_json(text).unwrap();

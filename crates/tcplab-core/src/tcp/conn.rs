@@ -15,6 +15,7 @@ use super::rtt::{Bounds, RttEstimator};
 use super::scoreboard::Scoreboard;
 use super::sender::{SenderStats, TcpEvent, TcpEventKind};
 use super::{base_options, window_shift, TcpConfig, TcpHeader, ACK, FIN};
+use crate::cc::slow_start::SlowStart;
 use crate::cc::{CaState, CongestionControl, CwndEvent, LossCause, Tcb};
 use crate::time::{SimDuration, SimTime};
 
@@ -77,11 +78,14 @@ pub struct Conn {
     pub delivered: u64,
     /// The pacing timer's deadline, if the sender waits for it.
     pub pace_deadline: Option<SimTime>,
+    /// HyStart or HyStart++, when on.
+    pub slow_start: Option<Box<SlowStart>>,
 }
 
 impl Conn {
     pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>, fine_retransmit: bool) -> Self {
         let full = cc.controls_fully();
+        let cfg_slow_start = cfg.slow_start;
         let shift = window_shift(cfg.rcv_buf, cfg.window_scaling);
         let tcb = Tcb::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss as u64);
         let rtt = RttEstimator::new(
@@ -123,6 +127,7 @@ impl Conn {
             ack_rtt: None,
             delivered: 0,
             pace_deadline: None,
+            slow_start: SlowStart::new(cfg_slow_start),
         }
     }
 
@@ -184,8 +189,21 @@ impl Conn {
         self.cc.on_state(&mut self.tcb, to);
         self.tcb.ssthresh = self.cc.ssthresh(&self.tcb, cause);
         self.tcb.ca_state = to;
+        if let Some(ss) = &mut self.slow_start {
+            ss.on_loss(&mut self.tcb);
+        }
         self.tcb.recover = self.tcb.snd_max;
         self.timed = None;
+    }
+
+    /// Before an ACK of `ack` grows the window: the slow-start component
+    /// (HyStart, HyStart++) may end slow start.
+    pub fn slow_start_check(&mut self, now: SimTime, ack: u64, rtt: Option<SimDuration>) {
+        if let Some(ss) = &mut self.slow_start {
+            if ss.on_ack(&mut self.tcb, rtt) {
+                self.log(now, TcpEventKind::SlowStartExit, ack);
+            }
+        }
     }
 
     /// Back to Open at the end of a recovery.

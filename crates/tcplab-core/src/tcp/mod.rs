@@ -72,6 +72,8 @@ pub struct TcpConfig {
     /// RFC 6675 NextSeg rule 4: one rescue retransmission per SACK
     /// recovery, of the segment holding the highest unSACKed byte.
     pub rescue_retransmit: bool,
+    /// How slow start may end before a loss (HyStart, HyStart++).
+    pub slow_start: crate::cc::slow_start::SlowStartKind,
 }
 
 /// RFC 6582 3.2 step 3 offers two windows for the end of fast recovery.

@@ -278,6 +278,7 @@ mod tests {
             limited_transmit: false,
             recovery_exit: super::super::RecoveryExit::Flight,
             rescue_retransmit: false,
+            slow_start: crate::cc::slow_start::SlowStartKind::Standard,
         }
     }
 

@@ -35,6 +35,8 @@ pub enum TcpEventKind {
     PartialAck,
     /// Back to Open after recovery or loss.
     RecoveryExit,
+    /// HyStart or HyStart++ ended slow start (ssthresh = cwnd).
+    SlowStartExit,
     /// All data and the FIN acknowledged.
     Closed,
 }
@@ -48,6 +50,7 @@ impl TcpEventKind {
             TcpEventKind::Timeout => "timeout",
             TcpEventKind::PartialAck => "partial_ack",
             TcpEventKind::RecoveryExit => "recovery_exit",
+            TcpEventKind::SlowStartExit => "slow_start_exit",
             TcpEventKind::Closed => "closed",
         }
     }
@@ -263,6 +266,9 @@ impl Sender {
         c.rto_deadline = None;
         c.last_send = now;
         c.cc.init(&mut c.tcb);
+        if let Some(ss) = &mut c.slow_start {
+            ss.init(&c.tcb);
+        }
         c.log(now, TcpEventKind::Established, 1);
         out.push(c.pure_ack(now));
         self.try_send(now, out);
@@ -380,6 +386,7 @@ impl Sender {
             CaState::Open | CaState::Disorder => {
                 c.dupacks = 0;
                 c.set_state(CaState::Open);
+                c.slow_start_check(now, ack, rtt);
                 c.cc.increase_window(&mut c.tcb, &sample);
             }
             CaState::Loss => {
@@ -388,6 +395,7 @@ impl Sender {
                     c.set_state(CaState::Open);
                     c.log(now, TcpEventKind::RecoveryExit, ack);
                 }
+                c.slow_start_check(now, ack, rtt);
                 c.cc.increase_window(&mut c.tcb, &sample);
             }
             CaState::Recovery => self.recovery.on_ack(c, now, ack, acked),
@@ -499,6 +507,10 @@ impl Sender {
         c.rtt.back_off();
         c.log(now, TcpEventKind::Timeout, c.tcb.snd_una);
         self.recovery.on_timeout(&self.c);
+        let c = &mut self.c;
+        if let Some(ss) = &mut c.slow_start {
+            ss.on_timeout(&mut c.tcb);
+        }
         self.try_send(now, out);
         let c = &mut self.c;
         if c.tcb.snd_una < c.tcb.snd_max {

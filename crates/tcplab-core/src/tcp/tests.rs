@@ -43,6 +43,7 @@ fn config(initial_segments: u64) -> TcpConfig {
         limited_transmit: false,
         recovery_exit: RecoveryExit::Flight,
         rescue_retransmit: false,
+        slow_start: crate::cc::slow_start::SlowStartKind::Standard,
     }
 }
 
