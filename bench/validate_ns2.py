@@ -76,10 +76,13 @@ def tcplab_run(kind: str, topo: str, agent: str, acks: str, per: float, seed: in
     tcp: dict = {"cc": agent, "delayed_ack": 1 if acks == "every" else 2,
                  "delayed_ack_timeout": "200ms"}
     if kind == "linux":
-        # TCP-Linux runs Linux's modules on ns-2's own SACK recovery: PRR
-        # (the linux profile's default) off.
+        # TCP-Linux runs Linux 2.6.22's modules on ns-2's own SACK recovery:
+        # PRR, RACK-TLP and HyStart (the linux profile's defaults) off.
         tcp["profile"] = "linux"
         tcp["recovery"] = "sack"
+        tcp["rack"] = False
+        tcp["tlp"] = False
+        tcp["slow_start"] = "standard"
     if topo == "westwood":
         s, r, k = net.host("source"), net.router("router"), net.host("sink")
         net.link(s, r, rate="10Mbps", delay="45ms", mtu=400)

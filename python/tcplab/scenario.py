@@ -267,6 +267,8 @@ class Network:
         limited_transmit: bool | None = None,
         rescue_retransmit: bool | None = None,
         slow_start: Literal["standard", "hystart", "hystart++"] | None = None,
+        rack: bool | None = None,
+        tlp: bool | None = None,
     ) -> Flow:
         """Add a TCP connection: data from ``src`` (the sender) to ``dst`` (the receiver).
 
@@ -328,7 +330,7 @@ class Network:
             "restart_after_idle": restart_after_idle,
             "recovery_exit": recovery_exit, "dupthresh": dupthresh,
             "limited_transmit": limited_transmit, "rescue_retransmit": rescue_retransmit,
-            "slow_start": slow_start,
+            "slow_start": slow_start, "rack": rack, "tlp": tlp,
         }
         d.update({k: v for k, v in options.items() if v is not None})
         return self._add_flow(d, "tcp", name, src, dst)

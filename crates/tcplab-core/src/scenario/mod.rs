@@ -371,6 +371,12 @@ pub struct FlowSpec {
     /// (RFC 9406).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slow_start: Option<crate::cc::slow_start::SlowStartKind>,
+    /// tcp: RACK loss detection, RFC 8985 (default on in the linux profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rack: Option<bool>,
+    /// tcp: the tail loss probe, RFC 8985 (default on in the linux profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tlp: Option<bool>,
     /// tcp: the application (default bulk).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app: Option<AppSpec>,
@@ -424,6 +430,8 @@ impl FlowSpec {
             limited_transmit: None,
             rescue_retransmit: None,
             slow_start: None,
+            rack: None,
+            tlp: None,
             app: None,
         }
     }
@@ -458,6 +466,8 @@ impl FlowSpec {
             ("limited_transmit", self.limited_transmit.is_some()),
             ("rescue_retransmit", self.rescue_retransmit.is_some()),
             ("slow_start", self.slow_start.is_some()),
+            ("rack", self.rack.is_some()),
+            ("tlp", self.tlp.is_some()),
             ("app", self.app.is_some()),
         ]
     }
@@ -492,6 +502,8 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
             "limited_transmit",
             "rescue_retransmit",
             "slow_start",
+            "rack",
+            "tlp",
             "app",
         ],
     }

@@ -222,6 +222,29 @@ pub fn tcp(
             ">= 1",
         ));
     }
+    // Linux: tcp_recovery = 1 (RACK), tcp_early_retrans = 3 (TLP).
+    let sack_based = matches!(recovery, Recovery::Sack | Recovery::Prr);
+    let rack = *f.rack.get_or_insert(linux && sack && sack_based);
+    let tlp = *f.tlp.get_or_insert(rack);
+    if rack && !sack {
+        return Err(Error::invalid(
+            p("rack"),
+            "RACK needs the SACK option on (RFC 8985)",
+        ));
+    }
+    if tlp && !rack {
+        return Err(Error::invalid(
+            p("tlp"),
+            "the tail loss probe needs rack on (RFC 8985)",
+        ));
+    }
+    if rack && !sack_based {
+        return Err(Error::invalid_allowed(
+            p("rack"),
+            format!("RACK does not drive the {} recovery", recovery.name()),
+            "recovery sack or prr",
+        ));
+    }
     let cfg = TcpConfig {
         mss: mss as u32,
         recovery,
@@ -255,6 +278,8 @@ pub fn tcp(
             } else {
                 SlowStartKind::Standard
             }),
+        rack,
+        tlp,
         recovery_exit: *f.recovery_exit.get_or_insert(if linux || ns3 {
             RecoveryExit::Ssthresh
         } else {

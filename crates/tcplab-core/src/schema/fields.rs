@@ -4,7 +4,7 @@
 
 use super::Field;
 
-const fn f(
+pub(super) const fn f(
     path: &'static str,
     kind: &'static str,
     unit: &'static str,
@@ -22,8 +22,8 @@ const fn f(
     }
 }
 
-/// Every field of a scenario.
-pub const FIELDS: &[Field] = &[
+/// The fields before the TCP options.
+pub(super) const BEFORE_TCP: &[Field] = &[
     f("name", "string", "", "none", "a label for the run", ""),
     f(
         "duration",
@@ -336,198 +336,11 @@ pub const FIELDS: &[Field] = &[
         "stop after this many datagrams",
         "",
     ),
-    f(
-        "flows[tcp].cc",
-        "variant",
-        "",
-        "newreno",
-        "the variant, or { name, parameters }",
-        "",
-    ),
-    f(
-        "flows[tcp].profile",
-        "paper, linux, ns3",
-        "",
-        "paper",
-        "whose defaults",
-        "the RFCs and papers",
-    ),
-    f(
-        "flows[tcp].recovery",
-        "tahoe, reno, newreno, sack, prr",
-        "",
-        "the variant's",
-        "loss recovery",
-        "RFC 5681, 6582, 6675, 9937 (linux, ns3: prr)",
-    ),
-    f(
-        "flows[tcp].mss",
-        "size",
-        "B",
-        "",
-        "payload bytes per segment (default: smallest MTU on the path - 40 B - options)",
-        "RFC 879, RFC 1122",
-    ),
-    f(
-        "flows[tcp].delayed_ack",
-        "count",
-        "segments",
-        "",
-        "ACK every N full segments; 1 or false: every segment",
-        "RFC 1122 4.2.3.2, RFC 5681 4.2",
-    ),
-    f(
-        "flows[tcp].delayed_ack_timeout",
-        "duration",
-        "s",
-        "",
-        "the delayed-ACK timer",
-        "common implementations (RFC 5681: at most 500 ms)",
-    ),
-    f(
-        "flows[tcp].sack",
-        "bool",
-        "",
-        "",
-        "the SACK option",
-        "RFC 2018; on with sack recovery (ns-3, Linux: on)",
-    ),
-    f(
-        "flows[tcp].timestamps",
-        "bool",
-        "",
-        "",
-        "the timestamps option",
-        "RFC 7323 (ns-3, Linux: on)",
-    ),
-    f(
-        "flows[tcp].window_scaling",
-        "bool",
-        "",
-        "",
-        "window scaling",
-        "RFC 7323",
-    ),
-    f(
-        "flows[tcp].rcv_buf",
-        "size",
-        "B",
-        "",
-        "receive buffer, the advertised window",
-        "large enough not to cap common paths (ns-3: 128 KiB)",
-    ),
-    f(
-        "flows[tcp].initial_cwnd",
-        "count",
-        "segments",
-        "",
-        "initial window",
-        "RFC 5681 3.1 (ns-3 3.44, Linux: 10)",
-    ),
-    f(
-        "flows[tcp].initial_ssthresh",
-        "size",
-        "B",
-        "",
-        "initial slow-start threshold",
-        "RFC 5681 3.1",
-    ),
-    f(
-        "flows[tcp].abc",
-        "bool",
-        "",
-        "",
-        "appropriate byte counting",
-        "RFC 3465 (Linux: on)",
-    ),
-    f(
-        "flows[tcp].min_rto",
-        "duration",
-        "s",
-        "",
-        "the RTO's lower bound",
-        "RFC 6298 (Linux: 200 ms)",
-    ),
-    f(
-        "flows[tcp].max_rto",
-        "duration",
-        "s",
-        "",
-        "the RTO's upper bound",
-        "RFC 6298",
-    ),
-    f(
-        "flows[tcp].initial_rto",
-        "duration",
-        "s",
-        "",
-        "the RTO before any sample",
-        "RFC 6298",
-    ),
-    f(
-        "flows[tcp].clock_granularity",
-        "duration",
-        "s",
-        "",
-        "G in RTO = SRTT + max(G, 4 RTTVAR)",
-        "RFC 6298",
-    ),
-    f(
-        "flows[tcp].rto",
-        "rfc6298, linux",
-        "",
-        "",
-        "how the RTO follows from the RTT samples",
-        "RFC 6298; Linux tcp_rtt_estimator (linux)",
-    ),
-    f(
-        "flows[tcp].restart_after_idle",
-        "bool",
-        "",
-        "",
-        "restart from the initial window after an idle RTO",
-        "RFC 5681 4.1",
-    ),
-    f(
-        "flows[tcp].recovery_exit",
-        "flight, ssthresh",
-        "",
-        "",
-        "NewReno's window when recovery ends",
-        "RFC 6582 3.2 step 3 (ns-3, Linux: ssthresh)",
-    ),
-    f(
-        "flows[tcp].dupthresh",
-        "count",
-        "ACKs",
-        "",
-        "duplicate ACKs that trigger fast retransmit",
-        "RFC 5681",
-    ),
-    f(
-        "flows[tcp].limited_transmit",
-        "bool",
-        "",
-        "",
-        "the first two duplicate ACKs each send one new segment",
-        "RFC 3042, RFC 5681 3.2 (ns-2 singledup_ 1, ns-3 LimitedTransmit, Linux)",
-    ),
-    f(
-        "flows[tcp].rescue_retransmit",
-        "bool",
-        "",
-        "",
-        "one rescue retransmission per SACK or PRR recovery (NextSeg rule 4)",
-        "RFC 6675 4 rule 4 (not in ns-2 Sack1 or Linux, which has the tail loss probe)",
-    ),
-    f(
-        "flows[tcp].slow_start",
-        "standard, hystart, hystart++",
-        "",
-        "",
-        "how slow start may end before a loss",
-        "RFC 5681; Linux tcp_cubic.c HyStart (linux profile, cubic); RFC 9406 HyStart++",
-    ),
+    // The TCP options: schema/tcp_fields.rs.
+];
+
+/// The fields after the TCP options.
+pub(super) const AFTER_TCP: &[Field] = &[
     f("flows[tcp].app", "table", "", "bulk", "the application", ""),
     f(
         "flows[tcp].app.kind",

@@ -37,7 +37,16 @@ pub struct Field {
 }
 
 mod fields;
-pub use fields::FIELDS;
+mod tcp_fields;
+/// Every field of a scenario, in the order the docs list them.
+pub static FIELDS: std::sync::LazyLock<Vec<Field>> = std::sync::LazyLock::new(|| {
+    [
+        fields::BEFORE_TCP,
+        tcp_fields::TCP_OPTIONS,
+        fields::AFTER_TCP,
+    ]
+    .concat()
+});
 
 /// The TCP fields' defaults under each profile, read back from the
 /// resolver on a flow over a path with a 1500-byte MTU.
@@ -85,7 +94,7 @@ pub fn export() -> Value {
         .map(|k| json!({"name": k.name(), "meaning": k.meaning()}))
         .collect();
     json!({
-        "fields": FIELDS,
+        "fields": &*FIELDS,
         "tcp_defaults": tcp_defaults(),
         "variants": variants,
         "recoveries": crate::tcp::Recovery::ALL.iter().map(|r| r.name()).collect::<Vec<_>>(),
@@ -153,6 +162,7 @@ mod tests {
                      "initial_rto": 1, "clock_granularity": 0.001, "rto": "linux",
                      "restart_after_idle": true, "recovery_exit": "flight", "dupthresh": 3, "limited_transmit": true,
                      "rescue_retransmit": false, "slow_start": "hystart",
+                     "rack": false, "tlp": false,
                      "app": {"kind": "onoff", "size": 1, "schedule": [[0, 1]]}}]
         }"#;
         let sc = crate::scenario::Scenario::from_json(text).unwrap();

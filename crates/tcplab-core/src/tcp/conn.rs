@@ -10,6 +10,7 @@
 //! estimates) lives in the [`Tcb`] and nowhere else.
 
 use super::fine_retx::FineRetransmit;
+use super::rack::Rack;
 use super::rate::RateSampler;
 use super::rtt::{Bounds, RttEstimator};
 use super::scoreboard::Scoreboard;
@@ -80,12 +81,15 @@ pub struct Conn {
     pub pace_deadline: Option<SimTime>,
     /// HyStart or HyStart++, when on.
     pub slow_start: Option<Box<SlowStart>>,
+    /// RACK-TLP loss detection, when on.
+    pub rack: Option<Box<Rack>>,
 }
 
 impl Conn {
     pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>, fine_retransmit: bool) -> Self {
         let full = cc.controls_fully();
         let cfg_slow_start = cfg.slow_start;
+        let rack = cfg.rack.then(|| Rack::new(cfg.tlp));
         let shift = window_shift(cfg.rcv_buf, cfg.window_scaling);
         let tcb = Tcb::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss as u64);
         let rtt = RttEstimator::new(
@@ -128,6 +132,7 @@ impl Conn {
             delivered: 0,
             pace_deadline: None,
             slow_start: SlowStart::new(cfg_slow_start),
+            rack,
         }
     }
 
@@ -191,6 +196,9 @@ impl Conn {
         self.tcb.ca_state = to;
         if let Some(ss) = &mut self.slow_start {
             ss.on_loss(&mut self.tcb);
+        }
+        if let Some(r) = &mut self.rack {
+            r.end_episode();
         }
         self.tcb.recover = self.tcb.snd_max;
         self.timed = None;
@@ -269,6 +277,9 @@ impl Conn {
         if len > 0 {
             if let Some(r) = &mut self.rate {
                 r.on_sent(now, seq, len);
+            }
+            if let Some(r) = &mut self.rack {
+                r.on_sent(now, seq, seq + len, retx);
             }
             if let Some(f) = &mut self.fine {
                 f.on_sent(now, seq);

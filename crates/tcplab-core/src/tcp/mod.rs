@@ -16,6 +16,7 @@
 
 pub mod conn;
 pub mod fine_retx;
+pub mod rack;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;
@@ -74,6 +75,11 @@ pub struct TcpConfig {
     pub rescue_retransmit: bool,
     /// How slow start may end before a loss (HyStart, HyStart++).
     pub slow_start: crate::cc::slow_start::SlowStartKind,
+    /// RACK loss detection (RFC 8985) instead of DupThresh and IsLost,
+    /// for the SACK-based recoveries.
+    pub rack: bool,
+    /// The tail loss probe (RFC 8985 7), with RACK.
+    pub tlp: bool,
 }
 
 /// RFC 6582 3.2 step 3 offers two windows for the end of fast recovery.

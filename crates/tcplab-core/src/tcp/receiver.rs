@@ -279,6 +279,8 @@ mod tests {
             recovery_exit: super::super::RecoveryExit::Flight,
             rescue_retransmit: false,
             slow_start: crate::cc::slow_start::SlowStartKind::Standard,
+            rack: false,
+            tlp: false,
         }
     }
 

@@ -21,6 +21,9 @@ use super::{ACK, SYN};
 use crate::cc::{Ack, CaState, CongestionControl, CwndEvent, LossCause, Tcb};
 use crate::time::{SimDuration, SimTime};
 
+#[path = "sender_rack.rs"]
+mod rack_glue;
+
 /// Something that happened to the connection, for the event log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TcpEventKind {
@@ -37,6 +40,8 @@ pub enum TcpEventKind {
     RecoveryExit,
     /// HyStart or HyStart++ ended slow start (ssthresh = cwnd).
     SlowStartExit,
+    /// The tail loss probe timer fired and sent a probe.
+    LossProbe,
     /// All data and the FIN acknowledged.
     Closed,
 }
@@ -51,6 +56,7 @@ impl TcpEventKind {
             TcpEventKind::PartialAck => "partial_ack",
             TcpEventKind::RecoveryExit => "recovery_exit",
             TcpEventKind::SlowStartExit => "slow_start_exit",
+            TcpEventKind::LossProbe => "loss_probe",
             TcpEventKind::Closed => "closed",
         }
     }
@@ -128,9 +134,16 @@ impl Sender {
         &self.c.stats
     }
 
-    /// The retransmission timer's deadline, if running.
+    /// The retransmission timer's deadline, if running, or RACK's
+    /// reordering or probe timer if earlier (one timer, as Linux's).
     pub fn rto_deadline(&self) -> Option<SimTime> {
-        self.c.rto_deadline
+        match &self.c.rack {
+            None => self.c.rto_deadline,
+            Some(r) => match (self.c.rto_deadline, r.deadline()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+        }
     }
 
     /// The pacing timer's deadline, if the sender waits for it.
@@ -202,6 +215,7 @@ impl Sender {
         // Data already sent stays sent: the end never falls below snd_max.
         self.c.data_end = end.max(self.c.tcb.snd_max).max(1);
         self.try_send(now, out);
+        self.schedule_probe(now);
     }
 
     /// Freezes the application data at what has been sent so far (an OFF
@@ -272,6 +286,7 @@ impl Sender {
         c.log(now, TcpEventKind::Established, 1);
         out.push(c.pure_ack(now));
         self.try_send(now, out);
+        self.schedule_probe(now);
     }
 
     fn on_ack(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
@@ -291,6 +306,18 @@ impl Sender {
                 }
             }
         }
+        let una_before = self.c.tcb.snd_una;
+        let c = &mut self.c;
+        if let Some(r) = &mut c.rack {
+            let ts = (c.cfg.timestamps && h.ts_ecr > 0).then_some(h.ts_ecr);
+            r.on_ack(now, ack.max(una_before), h.sack_blocks(), ts, c.tcb.min_rtt);
+            let in_recovery = matches!(c.tcb.ca_state, CaState::Recovery | CaState::Loss);
+            r.detect_loss(now, in_recovery, c.cfg.dupthresh, c.tcb.min_rtt, c.tcb.srtt);
+            let new_sack = c.sb.sacked_bytes() > sacked_before;
+            if r.probe_acked(ack, ack > una_before, new_sack) {
+                self.probe_repaired(now);
+            }
+        }
         if ack > self.c.tcb.snd_una {
             self.new_ack(now, h, sacked_before);
         } else if ack == self.c.tcb.snd_una && h.len == 0 && self.c.tcb.snd_una < self.c.tcb.snd_max
@@ -307,7 +334,11 @@ impl Sender {
         if self.c.rate.is_some() {
             self.rate_sample(now, is_dup, was_recovering);
         }
+        if self.c.rack.is_some() {
+            self.rack_recovery(now, out);
+        }
         self.try_send(now, out);
+        self.schedule_probe(now);
     }
 
     /// The controller that sets its window from delivery rates (BBR) gets
@@ -464,6 +495,10 @@ impl Sender {
 
     /// The retransmission timer fired at `now`.
     pub fn on_rto(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        if let Some(fired) = self.c.rack.as_mut().and_then(|r| r.take_due(now)) {
+            self.rack_timer(now, fired, out);
+            return;
+        }
         let c = &mut self.c;
         match c.rto_deadline {
             Some(d) if d <= now => {}
@@ -504,6 +539,9 @@ impl Sender {
         c.dupacks = 0;
         c.tcb.snd_nxt = c.tcb.snd_una;
         c.timed = None;
+        if let Some(r) = &mut c.rack {
+            r.on_timeout();
+        }
         c.rtt.back_off();
         c.log(now, TcpEventKind::Timeout, c.tcb.snd_una);
         self.recovery.on_timeout(&self.c);
@@ -524,6 +562,7 @@ impl Sender {
             self.c.pace_deadline = None;
             self.c.tcb.now = now;
             self.try_send(now, out);
+            self.schedule_probe(now);
         }
     }
 

@@ -44,6 +44,8 @@ fn config(initial_segments: u64) -> TcpConfig {
         recovery_exit: RecoveryExit::Flight,
         rescue_retransmit: false,
         slow_start: crate::cc::slow_start::SlowStartKind::Standard,
+        rack: false,
+        tlp: false,
     }
 }
 

@@ -119,6 +119,9 @@ impl Prr {
         if !self.sack {
             return false;
         }
+        if let Some(r) = &c.rack {
+            return r.newly_lost;
+        }
         let until = c.sb.lost_until(c.tcb.snd_una, c.mss(), c.cfg.dupthresh);
         let grew = until > self.lost_until;
         self.lost_until = until;

@@ -37,8 +37,17 @@ impl NextSeg {
         }
     }
 
-    /// The recovery starts with the retransmission of the first segment.
+    /// The recovery starts with the retransmission of the first segment
+    /// (with RACK, the first it marked lost).
     pub fn start(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {
+        if let Some(r) = &c.rack {
+            self.begin(c);
+            if let Some(s) = r.next_lost(c.tcb.snd_una) {
+                let end = c.retransmit(now, s, out);
+                self.high_rxt = self.high_rxt.max(end);
+            }
+            return;
+        }
         let s = c.tcb.snd_una;
         self.high_rxt = s;
         self.high_rxt = c.retransmit(now, s, out);
@@ -52,7 +61,8 @@ impl NextSeg {
     /// keeps its retransmitted marks (`TCPCB_SACKED_RETRANS`) across
     /// recoveries. RFC 6675 restarts HighRxt at each recovery instead.
     pub fn begin(&mut self, c: &Conn) {
-        self.head_due = self.high_rxt <= c.tcb.snd_una;
+        // With RACK, its marks say what is lost, the first segment included.
+        self.head_due = c.rack.is_none() && self.high_rxt <= c.tcb.snd_una;
         self.high_rxt = self.high_rxt.max(c.tcb.snd_una);
     }
 
@@ -61,8 +71,11 @@ impl NextSeg {
         self.high_rxt = self.high_rxt.max(c.tcb.snd_una);
     }
 
-    /// RFC 6675 SetPipe.
+    /// RFC 6675 SetPipe (with RACK, from its marks).
     pub fn pipe(&self, c: &Conn) -> u64 {
+        if let Some(r) = &c.rack {
+            return r.pipe();
+        }
         c.sb.pipe(
             c.tcb.snd_una,
             c.tcb.snd_max,
@@ -86,8 +99,12 @@ impl NextSeg {
                 continue;
             }
             let from = self.high_rxt.max(c.tcb.snd_una);
-            if let Some(s) = c.sb.next_hole(from, mss, dt, true) {
-                self.high_rxt = c.retransmit(now, s, out);
+            let lost = match &c.rack {
+                Some(r) => r.next_lost(c.tcb.snd_una),
+                None => c.sb.next_hole(from, mss, dt, true),
+            };
+            if let Some(s) = lost {
+                self.high_rxt = self.high_rxt.max(c.retransmit(now, s, out));
                 continue;
             }
             let room = c.tcb.snd_una + c.rwnd;
@@ -99,6 +116,11 @@ impl NextSeg {
                 c.emit(now, seq, end - seq, false, out);
                 c.tcb.snd_nxt = c.tcb.snd_max;
                 continue;
+            }
+            if c.rack.is_some() {
+                // RACK retransmits only what it marked lost (as Linux), and
+                // the tail loss probe stands for the rescue retransmission.
+                return;
             }
             if let Some(s) = c.sb.next_hole(from, mss, dt, false) {
                 self.high_rxt = c.retransmit(now, s, out);
@@ -177,8 +199,11 @@ impl RecoveryStrategy for Sack {
 }
 
 /// RFC 6675 5: DupThresh duplicate ACKs, or the scoreboard's IsLost for
-/// the first unacknowledged segment.
+/// the first unacknowledged segment; with RACK, a segment it marked lost.
 pub(super) fn sack_loss_detected(c: &Conn) -> bool {
+    if let Some(r) = &c.rack {
+        return r.has_lost();
+    }
     c.dupacks >= c.cfg.dupthresh
         || (c.cfg.sack && c.sb.is_lost(c.tcb.snd_una, c.mss(), c.cfg.dupthresh))
 }

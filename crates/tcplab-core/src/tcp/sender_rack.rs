@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The sender's side of RACK-TLP ([`super::super::rack`]): the recovery RACK
+//! starts outside duplicate ACKs, the reduction a retransmitted loss probe
+//! calls for, the probe timer, and what the reordering and probe timers do
+//! when they fire.
+
+use super::{Sender, TcpEventKind};
+use crate::cc::{CaState, LossCause};
+use crate::tcp::conn::SndState;
+use crate::tcp::rack::Fired;
+use crate::tcp::recovery::RecoveryStrategy;
+use crate::tcp::TcpHeader;
+use crate::time::SimTime;
+
+impl Sender {
+    /// RACK marked a segment lost outside a recovery (on any ACK, or when
+    /// its reordering timer fired): the recovery starts.
+    pub(super) fn rack_recovery(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        let c = &self.c;
+        if matches!(c.tcb.ca_state, CaState::Open | CaState::Disorder)
+            && self.recovery.loss_detected(c)
+            && self.recovery.may_start(c)
+        {
+            self.enter_recovery(now, out);
+        }
+    }
+
+    /// A retransmitted loss probe repaired a loss: the window is reduced
+    /// once, as Linux's CWR (ssthresh from the controller, cwnd = ssthresh).
+    pub(super) fn probe_repaired(&mut self, now: SimTime) {
+        let c = &mut self.c;
+        let state = c.tcb.ca_state;
+        c.reduce(now, CaState::Recovery, LossCause::DupAcks);
+        let ssthresh = c.tcb.ssthresh;
+        c.recovery_cwnd(ssthresh);
+        c.cc.on_state(&mut c.tcb, state);
+        c.tcb.ca_state = state;
+    }
+
+    /// Arms the tail loss probe after sending or an ACK (RACK-TLP).
+    pub(super) fn schedule_probe(&mut self, now: SimTime) {
+        let c = &mut self.c;
+        if let Some(r) = &mut c.rack {
+            let open = c.state == SndState::Established && c.tcb.ca_state == CaState::Open;
+            let flight = c.tcb.bytes_in_flight();
+            r.schedule_probe(
+                now,
+                open,
+                flight,
+                c.cfg.mss as u64,
+                c.tcb.srtt,
+                c.rto_deadline,
+            );
+        }
+    }
+
+    /// RACK's timer fired: detect losses again, or send a loss probe.
+    pub(super) fn rack_timer(&mut self, now: SimTime, fired: Fired, out: &mut Vec<TcpHeader>) {
+        let c = &mut self.c;
+        c.tcb.now = now;
+        if c.state != SndState::Established || c.tcb.snd_una == c.tcb.snd_max {
+            return;
+        }
+        match fired {
+            Fired::Reorder => {
+                if let Some(r) = &mut c.rack {
+                    let in_recovery = matches!(c.tcb.ca_state, CaState::Recovery | CaState::Loss);
+                    r.detect_loss(now, in_recovery, c.cfg.dupthresh, c.tcb.min_rtt, c.tcb.srtt);
+                }
+                c.delivered = 0;
+                self.rack_recovery(now, out);
+                self.try_send(now, out);
+            }
+            Fired::Probe => {
+                // RFC 8985 7.3: new data if the receiver's window allows,
+                // else the last segment again, whatever cwnd says.
+                let mss = c.mss();
+                let room = c.tcb.snd_una + c.rwnd;
+                let new_ok = c.tcb.snd_nxt == c.tcb.snd_max
+                    && c.tcb.snd_max < c.data_end
+                    && c.tcb.snd_max + mss.min(c.data_end - c.tcb.snd_max) <= room;
+                let (seq, retrans) = if new_ok {
+                    let seq = c.tcb.snd_max;
+                    let end = c.segment_end(seq);
+                    c.emit(now, seq, end - seq, false, out);
+                    c.tcb.snd_nxt = c.tcb.snd_max;
+                    (seq, false)
+                } else {
+                    let Some(s) = c.rack.as_ref().and_then(|r| r.last_unsacked()) else {
+                        return;
+                    };
+                    c.retransmit(now, s, out);
+                    (s, true)
+                };
+                let end = c.tcb.snd_max;
+                if let Some(r) = &mut c.rack {
+                    r.probe_sent(end, retrans);
+                }
+                c.log(now, TcpEventKind::LossProbe, seq);
+                c.arm_rto(now);
+            }
+        }
+        self.schedule_probe(now);
+    }
+}
