@@ -260,7 +260,7 @@ class Network:
         max_rto: Quantity | None = None,
         initial_rto: Quantity | None = None,
         clock_granularity: Quantity | None = None,
-        rto: Literal["rfc6298", "linux"] | None = None,
+        rto: Literal["rfc6298", "linux", "ns2"] | None = None,
         restart_after_idle: bool | None = None,
         recovery_exit: Literal["flight", "ssthresh"] | None = None,
         dupthresh: int | None = None,

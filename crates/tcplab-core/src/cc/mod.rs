@@ -265,7 +265,10 @@ pub type CustomCc<'a> = &'a mut dyn FnMut(usize) -> Option<Box<dyn CongestionCon
 pub fn slow_start(tcb: &mut Tcb, acked: u64, abc: bool) -> u64 {
     let limit = if abc { 2 * tcb.mss } else { tcb.mss };
     let room = tcb.ssthresh.saturating_sub(tcb.cwnd);
-    let grow = acked.min(limit) / tcb.slow_start_divisor.max(1) as u64;
+    let mut grow = acked.min(limit);
+    if tcb.slow_start_divisor > 1 {
+        grow /= tcb.slow_start_divisor as u64;
+    }
     let inc = grow.min(room);
     tcb.cwnd += inc;
     if inc < grow {

@@ -230,8 +230,8 @@ mod tests {
         let kind = |path: &str| FIELDS.iter().find(|f| f.path == path).unwrap().kind;
         let recoveries: Vec<&str> = crate::tcp::Recovery::ALL.iter().map(|r| r.name()).collect();
         assert_eq!(kind("flows[tcp].recovery"), recoveries.join(", "));
-        assert_eq!(kind("flows[tcp].rto"), "rfc6298, linux");
-        let rto: Vec<String> = ["rfc6298", "linux"]
+        assert_eq!(kind("flows[tcp].rto"), "rfc6298, linux, ns2");
+        let rto: Vec<String> = ["rfc6298", "linux", "ns2"]
             .iter()
             .map(|n| {
                 let p: crate::tcp::rtt::RtoPolicy =
@@ -243,6 +243,6 @@ mod tests {
                     .to_string()
             })
             .collect();
-        assert_eq!(rto, ["rfc6298", "linux"]);
+        assert_eq!(rto, ["rfc6298", "linux", "ns2"]);
     }
 }

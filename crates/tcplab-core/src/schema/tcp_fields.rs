@@ -144,11 +144,11 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
     ),
     f(
         "flows[tcp].rto",
-        "rfc6298, linux",
+        "rfc6298, linux, ns2",
         "",
         "",
         "how the RTO follows from the RTT samples",
-        "RFC 6298; Linux tcp_rtt_estimator (linux)",
+        "RFC 6298; Linux tcp_rtt_estimator (linux); ns-2 rtt_update (ns2)",
     ),
     f(
         "flows[tcp].restart_after_idle",

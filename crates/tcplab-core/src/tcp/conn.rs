@@ -75,8 +75,9 @@ pub struct Conn {
     /// The RTT sample carried by the ACK being processed, if any.
     pub ack_rtt: Option<SimDuration>,
     /// What the ACK being processed reports delivered: bytes newly
-    /// acknowledged, cumulatively or by SACK (RFC 6937 DeliveredData).
-    pub delivered: u64,
+    /// acknowledged, cumulatively or by SACK (RFC 6937 DeliveredData); set
+    /// for the ACKs a recovery sees (duplicates, and ACKs in a recovery).
+    pub delivered: u32,
     /// The pacing timer's deadline, if the sender waits for it.
     pub pace_deadline: Option<SimTime>,
     /// HyStart or HyStart++, when on.

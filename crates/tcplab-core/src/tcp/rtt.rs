@@ -24,6 +24,10 @@ pub enum RtoPolicy {
     /// [min, max] (the papers, ns-3).
     #[default]
     Rfc6298,
+    /// ns-2.35 (`rtt_update`, `rtt_timeout`): SRTT and RTTVAR in integer
+    /// ticks of the clock granularity (ns-2's `tcpTick_`), RTO = SRTT + 4
+    /// RTTVAR truncated to ticks, then clamped to [min, max].
+    Ns2,
     /// Linux (`tcp_rtt_estimator`, `tcp_set_rto`): RTO = SRTT + V, clamped
     /// to max, where V is at least the minimum RTO: the minimum bounds the
     /// variance term, not the whole timeout, so RTO >= SRTT + min. V follows
@@ -38,7 +42,16 @@ pub enum RtoPolicy {
 crate::deserialize_names!(RtoPolicy {
     "rfc6298" => RtoPolicy::Rfc6298,
     "linux" => RtoPolicy::Linux,
+    "ns2" => RtoPolicy::Ns2,
 });
+
+/// ns-2's estimator (tcp.cc `rtt_update`, `rtt_timeout`): integers in
+/// ticks of the clock granularity, SRTT times 8 and RTTVAR times 4.
+#[derive(Clone, Copy, Debug, Default)]
+struct Ns2Var {
+    srtt8: i32,
+    rttvar4: i32,
+}
 
 /// Linux's variance term: the mean deviation `mdev`, its largest value in
 /// the current window `mdev_max`, the term `var` the timeout adds to SRTT
@@ -70,6 +83,7 @@ pub struct RttEstimator {
     rto: SimDuration,
     backoff: u32,
     linux: LinuxVar,
+    ns2: Ns2Var,
 }
 
 /// K in RTO = SRTT + max(G, K * RTTVAR).
@@ -85,6 +99,7 @@ impl RttEstimator {
             bounds,
             backoff: 0,
             linux: LinuxVar::default(),
+            ns2: Ns2Var::default(),
         }
     }
 
@@ -92,6 +107,10 @@ impl RttEstimator {
     /// and the timeout here. `tcb.snd_una` is that of the acknowledgement
     /// the sample came with.
     pub fn sample(&mut self, tcb: &mut Tcb, r: SimDuration) {
+        if self.policy == RtoPolicy::Ns2 {
+            self.ns2_sample(tcb, r);
+            return;
+        }
         let r_ns = r.as_nanos();
         if self.policy == RtoPolicy::Linux {
             self.linux_sample(tcb, r_ns);
@@ -120,7 +139,48 @@ impl RttEstimator {
             RtoPolicy::Linux => {
                 (srtt + SimDuration::from_nanos(self.linux.var)).min(self.bounds.max)
             }
+            RtoPolicy::Ns2 => unreachable!("ns2_sample"),
         };
+        self.backoff = 0;
+    }
+
+    /// ns-2's `rtt_update` and `rtt_timeout` (with `rfc2988_`, its
+    /// default): the sample in whole ticks of the clock granularity (at
+    /// least one; rounded to the nearest, where ns-2 floors it on a clock
+    /// of random phase), SRTT and RTTVAR in fixed point (gains 1/8 and 1/4,
+    /// the first sample giving SRTT = R, RTTVAR = R / 2), RTO = SRTT + 4
+    /// RTTVAR truncated to whole ticks, then at least the minimum and at
+    /// least 2 ticks, at most the maximum.
+    fn ns2_sample(&mut self, tcb: &mut Tcb, r: SimDuration) {
+        let tick = self.bounds.granularity.as_nanos().max(1);
+        let ticks = ((r.as_nanos() + tick / 2) / tick).clamp(1, 1 << 27) as i32;
+        let v = &mut self.ns2;
+        if tcb.srtt.is_none() {
+            v.srtt8 = ticks << 3;
+            v.rttvar4 = ticks << 1;
+        } else {
+            let mut delta = ticks - (v.srtt8 >> 3);
+            v.srtt8 += delta;
+            if v.srtt8 <= 0 {
+                v.srtt8 = 1;
+            }
+            delta = delta.abs() - (v.rttvar4 >> 2);
+            v.rttvar4 += delta;
+            if v.rttvar4 <= 0 {
+                v.rttvar4 = 1;
+            }
+        }
+        let rto_ticks = ((v.rttvar4 << 3) + v.srtt8) >> 3;
+        let rto = SimDuration::from_nanos(rto_ticks as u64 * tick);
+        tcb.srtt = Some(SimDuration::from_nanos(v.srtt8 as u64 * tick / 8));
+        tcb.latest_rtt = Some(r);
+        tcb.min_rtt = Some(tcb.min_rtt.map_or(r, |m| m.min(r)));
+        self.rttvar = SimDuration::from_nanos(v.rttvar4 as u64 * tick / 4);
+        self.samples += 1;
+        self.rto = rto
+            .max(self.bounds.min)
+            .max(SimDuration::from_nanos(2 * tick))
+            .min(self.bounds.max);
         self.backoff = 0;
     }
 
@@ -360,5 +420,37 @@ mod tests {
         e.sample(&mut t, ms(50));
         // RTTVAR has decayed to ~14 ms; 4 * RTTVAR < G, so RTO = SRTT + G.
         assert_eq!(e.rto(), ms(150));
+    }
+
+    #[test]
+    fn ns2_keeps_srtt_and_rttvar_in_whole_ticks() {
+        // tcpTick_ 10 ms, minrto_ 200 ms. 100 ms = 10 ticks: SRTT x 8 = 80,
+        // RTTVAR x 4 = 20; RTO = SRTT + 4 RTTVAR = (8 x 20 + 80) >> 3 = 30 ticks.
+        let bounds = Bounds {
+            min: ms(200),
+            max: ms(60_000),
+            granularity: ms(10),
+        };
+        let mut e = RttEstimator::new(RtoPolicy::Ns2, ms(3000), bounds);
+        let mut tcb = Tcb::new(1000, u64::MAX, 1000);
+        assert_eq!(e.rto(), ms(3000), "ns-2's rtxcur_init_");
+        e.sample(&mut tcb, ms(100));
+        assert_eq!(e.rto(), ms(300));
+        assert_eq!(tcb.srtt, Some(ms(100)));
+        // 120 ms = 12 ticks: err 2, SRTT x 8 = 82; RTTVAR x 4 = 20 + 2 - 5 =
+        // 17; RTO = (136 + 82) >> 3 = 27 ticks (RFC 6298 in ns: 272.5 ms).
+        e.sample(&mut tcb, ms(120));
+        assert_eq!(e.rto(), ms(270));
+        // 104 ms rounds to 10 ticks: err 0, RTTVAR x 4 = 17 - 4 = 13; RTO =
+        // (104 + 82) >> 3 = 23 ticks.
+        e.sample(&mut tcb, ms(104));
+        assert_eq!(e.rto(), ms(230));
+        // Small RTTs: the minimum applies before any backoff.
+        for _ in 0..50 {
+            e.sample(&mut tcb, ms(10));
+        }
+        assert_eq!(e.rto(), ms(200));
+        e.back_off();
+        assert_eq!(e.rto(), ms(400));
     }
 }

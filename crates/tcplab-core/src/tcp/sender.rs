@@ -325,7 +325,7 @@ impl Sender {
             is_dup = true;
             self.c.stats.dupacks += 1;
             let sacked = self.c.sb.sacked_bytes();
-            self.c.delivered = sacked.saturating_sub(sacked_before);
+            self.c.delivered = sacked.saturating_sub(sacked_before).min(u32::MAX as u64) as u32;
             let new_sack = sacked > sacked_before;
             if self.recovery.counts_dupack(new_sack) {
                 self.dup_ack(now, out);
@@ -398,7 +398,11 @@ impl Sender {
             c.rtt.sample(&mut c.tcb, r);
         }
         c.sb.advance(ack);
-        c.delivered = (acked + c.sb.sacked_bytes()).saturating_sub(sacked_before);
+        if c.tcb.ca_state == CaState::Recovery || c.rack.is_some() {
+            // (RACK may start a recovery on this ACK.)
+            let d = (acked + c.sb.sacked_bytes()).saturating_sub(sacked_before);
+            c.delivered = d.min(u32::MAX as u64) as u32;
+        }
         if c.fine.as_mut().is_some_and(|f| f.on_new_ack(ack)) && c.fine_expired(now).is_some() {
             // Vegas: the first two new ACKs after a retransmission check
             // whether the next segment is also overdue.

@@ -124,3 +124,13 @@ fn the_tables_built_from_the_world_in_chunks_are_those_of_the_records() {
     };
     assert_eq!(names.split('\0').count(), n);
 }
+
+#[test]
+fn a_connection_fits_in_fifteen_cache_lines() {
+    // Every delivery reads its connection, and the whole of it is
+    // prefetched before its timer fires: one line more costs 5-8% at
+    // 10,000 flows (docs/performance.md). Large recovery state goes behind
+    // a box (PRR's) so that the strategy enum stays 16 bytes.
+    assert_eq!(std::mem::size_of::<super::TcpFlow>(), 960);
+    assert_eq!(std::mem::size_of::<crate::tcp::recovery::Strategy>(), 16);
+}

@@ -87,8 +87,41 @@ pub trait RecoveryStrategy {
     fn on_timeout(&mut self, _c: &Conn) {}
 }
 
-/// Declares the strategies: each row gives the variant, its type (one file)
-/// and its name in scenarios. Adding a strategy is one file and one row.
+/// A strategy whose state is large lives behind a box, so that every
+/// connection's [`Strategy`] stays as small as the small ones'.
+impl<T: RecoveryStrategy> RecoveryStrategy for Box<T> {
+    fn new(cfg: &TcpConfig) -> Self {
+        Box::new(T::new(cfg))
+    }
+    fn counts_dupack(&self, new_sack: bool) -> bool {
+        (**self).counts_dupack(new_sack)
+    }
+    fn loss_detected(&self, c: &Conn) -> bool {
+        (**self).loss_detected(c)
+    }
+    fn may_start(&self, c: &Conn) -> bool {
+        (**self).may_start(c)
+    }
+    fn start(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {
+        (**self).start(c, now, out)
+    }
+    fn on_dupack(&mut self, c: &mut Conn) {
+        (**self).on_dupack(c)
+    }
+    fn on_ack(&mut self, c: &mut Conn, now: SimTime, ack: u64, acked: u64) {
+        (**self).on_ack(c, now, ack, acked)
+    }
+    fn send(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) -> bool {
+        (**self).send(c, now, out)
+    }
+    fn on_timeout(&mut self, c: &Conn) {
+        (**self).on_timeout(c)
+    }
+}
+
+/// Declares the strategies: each row gives the variant, its type (one file;
+/// boxed if its state is large) and its name in scenarios. Adding a
+/// strategy is one file and one row.
 macro_rules! recoveries {
     ($($variant:ident => $ty:ty, $name:literal;)+) => {
         /// A loss-recovery strategy, as a scenario names it.
@@ -119,7 +152,9 @@ macro_rules! recoveries {
         impl Strategy {
             pub fn new(kind: Recovery, cfg: &TcpConfig) -> Self {
                 match kind {
-                    $(Recovery::$variant => Strategy::$variant(<$ty>::new(cfg))),+
+                    $(Recovery::$variant => {
+                        Strategy::$variant(<$ty as RecoveryStrategy>::new(cfg))
+                    }),+
                 }
             }
         }
@@ -182,7 +217,7 @@ recoveries! {
     Reno => Reno, "reno";
     Newreno => NewReno, "newreno";
     Sack => Sack, "sack";
-    Prr => Prr, "prr";
+    Prr => Box<Prr>, "prr";
 }
 
 impl Serialize for Recovery {

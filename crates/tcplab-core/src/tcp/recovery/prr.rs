@@ -166,7 +166,7 @@ impl RecoveryStrategy for Prr {
         self.recover_fs = c.tcb.bytes_in_flight();
         if self.sack {
             // RFC 9937: less what was SACKed before this ACK.
-            self.recover_fs -= c.sb.sacked_bytes() - c.delivered;
+            self.recover_fs -= c.sb.sacked_bytes() - c.delivered as u64;
         }
         c.reduce(now, CaState::Recovery, LossCause::DupAcks);
         c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);
@@ -176,7 +176,7 @@ impl RecoveryStrategy for Prr {
         let delivered = if self.sack {
             self.next.begin(c);
             self.lost_until = c.sb.lost_until(c.tcb.snd_una, mss, c.cfg.dupthresh);
-            c.delivered
+            c.delivered as u64
         } else {
             // The duplicates so far each reported a segment, the hole aside.
             let cap = self.recover_fs.saturating_sub(mss);
@@ -189,7 +189,7 @@ impl RecoveryStrategy for Prr {
     fn on_dupack(&mut self, c: &mut Conn) {
         let delivered = if self.sack {
             self.newly_lost(c);
-            c.delivered
+            c.delivered as u64
         } else {
             let mss = c.mss();
             if self.dup_bytes + mss < c.tcb.bytes_in_flight() {
@@ -214,7 +214,7 @@ impl RecoveryStrategy for Prr {
         c.log(now, TcpEventKind::PartialAck, ack);
         let (delivered, safe) = if self.sack {
             self.next.on_partial_ack(c);
-            (c.delivered, !self.newly_lost(c))
+            (c.delivered as u64, !self.newly_lost(c))
         } else {
             // A partial ACK: the next segment is lost too (NewReno).
             let one = acked.min(c.mss());

@@ -20,26 +20,22 @@ use crate::time::SimTime;
 pub struct NextSeg {
     /// Highest sequence number retransmitted in this recovery (HighRxt).
     high_rxt: u64,
-    /// RescueRxt: the recovery point when the rescue retransmission was
-    /// last used (RFC 6675 rule 4 allows one per recovery).
-    rescue_rxt: Option<u64>,
-    /// Whether rule 4 is on.
-    rescue: bool,
+    /// This recovery used its rescue retransmission (RFC 6675 rule 4
+    /// allows one per recovery: RescueRxt is the recovery point).
+    rescue_used: bool,
     /// The first unacknowledged segment waits for its fast retransmit.
     head_due: bool,
 }
 
 impl NextSeg {
-    pub fn new(cfg: &TcpConfig) -> Self {
-        NextSeg {
-            rescue: cfg.rescue_retransmit,
-            ..NextSeg::default()
-        }
+    pub fn new(_cfg: &TcpConfig) -> Self {
+        NextSeg::default()
     }
 
     /// The recovery starts with the retransmission of the first segment
     /// (with RACK, the first it marked lost).
     pub fn start(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {
+        self.rescue_used = false;
         if let Some(r) = &c.rack {
             self.begin(c);
             if let Some(s) = r.next_lost(c.tcb.snd_una) {
@@ -61,6 +57,7 @@ impl NextSeg {
     /// keeps its retransmitted marks (`TCPCB_SACKED_RETRANS`) across
     /// recoveries. RFC 6675 restarts HighRxt at each recovery instead.
     pub fn begin(&mut self, c: &Conn) {
+        self.rescue_used = false;
         // With RACK, its marks say what is lost, the first segment included.
         self.head_due = c.rack.is_none() && self.high_rxt <= c.tcb.snd_una;
         self.high_rxt = self.high_rxt.max(c.tcb.snd_una);
@@ -126,10 +123,10 @@ impl NextSeg {
                 self.high_rxt = c.retransmit(now, s, out);
                 continue;
             }
-            if self.rescue && self.rescue_rxt.is_none_or(|r| c.tcb.snd_una > r) {
+            if c.cfg.rescue_retransmit && !self.rescue_used {
                 if let Some(s) = c.sb.rescue_segment(c.tcb.snd_una, c.tcb.snd_max, mss) {
                     // HighRxt stays where it is.
-                    self.rescue_rxt = Some(c.tcb.recover);
+                    self.rescue_used = true;
                     c.retransmit(now, s, out);
                 }
             }
