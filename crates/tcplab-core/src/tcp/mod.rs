@@ -15,6 +15,7 @@
 //! in-order data at once, so the advertised window is the receive buffer.
 
 pub mod conn;
+pub mod event;
 pub mod fine_retx;
 pub mod rack;
 pub mod rate;
