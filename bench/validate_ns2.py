@@ -15,6 +15,11 @@ Two sets of comparisons:
   minrto_ 1 s, tcpTick_ 1 ms. ns-2's singledup_ 1 (limited transmit, its
   default) is kept unless ``--singledup 0``; tcplab has no limited transmit
   yet.
+- ``ns2``: the same ns-2 agents at ns-2's own defaults (window_ 20,
+  windowInit_ 2, minrto_ 0.2 s, tcpTick_ 10 ms, rtxcur_init_ 3 s, singledup_
+  1, bugFix_ on) against tcplab's ns2 profile, which is meant to set a flow
+  as those defaults do. Only the path's packet size and the DelAck sink's
+  200-ms interval_ are set, on both sides.
 - ``linux``: TCP-Linux (Agent/TCP/Linux with select_ca, Linux 2.6.22's
   congestion-control modules on ns-2's own SACK recovery) against tcplab's
   linux profile (Linux's RTO, SACK recovery, initial window 10, 200 ms
@@ -75,6 +80,9 @@ def tcplab_run(kind: str, topo: str, agent: str, acks: str, per: float, seed: in
     loss = tl.Uniform(per) if per > 0 else None
     tcp: dict = {"cc": agent, "delayed_ack": 1 if acks == "every" else 2,
                  "delayed_ack_timeout": "200ms"}
+    if kind == "ns2":
+        tcp["profile"] = "ns2"
+        tcp["delayed_ack_timeout"] = "200ms"
     if kind == "linux":
         # TCP-Linux runs Linux 2.6.22's modules on ns-2's own SACK recovery:
         # PRR, RACK-TLP and HyStart (the linux profile's defaults) off.
@@ -113,8 +121,12 @@ def tcplab_run(kind: str, topo: str, agent: str, acks: str, per: float, seed: in
 
 def ns2_run(ns: str, kind: str, topo: str, agent: str, acks: str, per: float, seed: int,
             duration: float, singledup: int) -> dict:
+    window, tick = "10000", "0.001"
     if kind == "native":
         name, winit, minrto = agent, 4, 1.0
+    elif kind == "ns2":
+        # ns-2's own defaults.
+        name, winit, minrto, window, tick = agent, 2, 0.2, "20", "0.01"
     else:
         name, winit, minrto = f"linux:{agent}", 10, 0.2
     if topo == "dumbbell":
@@ -123,7 +135,7 @@ def ns2_run(ns: str, kind: str, topo: str, agent: str, acks: str, per: float, se
     else:
         topo_arg = topo
     cmd = [ns, "validate.tcl", topo_arg, name, acks, str(per), str(seed), str(duration),
-           "10000", str(winit), str(minrto), "0.001", str(singledup)]
+           window, str(winit), str(minrto), tick, str(singledup)]
     out = subprocess.run(cmd, cwd=HERE / "ns2", capture_output=True, text=True, check=True)
     if "do not find" in out.stdout + out.stderr:
         sys.exit(f"TCP-Linux does not know '{agent}' (it would run Reno): {out.stdout.strip()}")
@@ -149,7 +161,7 @@ def main() -> None:
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--duration", type=float, default=600.0)
     p.add_argument("--per", default=",".join(str(x) for x in PERS))
-    p.add_argument("--set", choices=["native", "linux", "dumbbell", "all"], default="all")
+    p.add_argument("--set", choices=["native", "ns2", "linux", "dumbbell", "all"], default="all")
     p.add_argument("--acks", default="delack,every")
     p.add_argument("--singledup", type=int, default=1,
                    help="ns-2's limited transmit (its default 1; 0 to switch it off)")
@@ -170,9 +182,9 @@ def main() -> None:
         sys.exit("ns-2 not found: apt-get install ns2 (or --ns PATH)")
     pers = [float(x) for x in a.per.split(",")]
     cases = []
-    sets = ["native", "linux", "dumbbell"] if a.set == "all" else [a.set]
+    sets = ["native", "ns2", "linux", "dumbbell"] if a.set == "all" else [a.set]
     for kind in (k for k in sets if k != "dumbbell"):
-        for agent in (NATIVE if kind == "native" else LINUX):
+        for agent in (LINUX if kind == "linux" else NATIVE):
             for acks in a.acks.split(","):
                 for per in pers:
                     cases.append((kind, "westwood", agent, acks, per, a.duration))
@@ -236,8 +248,9 @@ def markdown(rows: list[dict], a: argparse.Namespace) -> str:
         groups.setdefault((r["set"], r["acks"]), []).append(r)
     for (kind, acks), rs in groups.items():
         pers = sorted({r["per"] for r in rs})
-        ref = "ns-2 native agent" if kind.endswith("native") else "TCP-Linux"
-        prof = "paper" if kind.endswith("native") else "linux"
+        ref = {"ns2": "ns-2 native agent at ns-2's defaults"}.get(
+            kind, "ns-2 native agent" if kind.endswith("native") else "TCP-Linux")
+        prof = {"ns2": "ns2"}.get(kind, "paper" if kind.endswith("native") else "linux")
         ack_text = "ACK per segment" if acks == "every" else "delayed ACK (2 segments, 200 ms)"
         where = (f"{DUMBBELL_FLOWS}-flow dumbbell, {rs[0]['duration_s']:g} s"
                  if kind.startswith("dumbbell") else "Westwood path")

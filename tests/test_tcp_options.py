@@ -97,7 +97,8 @@ def test_udp_field_on_a_tcp_flow():
                "profile, recovery, mss, delayed_ack, delayed_ack_timeout, sack, timestamps, "
                "window_scaling, rcv_buf, initial_cwnd, initial_ssthresh, abc, min_rto, max_rto, "
                "initial_rto, clock_granularity, rto, restart_after_idle, recovery_exit, dupthresh, "
-               "limited_transmit, rescue_retransmit, slow_start, rack, tlp, app)",
+               "limited_transmit, rescue_retransmit, slow_start, rack, tlp, reno_recover_guard, "
+               "app)",
                "flows[0].rate")
     assert "rate" not in e.allowed.split(", ") and "cc" in e.allowed.split(", ")
 

@@ -151,8 +151,11 @@ def test_parameters_and_profiles_are_resolved_into_the_scenario():
 
 @pytest.mark.parametrize(("cc", "message", "path"), [
     ({"name": "vegas", "alfa": 2}, "flows[0].cc.alfa: not a parameter of 'vegas' (allowed: "
-     "alpha, beta, congestion_avoidance, fine_retransmit, gamma, modified_slow_start)",
+     "alpha, beta, congestion_avoidance, fine_retransmit, gamma, increase_per_ack, loss_keep, "
+     "modified_slow_start)",
      "flows[0].cc.alfa"),
+    ({"name": "vegas", "loss_keep": 1.5},
+     "flows[0].cc.loss_keep: 1.5 is not a fraction between 0 and 1", "flows[0].cc.loss_keep"),
     ({"name": "vegas", "alpha": 3, "beta": 1}, "flows[0].cc.beta: beta (1) must be >= alpha (3)",
      "flows[0].cc.beta"),
     ({"name": "westwood", "filter": "kalman"}, "flows[0].cc.filter: unknown variant 'kalman'",

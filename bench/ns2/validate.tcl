@@ -22,6 +22,10 @@ lassign $argv topo agent acks per seed duration window winit minrto tick singled
 
 if {$topo == "westwood"} { set size 360 } else { set size 1448 }
 Agent/TCP set packetSize_ $size
+# Agent/TCP/Vegas's output() does not add the 40-B TCP/IP header that
+# Agent/TCP's does: its packets would be 40 B shorter than every other
+# agent's (and tcplab's) for the same payload.
+Agent/TCP/Vegas set packetSize_ [expr {$size + 40}]
 Agent/TCP set window_ $window
 Agent/TCP set windowInit_ $winit
 Agent/TCP set minrto_ $minrto

@@ -4,7 +4,7 @@
 settings profile; ``cc=tl.Vegas(alpha=2, beta=4)`` sets parameters (unset ones
 keep the defaults). ``tl.variants()`` (or ``tcplab variants``) lists every
 variant with its parameters and their defaults under each profile ("paper",
-"linux", "ns3").
+"linux", "ns3", "ns2").
 """
 
 from __future__ import annotations
@@ -44,6 +44,10 @@ class Vegas(Variant):
         alpha, beta, gamma: thresholds in segments (paper 1, 3, 1; Linux/ns-3 2, 4, 1).
         congestion_avoidance, modified_slow_start, fine_retransmit: each
             mechanism of the paper, switchable.
+        loss_keep: the fraction of the window kept on a loss found by
+            duplicate ACKs (0.5, Reno's halving; ns-2's Vegas 0.75).
+        increase_per_ack: grow by 1/cwnd per ACK through a round that grows
+            (ns-2) rather than one segment at its end.
     """
 
     name = "vegas"
@@ -51,11 +55,13 @@ class Vegas(Variant):
     def __init__(self, *, alpha: float | None = None, beta: float | None = None,
                  gamma: float | None = None, congestion_avoidance: bool | None = None,
                  modified_slow_start: bool | None = None,
-                 fine_retransmit: bool | None = None) -> None:
+                 fine_retransmit: bool | None = None, loss_keep: float | None = None,
+                 increase_per_ack: bool | None = None) -> None:
         super().__init__(alpha=alpha, beta=beta, gamma=gamma,
                          congestion_avoidance=congestion_avoidance,
                          modified_slow_start=modified_slow_start,
-                         fine_retransmit=fine_retransmit)
+                         fine_retransmit=fine_retransmit, loss_keep=loss_keep,
+                         increase_per_ack=increase_per_ack)
 
 
 class Westwood(Variant):

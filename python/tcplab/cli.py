@@ -324,7 +324,7 @@ def cmd_variants(args: argparse.Namespace) -> int:
             print(f"    trace cc:{p['name']:<14} ({p['unit']}) {p['meaning']}")
         paper = v["defaults"]["paper"]
         for key, value in paper.items():
-            others = {p: v["defaults"][p].get(key) for p in ("linux", "ns3")}
+            others = {p: v["defaults"][p].get(key) for p in ("linux", "ns3", "ns2")}
             differ = {p: o for p, o in others.items() if o != value}
             note = ("  (" + ", ".join(f"{p}: {json.dumps(o)}" for p, o in differ.items()) + ")"
                     if differ else "")

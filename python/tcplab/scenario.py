@@ -269,6 +269,7 @@ class Network:
         slow_start: Literal["standard", "hystart", "hystart++"] | None = None,
         rack: bool | None = None,
         tlp: bool | None = None,
+        reno_recover_guard: bool | None = None,
     ) -> Flow:
         """Add a TCP connection: data from ``src`` (the sender) to ``dst`` (the receiver).
 
@@ -279,7 +280,7 @@ class Network:
                 ``tl.Vegas(alpha=2, beta=4)`` (see ``tl.variants()``), or an
                 instance of a :class:`tcplab.CongestionControl` subclass.
             profile: whose defaults: ``"paper"`` (RFCs and papers, the default),
-                ``"linux"`` or ``"ns3"``.
+                ``"linux"``, ``"ns3"`` or ``"ns2"``.
             app: :class:`Bulk` (default), :class:`Transfer` or :class:`OnOff`.
             recovery: override the variant's loss recovery (``"tahoe"``,
                 ``"reno"``, ``"newreno"``, ``"sack"``, ``"prr"``).
@@ -331,6 +332,7 @@ class Network:
             "recovery_exit": recovery_exit, "dupthresh": dupthresh,
             "limited_transmit": limited_transmit, "rescue_retransmit": rescue_retransmit,
             "slow_start": slow_start, "rack": rack, "tlp": tlp,
+            "reno_recover_guard": reno_recover_guard,
         }
         d.update({k: v for k, v in options.items() if v is not None})
         return self._add_flow(d, "tcp", name, src, dst)

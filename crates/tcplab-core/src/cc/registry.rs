@@ -36,12 +36,15 @@ pub enum Profile {
     Linux,
     /// ns-3 3.44's defaults.
     Ns3,
+    /// ns-2.35's `Agent/TCP` family, as its defaults are.
+    Ns2,
 }
 
 crate::deserialize_names!(Profile {
     "paper" => Profile::Paper,
     "linux" => Profile::Linux,
     "ns3" => Profile::Ns3,
+    "ns2" => Profile::Ns2,
 });
 
 impl Profile {
@@ -50,6 +53,7 @@ impl Profile {
             Profile::Paper => "paper",
             Profile::Linux => "linux",
             Profile::Ns3 => "ns3",
+            Profile::Ns2 => "ns2",
         }
     }
 }
@@ -149,14 +153,15 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
         "vegas" => to(&match profile {
             Profile::Paper => VegasConfig::paper(),
             Profile::Linux | Profile::Ns3 => VegasConfig::linux(),
+            Profile::Ns2 => VegasConfig::ns2(),
         }),
         "westwood" => to(&match profile {
-            Profile::Paper => WestwoodConfig::paper(),
+            Profile::Paper | Profile::Ns2 => WestwoodConfig::paper(),
             Profile::Ns3 => WestwoodConfig::ns3(false),
             Profile::Linux => WestwoodConfig::linux(),
         }),
         "westwoodplus" => to(&match profile {
-            Profile::Paper => WestwoodConfig::plus_paper(),
+            Profile::Paper | Profile::Ns2 => WestwoodConfig::plus_paper(),
             Profile::Ns3 => WestwoodConfig::ns3(true),
             Profile::Linux => WestwoodConfig::linux(),
         }),

@@ -23,7 +23,12 @@
 //!
 //! Defaults: alpha 1, beta 3, gamma 1 (the paper and ns-2); Linux and ns-3
 //! use alpha 2, beta 4 (the "linux" and "ns3" profiles). On loss the window
-//! is halved as in Reno.
+//! is halved as in Reno (`loss_keep` 0.5). ns-2.35's Agent/TCP/Vegas (the
+//! "ns2" profile) keeps 3/4 of it on a loss detected by duplicate ACKs
+//! (tcp-vegas.cc: win - win / 4, of the whole segments, at least 2), and
+//! grows by 1/cwnd per ACK in the rounds whose Diff is below alpha (while
+//! cwnd is at most 3 segments above what is outstanding), rather than by one
+//! segment at the end of the round (`increase_per_ack`).
 
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +45,12 @@ pub struct VegasConfig {
     pub congestion_avoidance: bool,
     pub modified_slow_start: bool,
     pub fine_retransmit: bool,
+    /// The fraction of the window kept on a loss detected by duplicate
+    /// ACKs (0.5: Reno's halving of the flight).
+    pub loss_keep: f64,
+    /// Grow by 1/cwnd per ACK through a round that decided to grow (ns-2),
+    /// instead of one segment at its end.
+    pub increase_per_ack: bool,
 }
 
 impl VegasConfig {
@@ -51,6 +62,16 @@ impl VegasConfig {
             congestion_avoidance: true,
             modified_slow_start: true,
             fine_retransmit: true,
+            loss_keep: 0.5,
+            increase_per_ack: false,
+        }
+    }
+    /// ns-2.35's Agent/TCP/Vegas (v_alpha_ 1, v_beta_ 3, v_gamma_ 1).
+    pub fn ns2() -> Self {
+        VegasConfig {
+            loss_keep: 0.75,
+            increase_per_ack: true,
+            ..Self::paper()
         }
     }
     pub fn linux() -> Self {
@@ -65,6 +86,12 @@ impl VegasConfig {
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         if self.alpha < 0.0 || self.gamma < 0.0 {
             return Err(("alpha", "alpha and gamma must be >= 0".into()));
+        }
+        if !(self.loss_keep > 0.0 && self.loss_keep < 1.0) {
+            return Err((
+                "loss_keep",
+                format!("{} is not a fraction between 0 and 1", self.loss_keep),
+            ));
         }
         if self.beta < self.alpha {
             return Err((
@@ -90,6 +117,8 @@ pub struct Vegas {
     grow: bool,
     /// The last computed Diff, segments.
     pub diff: f64,
+    /// With `increase_per_ack`: this round grows.
+    incr: bool,
 }
 
 impl Vegas {
@@ -102,6 +131,7 @@ impl Vegas {
             round_end: 0,
             grow: true,
             diff: 0.0,
+            incr: false,
         }
     }
 
@@ -122,6 +152,10 @@ impl Vegas {
                 tcb.ssthresh = tcb.cwnd;
             }
         } else if self.diff < self.cfg.alpha {
+            if self.cfg.increase_per_ack {
+                self.incr = true;
+                return;
+            }
             tcb.cwnd += mss;
         } else if self.diff > self.cfg.beta {
             tcb.set_cwnd(tcb.cwnd.saturating_sub(mss).max(2 * mss));
@@ -148,25 +182,42 @@ impl CongestionControl for Vegas {
         }
         if tcb.snd_una >= self.round_end {
             if self.round_end > 0 {
+                self.incr = false;
                 self.end_round(tcb);
                 self.grow = !self.grow;
             }
             self.round_end = tcb.snd_nxt;
             self.round_rtt = None;
         }
-        if tcb.in_slow_start() && (!self.cfg.modified_slow_start || self.grow) {
-            super::slow_start(tcb, ack.bytes_acked, self.reno.abc);
+        if tcb.in_slow_start() {
+            if !self.cfg.modified_slow_start || self.grow {
+                super::slow_start(tcb, ack.bytes_acked, self.reno.abc);
+            }
+        } else if self.incr && tcb.cwnd <= tcb.bytes_in_flight() + 3 * tcb.mss {
+            super::cong_avoid_per_ack(tcb);
         }
     }
 
-    fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {
-        reno_ssthresh(tcb)
+    fn ssthresh(&mut self, tcb: &Tcb, cause: LossCause) -> u64 {
+        if cause == LossCause::Timeout || self.cfg.loss_keep == 0.5 {
+            return reno_ssthresh(tcb);
+        }
+        // ns-2: of the whole segments of cwnd, keep win - win x (1 - keep),
+        // or 2 segments when the window is 3 or less.
+        let win = tcb.cwnd / tcb.mss;
+        let keep = if win <= 3 {
+            2
+        } else {
+            win - (win as f64 * (1.0 - self.cfg.loss_keep)).floor() as u64
+        };
+        keep.max(2) * tcb.mss
     }
 
     fn on_state(&mut self, _tcb: &mut Tcb, _to: super::CaState) {
         // A new round starts after any state change.
         self.round_end = 0;
         self.round_rtt = None;
+        self.incr = false;
     }
 
     fn probes(&self) -> Vec<Probe> {
@@ -241,5 +292,38 @@ mod tests {
         d.ack_with_nxt(6, Some(ms(200)), 13001);
         assert_eq!(d.tcb.cwnd, 3000);
         assert_eq!(d.tcb.ssthresh, 3000);
+    }
+
+    #[test]
+    fn ns2_s_vegas_grows_per_ack_and_keeps_three_quarters_on_a_loss() {
+        // A round with Diff < alpha: the paper's Vegas adds one segment at the
+        // round's end; ns-2's adds 1/cwnd per ACK through the next round
+        // while cwnd is at most 3 segments above what is outstanding.
+        let (w, _) = round(10, 105, VegasConfig::ns2());
+        assert_eq!(w, 10, "no step at the round's end");
+        let mut d = CcDriver::new(Vegas::new(VegasConfig::ns2(), false), MSS, 10);
+        d.tcb.ssthresh = 1000;
+        d.ack_with_nxt(1, Some(ms(100)), 1 + 10 * MSS);
+        d.ack_with_nxt(10, Some(ms(105)), 1 + 20 * MSS); // ends the round: grow
+        let before = d.tcb.cwnd;
+        d.tcb.snd_max = 1 + 21 * MSS; // 10 segments outstanding after the ACK
+        d.ack_with_nxt(1, Some(ms(105)), 1 + 21 * MSS);
+        assert_eq!(d.tcb.cwnd - before, MSS * MSS / before);
+        // Not while cwnd is more than 3 segments above what is outstanding.
+        let before = d.tcb.cwnd;
+        d.ack_with_nxt(5, Some(ms(105)), 1 + 21 * MSS);
+        assert_eq!(d.tcb.cwnd, before);
+        // A loss by duplicate ACKs: of 20 whole segments, 20 - 20/4 = 15.
+        d.tcb.cwnd = 20 * MSS;
+        assert_eq!(d.cc.ssthresh(&d.tcb, LossCause::DupAcks), 15 * MSS);
+        d.tcb.cwnd = 3 * MSS;
+        assert_eq!(d.cc.ssthresh(&d.tcb, LossCause::DupAcks), 2 * MSS);
+        // The paper's halves the flight.
+        let mut p = Vegas::new(VegasConfig::paper(), false);
+        d.tcb.cwnd = 20 * MSS;
+        assert_eq!(
+            p.ssthresh(&d.tcb, LossCause::DupAcks),
+            reno_ssthresh(&d.tcb)
+        );
     }
 }

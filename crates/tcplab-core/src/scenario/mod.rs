@@ -377,6 +377,10 @@ pub struct FlowSpec {
     /// tcp: the tail loss probe, RFC 8985 (default on in the linux profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tlp: Option<bool>,
+    /// tcp: reno's fast retransmit only above the last recovery point
+    /// (ns-2's bugFix_; default on in the ns2 profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reno_recover_guard: Option<bool>,
     /// tcp: the application (default bulk).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app: Option<AppSpec>,
@@ -432,6 +436,7 @@ impl FlowSpec {
             slow_start: None,
             rack: None,
             tlp: None,
+            reno_recover_guard: None,
             app: None,
         }
     }
@@ -468,6 +473,7 @@ impl FlowSpec {
             ("slow_start", self.slow_start.is_some()),
             ("rack", self.rack.is_some()),
             ("tlp", self.tlp.is_some()),
+            ("reno_recover_guard", self.reno_recover_guard.is_some()),
             ("app", self.app.is_some()),
         ]
     }
@@ -504,6 +510,7 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
             "slow_start",
             "rack",
             "tlp",
+            "reno_recover_guard",
             "app",
         ],
     }

@@ -55,6 +55,8 @@ pub fn tcp(
     let profile = *f.profile.get_or_insert(Profile::Paper);
     let linux = profile == Profile::Linux;
     let ns3 = profile == Profile::Ns3;
+    // ns-2.35's defaults, as `ns` prints them (docs/tcp.md).
+    let ns2 = profile == Profile::Ns2;
     let spec = f.cc.get_or_insert_with(|| CcSpec::named("newreno")).clone();
     let mut user_cc = None;
     if spec.name == "python" {
@@ -110,10 +112,12 @@ pub fn tcp(
         ));
     }
     let timestamps = *f.timestamps.get_or_insert(linux || ns3);
-    let window_scaling = *f.window_scaling.get_or_insert(true);
+    let window_scaling = *f.window_scaling.get_or_insert(!ns2);
     let base = crate::tcp::base_options(timestamps);
     let max_mss = path_mtu.saturating_sub(IPV4_HEADER + TCP_HEADER + base) as u64;
-    let mss = f.mss.get_or_insert(Bytes(max_mss)).0;
+    // ns-2: packetSize_ 1000 B of payload (plus its 40-B header).
+    let usual_mss = if ns2 { max_mss.min(1000) } else { max_mss };
+    let mss = f.mss.get_or_insert(Bytes(usual_mss)).0;
     if !(8..=max_mss).contains(&mss) {
         return Err(Error::invalid_allowed(
             p("mss"),
@@ -131,7 +135,13 @@ pub fn tcp(
     }
     let rcv_buf = f
         .rcv_buf
-        .get_or_insert(Bytes(if ns3 { 128 << 10 } else { 4 << 20 }))
+        .get_or_insert(Bytes(if ns3 {
+            128 << 10
+        } else if ns2 {
+            20 * mss // window_ 20 packets
+        } else {
+            4 << 20
+        }))
         .0;
     let max_buf = if window_scaling {
         65_535u64 << 14
@@ -152,7 +162,8 @@ pub fn tcp(
             format!("{mss} (one MSS) to {max_buf} B"),
         ));
     }
-    let delayed_ack = *f.delayed_ack.get_or_insert(2);
+    // ns-2's Agent/TCPSink ACKs every packet; its DelAck sink waits 100 ms.
+    let delayed_ack = *f.delayed_ack.get_or_insert(if ns2 { 1 } else { 2 });
     if delayed_ack == 0 {
         return Err(Error::invalid_allowed(
             p("delayed_ack"),
@@ -162,7 +173,7 @@ pub fn tcp(
     }
     let delayed_ack_timeout = *f
         .delayed_ack_timeout
-        .get_or_insert(SimDuration::from_millis(200));
+        .get_or_insert(SimDuration::from_millis(if ns2 { 100 } else { 200 }));
     if delayed_ack_timeout.is_zero() {
         return Err(Error::invalid(
             p("delayed_ack_timeout"),
@@ -175,9 +186,13 @@ pub fn tcp(
         1096..=2190 => 3,
         _ => 2,
     };
-    let iw = *f
-        .initial_cwnd
-        .get_or_insert(if linux || ns3 { 10 } else { default_iw as u32 });
+    let iw = *f.initial_cwnd.get_or_insert(if linux || ns3 {
+        10
+    } else if ns2 {
+        2 // windowInit_
+    } else {
+        default_iw as u32
+    });
     if iw == 0 {
         return Err(Error::invalid_allowed(
             p("initial_cwnd"),
@@ -194,16 +209,19 @@ pub fn tcp(
         ));
     }
     let abc = *f.abc.get_or_insert(linux);
-    let min_rto = *f.min_rto.get_or_insert(if linux {
+    let min_rto = *f.min_rto.get_or_insert(if linux || ns2 {
         SimDuration::from_millis(200)
     } else {
         SimDuration::from_secs(1)
     });
     let max_rto = *f.max_rto.get_or_insert(SimDuration::from_secs(60));
-    let initial_rto = *f.initial_rto.get_or_insert(SimDuration::from_secs(1));
+    // ns-2: rtxcur_init_ 3 s, tcpTick_ 10 ms.
+    let initial_rto = *f
+        .initial_rto
+        .get_or_insert(SimDuration::from_secs(if ns2 { 3 } else { 1 }));
     let clock_granularity = *f
         .clock_granularity
-        .get_or_insert(SimDuration::from_millis(1));
+        .get_or_insert(SimDuration::from_millis(if ns2 { 10 } else { 1 }));
     if max_rto < min_rto {
         return Err(Error::invalid(
             p("max_rto"),
@@ -263,6 +281,8 @@ pub fn tcp(
         clock_granularity,
         rto: *f.rto.get_or_insert(if linux {
             RtoPolicy::Linux
+        } else if ns2 {
+            RtoPolicy::Ns2
         } else {
             RtoPolicy::Rfc6298
         }),
@@ -280,7 +300,10 @@ pub fn tcp(
             }),
         rack,
         tlp,
-        recovery_exit: *f.recovery_exit.get_or_insert(if linux || ns3 {
+        // ns-2's bugFix_ (on by default): its Reno needs an ACK above the
+        // last recovery point for another fast retransmit.
+        reno_recover_guard: *f.reno_recover_guard.get_or_insert(ns2),
+        recovery_exit: *f.recovery_exit.get_or_insert(if linux || ns3 || ns2 {
             RecoveryExit::Ssthresh
         } else {
             RecoveryExit::Flight

@@ -52,7 +52,7 @@ pub static FIELDS: std::sync::LazyLock<Vec<Field>> = std::sync::LazyLock::new(||
 /// resolver on a flow over a path with a 1500-byte MTU.
 pub fn tcp_defaults() -> Value {
     let mut out = serde_json::Map::new();
-    for profile in [Profile::Paper, Profile::Linux, Profile::Ns3] {
+    for profile in [Profile::Paper, Profile::Linux, Profile::Ns3, Profile::Ns2] {
         let mut flow = FlowSpec {
             profile: Some(profile),
             ..FlowSpec::empty(FlowKind::Tcp)
@@ -71,7 +71,7 @@ pub fn export() -> Value {
         .iter()
         .map(|v| {
             let mut d = serde_json::Map::new();
-            for p in [Profile::Paper, Profile::Linux, Profile::Ns3] {
+            for p in [Profile::Paper, Profile::Linux, Profile::Ns3, Profile::Ns2] {
                 d.insert(
                     p.name().into(),
                     registry::defaults(v.name, p).unwrap_or_default(),
@@ -162,7 +162,7 @@ mod tests {
                      "initial_rto": 1, "clock_granularity": 0.001, "rto": "linux",
                      "restart_after_idle": true, "recovery_exit": "flight", "dupthresh": 3, "limited_transmit": true,
                      "rescue_retransmit": false, "slow_start": "hystart",
-                     "rack": false, "tlp": false,
+                     "rack": false, "tlp": false, "reno_recover_guard": false,
                      "app": {"kind": "onoff", "size": 1, "schedule": [[0, 1]]}}]
         }"#;
         let sc = crate::scenario::Scenario::from_json(text).unwrap();

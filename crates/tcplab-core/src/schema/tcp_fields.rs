@@ -16,7 +16,7 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
     ),
     f(
         "flows[tcp].profile",
-        "paper, linux, ns3",
+        "paper, linux, ns3, ns2",
         "",
         "paper",
         "whose defaults",
@@ -213,5 +213,13 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "",
         "the tail loss probe (needs rack)",
         "RFC 8985 7 (Linux tcp_early_retrans = 3: linux profile)",
+    ),
+    f(
+        "flows[tcp].reno_recover_guard",
+        "bool",
+        "",
+        "",
+        "reno's fast retransmit only above the last recovery point",
+        "ns-2 bugFix_ (ns2 profile); RFC 5681 has none",
     ),
 ];

@@ -81,6 +81,9 @@ pub struct TcpConfig {
     pub rack: bool,
     /// The tail loss probe (RFC 8985 7), with RACK.
     pub tlp: bool,
+    /// Reno starts another fast retransmit only when the cumulative ACK is
+    /// above the last recovery point (ns-2's `bugFix_`).
+    pub reno_recover_guard: bool,
 }
 
 /// RFC 6582 3.2 step 3 offers two windows for the end of fast recovery.

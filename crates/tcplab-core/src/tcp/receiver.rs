@@ -281,6 +281,7 @@ mod tests {
             slow_start: crate::cc::slow_start::SlowStartKind::Standard,
             rack: false,
             tlp: false,
+            reno_recover_guard: false,
         }
     }
 

@@ -357,3 +357,36 @@ fn without_the_rescue_retransmission_the_last_segment_waits_for_the_timer() {
     let mut f = tail_loss(false);
     assert_eq!(f.take(), vec![(seg(0), MSS)]);
 }
+
+// ---- ns-2's Reno guard (bugFix_) ------------------------------------------
+
+#[test]
+fn with_ns2_s_guard_reno_leaves_a_second_loss_in_the_window_to_the_timer() {
+    // Segments 0 and 5 of ten lost, plain duplicate ACKs. Reno leaves the
+    // recovery on the first new ACK (the partial ACK of 5); the duplicates
+    // that follow are for a loss inside the same window (at or below the
+    // recovery point, segment 10): RFC 5681's Reno starts a second fast
+    // recovery, ns-2's (bugFix_) waits for the timer.
+    let run = |guard: bool| {
+        let mut cfg = config(10);
+        cfg.recovery = Recovery::Reno;
+        cfg.reno_recover_guard = guard;
+        let mut f = Fix::established("newreno", cfg);
+        f.take();
+        f.advance(RTT);
+        for _ in 0..8 {
+            f.dupack();
+        }
+        f.advance(RTT);
+        f.ack(seg(5)); // the retransmission of 0 fills up to 5
+        assert_eq!(f.state(), CaState::Open);
+        f.take();
+        for _ in 0..3 {
+            f.dupack();
+        }
+        (f.s.stats().fast_retransmits, f.take())
+    };
+    assert_eq!(run(false), (2, vec![(seg(5), MSS)]));
+    assert_eq!(run(true).0, 1);
+    assert!(!run(true).1.contains(&(seg(5), MSS)));
+}

@@ -46,6 +46,7 @@ fn config(initial_segments: u64) -> TcpConfig {
         slow_start: crate::cc::slow_start::SlowStartKind::Standard,
         rack: false,
         tlp: false,
+        reno_recover_guard: false,
     }
 }
 

@@ -34,8 +34,10 @@ impl RecoveryStrategy for Reno {
         Reno
     }
 
-    fn may_start(&self, _c: &Conn) -> bool {
-        true
+    /// RFC 5681 has no guard; with `reno_recover_guard` (ns-2's `bugFix_`),
+    /// only when the cumulative ACK is above the last recovery point.
+    fn may_start(&self, c: &Conn) -> bool {
+        !c.cfg.reno_recover_guard || c.tcb.snd_una > c.tcb.recover
     }
 
     fn start(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {

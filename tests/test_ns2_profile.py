@@ -1,0 +1,59 @@
+"""The ns2 profile (issue 18): a flow set as ns-2.35's Agent/TCP family sets it.
+
+Each default was read from ns-2 itself (`ns` printing `[Agent/TCP set
+window_]` and the like); docs/tcp.md lists them with their ns-2 names. The
+comparison with ns-2's own agents at those defaults is
+bench/validate_ns2.py's ``ns2`` set (docs/validation.md).
+"""
+
+import tcplab as tl
+
+
+def effective(per: float = 0.0, **tcp: object) -> dict:
+    net = tl.Network()
+    a, b = net.host("a"), net.host("b")
+    net.link(a, b, rate="1Mbps", delay="1ms", loss=tl.Uniform(per) if per else None)
+    net.tcp(a, b, profile="ns2", **tcp)
+    return net.scenario(duration="1s").check()["flows"][0]
+
+
+def test_the_ns2_profile_takes_ns2_s_defaults():
+    f = effective()
+    assert f["mss"] == "1000B"  # packetSize_ 1000 (+ 40 B of headers)
+    assert f["rcv_buf"] == "20000B"  # window_ 20 packets
+    assert f["initial_cwnd"] == 2  # windowInit_
+    assert (f["min_rto"], f["max_rto"], f["initial_rto"]) == ("200ms", "60s", "3s")
+    assert (f["clock_granularity"], f["rto"]) == ("10ms", "ns2")  # tcpTick_, rtt_update
+    assert (f["delayed_ack"], f["delayed_ack_timeout"]) == (1, "100ms")  # TCPSink; DelAck
+    assert f["limited_transmit"] is True  # singledup_ 1
+    assert f["reno_recover_guard"] is True  # bugFix_
+    assert (f["sack"], f["timestamps"], f["window_scaling"]) == (False, False, False)
+    assert f["recovery"] == "newreno" and f["recovery_exit"] == "ssthresh"
+    assert effective(cc="sack")["sack"] is True  # Sack1
+    vegas = effective(cc="vegas")["cc"]
+    assert (vegas["alpha"], vegas["beta"], vegas["gamma"]) == (1.0, 3.0, 1.0)
+    assert (vegas["loss_keep"], vegas["increase_per_ack"]) == (0.75, True)
+    # A path with a smaller MTU sets a smaller segment, as ns-2's
+    # packetSize_ would have to be.
+    net = tl.Network()
+    a, b = net.host("a"), net.host("b")
+    net.link(a, b, rate="1Mbps", delay="1ms", mtu=400)
+    net.tcp(a, b, profile="ns2")
+    assert net.scenario(duration="1s").check()["flows"][0]["mss"] == "360B"
+
+
+def test_ns2_s_reno_guard_turns_second_losses_in_a_window_into_timeouts():
+    # Westwood path, an ACK per segment, PER 0.01: ns-2's Reno (bugFix_)
+    # waits for the timer where RFC 5681's starts another fast recovery
+    # (bench/validate_ns2.py measured 83 timeouts against 23 without it).
+    def run(guard: bool) -> dict:
+        net = tl.Network()
+        s, r, k = net.host("s"), net.router("r"), net.host("k")
+        net.link(s, r, rate="10Mbps", delay="45ms", mtu=400)
+        net.link(r, k, rate="2Mbps", delay="10us", mtu=400, loss=tl.Uniform(0.01))
+        net.tcp(s, k, cc="reno", profile="ns2", rcv_buf="64000B", reno_recover_guard=guard)
+        return net.run(duration="600s", seed=1).flows.iloc[0]
+
+    guarded, rfc = run(True), run(False)
+    assert guarded["timeouts"] > 2 * rfc["timeouts"]
+    assert guarded["goodput_bps"] < rfc["goodput_bps"]
