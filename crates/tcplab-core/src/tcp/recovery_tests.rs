@@ -22,23 +22,18 @@ impl Fix {
     /// A duplicate ACK of snd_una carrying SACK blocks of whole segments
     /// [from, to).
     fn sack(&mut self, blocks: &[(u64, u64)]) {
-        let mut h = TcpHeader {
-            ack: self.s.tcb().snd_una,
-            flags: ACK,
-            wnd: 65_535,
-            ..TcpHeader::default()
-        };
-        for (i, &(a, b)) in blocks.iter().enumerate() {
-            h.sack[i] = (seg(a), seg(b));
-        }
-        h.nsack = blocks.len() as u8;
-        self.s.on_segment(self.now, &h, &mut self.out);
+        let ack = self.s.tcb().snd_una;
+        self.ack_blocks(ack, blocks);
     }
 
     /// A cumulative ACK up to segment `k` with SACK blocks.
     fn ack_sack(&mut self, k: u64, blocks: &[(u64, u64)]) {
+        self.ack_blocks(seg(k), blocks);
+    }
+
+    fn ack_blocks(&mut self, ack: u64, blocks: &[(u64, u64)]) {
         let mut h = TcpHeader {
-            ack: seg(k),
+            ack,
             flags: ACK,
             wnd: 65_535,
             ..TcpHeader::default()
