@@ -165,8 +165,11 @@ impl RecoveryStrategy for Prr {
         let mss = c.mss();
         self.recover_fs = c.tcb.bytes_in_flight();
         if self.sack {
-            // RFC 9937: less what was SACKed before this ACK.
-            self.recover_fs -= c.sb.sacked_bytes() - c.delivered as u64;
+            // RFC 9937: less what was SACKed before this ACK (what this ACK
+            // delivered, cumulatively or by SACK, counts).
+            self.recover_fs = (self.recover_fs + c.delivered as u64)
+                .saturating_sub(c.sb.sacked_bytes())
+                .max(mss);
         }
         c.reduce(now, CaState::Recovery, LossCause::DupAcks);
         c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);
