@@ -265,6 +265,70 @@ fn the_tail_loss_probe_repairs_the_last_segment_without_a_timeout() {
 }
 
 #[test]
+fn a_probe_and_rack_repair_a_two_segment_tail_loss() {
+    // The last two segments lost (timestamps on): the probe resends the
+    // last; its SACK shows the second-last lost (RACK, after the
+    // reordering window), which a fast recovery resends. No timeout.
+    let r = tail_two();
+    assert_eq!(r.flows[0].timeouts, 0);
+    let ev: Vec<(&str, u64)> = trace(&r).iter().map(|e| (e.0, e.1)).collect();
+    assert_eq!(
+        ev,
+        vec![
+            ("retransmit", 29641),
+            ("loss_probe", 29641),
+            ("fast_retransmit", 28653),
+            ("retransmit", 28653),
+            ("recovery_exit", 30002),
+            ("closed", 30002),
+        ]
+    );
+}
+
+fn tail_two() -> Results {
+    run(&scenario(
+        "newreno",
+        &[30, 31],
+        r#", "recovery": "sack", "sack": true, "timestamps": true, "rack": true,
+           "tlp": true, "app": {"kind": "transfer", "size": "30000B"}"#,
+    ))
+}
+
+#[test]
+fn after_a_timeout_rack_resends_a_retransmission_lost_again() {
+    // 20 segments of 988 B, the last ten lost: nothing comes back, the
+    // timer fires (1 s). Going back N, the retransmission of segment 12
+    // (the 22nd data packet) is lost too; the SACK of 13 shows it. With
+    // RACK it is sent again at once in the Loss state; without, a second,
+    // backed-off timeout (2 s) waits for it.
+    let loss = |rack: bool| {
+        let drops: Vec<u64> = (11..=20).chain([22]).collect();
+        run(&scenario(
+            "newreno",
+            &drops,
+            &format!(
+                r#", "recovery": "sack", "sack": true, "timestamps": true, "rack": {rack},
+                   "tlp": false, "app": {{"kind": "transfer", "size": "19760B"}}"#
+            ),
+        ))
+    };
+    let r = loss(false);
+    assert_eq!(r.flows[0].timeouts, 2);
+    let r = loss(true);
+    assert_eq!(r.flows[0].timeouts, 1);
+    let again: Vec<f64> = r
+        .events
+        .iter()
+        .filter(|e| e.event == "retransmit" && e.seq == 10869)
+        .map(|e| e.time_ns as f64 * 1e-9)
+        .collect();
+    assert_eq!(again.len(), 2);
+    // One round trip (about 11 ms) after it was first resent.
+    assert!(again[1] - again[0] < 0.015, "{again:?}");
+    assert!(r.flows[0].completion_time_s < 1.1);
+}
+
+#[test]
 fn invariants_hold_for_every_variant_under_random_loss() {
     let cases = [
         ("tahoe", ""),

@@ -75,8 +75,9 @@ pub struct Conn {
     /// The RTT sample carried by the ACK being processed, if any.
     pub ack_rtt: Option<SimDuration>,
     /// What the ACK being processed reports delivered: bytes newly
-    /// acknowledged, cumulatively or by SACK (RFC 6937 DeliveredData); set
-    /// for the ACKs a recovery sees (duplicates, and ACKs in a recovery).
+    /// acknowledged, cumulatively or by SACK (RFC 6937 DeliveredData); 0 at
+    /// each ACK, then set for those a recovery can see (duplicates, ACKs in
+    /// a recovery, and with RACK any ACK, which may start one).
     pub delivered: u32,
     /// The pacing timer's deadline, if the sender waits for it.
     pub pace_deadline: Option<SimTime>,

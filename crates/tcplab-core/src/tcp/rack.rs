@@ -148,14 +148,12 @@ impl Rack {
     /// An ACK up to `ack` with these SACK blocks, before the recovery
     /// acts on it: forgets what is cumulatively acknowledged, marks what is
     /// newly SACKed, and takes RACK.xmit_ts and RACK.rtt from the most
-    /// recently sent segment among those newly delivered. `ts_ecr`: the
-    /// ACK's echoed timestamp (ns), if timestamps are on.
+    /// recently sent segment among those newly delivered.
     pub fn on_ack(
         &mut self,
         now: SimTime,
         ack: u64,
         blocks: &[(u64, u64)],
-        ts_ecr: Option<u64>,
         min_rtt: Option<SimDuration>,
     ) {
         while let Some(s) = self.segs.front().copied() {
@@ -169,7 +167,7 @@ impl Rack {
             if s.sacked {
                 self.sacked_segs -= 1;
             } else {
-                self.delivered(now, &s, ts_ecr, min_rtt);
+                self.delivered(now, &s, min_rtt);
             }
         }
         for &(a, b) in blocks {
@@ -182,26 +180,21 @@ impl Rack {
                 if !s.sacked && s.start >= a && s.end <= b {
                     self.segs[i].sacked = true;
                     self.sacked_segs += 1;
-                    self.delivered(now, &s, ts_ecr, min_rtt);
+                    self.delivered(now, &s, min_rtt);
                 }
             }
         }
     }
 
     /// RFC 8985 6.2 steps 2 and 3 for one newly delivered segment.
-    fn delivered(
-        &mut self,
-        now: SimTime,
-        s: &Seg,
-        ts_ecr: Option<u64>,
-        min_rtt: Option<SimDuration>,
-    ) {
+    fn delivered(&mut self, now: SimTime, s: &Seg, min_rtt: Option<SimDuration>) {
         let rtt = now - s.xmit;
         if s.retrans {
-            // The ACK may be for the original transmission.
-            if ts_ecr.is_some_and(|ecr| ecr < s.xmit.as_nanos()) {
-                return;
-            }
+            // The ACK may be for the original transmission: an RTT below
+            // the smallest ever says so (Linux's tcp_rack_advance). RFC
+            // 8985 also compares TSecr with the retransmission's time, but
+            // a receiver echoes the last in-order segment's timestamp (RFC
+            // 7323 4.3), so a SACKed retransmission would always fail it.
             if min_rtt.is_some_and(|m| rtt < m) {
                 return;
             }
@@ -399,7 +392,7 @@ mod tests {
         // lost at 0 + 100 + 25 = 125 ms; the timer waits until then.
         let mut r = sent(5);
         let min = Some(SimDuration::from_millis(100));
-        r.on_ack(t(101), 0, &[(M, 2 * M)], None, min);
+        r.on_ack(t(101), 0, &[(M, 2 * M)], min);
         r.detect_loss(t(101), false, 3, min, min);
         assert!(!r.has_lost());
         assert_eq!(r.deadline(), Some(t(125)));
@@ -410,7 +403,7 @@ mod tests {
         assert_eq!(r.pipe(), 3 * M);
         // With DupThresh segments SACKed, reo_wnd = 0: lost at once.
         let mut r = sent(5);
-        r.on_ack(t(103), 0, &[(M, 4 * M)], None, min);
+        r.on_ack(t(103), 0, &[(M, 4 * M)], min);
         r.detect_loss(t(103), false, 3, min, min);
         assert!(r.has_lost());
     }
@@ -423,27 +416,31 @@ mod tests {
         // again at 230 ms or later.
         let mut r = sent(5);
         let min = Some(SimDuration::from_millis(100));
-        r.on_ack(t(104), 0, &[(M, 5 * M)], None, min);
+        r.on_ack(t(104), 0, &[(M, 5 * M)], min);
         r.detect_loss(t(104), true, 3, min, min);
         assert_eq!(r.next_lost(0), Some(0));
         r.on_sent(t(130), 0, M, true);
         assert!(!r.has_lost());
         assert_eq!(r.pipe(), M);
         r.on_sent(t(131), 5 * M, 6 * M, false);
-        r.on_ack(t(231), 0, &[(M, 6 * M)], None, min);
+        r.on_ack(t(231), 0, &[(M, 6 * M)], min);
         r.detect_loss(t(231), true, 3, min, min);
         assert_eq!(r.next_lost(0), Some(0));
         assert_eq!(r.pipe(), 0);
     }
 
     #[test]
-    fn an_ack_echoing_the_original_transmission_does_not_time_the_retransmission() {
+    fn an_ack_too_soon_after_a_retransmission_does_not_time_it() {
         let mut r = sent(2);
         let min = Some(SimDuration::from_millis(100));
         r.on_sent(t(50), 0, M, true);
-        // TSecr = 0 ms: the original's ACK; RACK keeps no sample from it.
-        r.on_ack(t(100), M, &[], Some(0), min);
+        // 50 ms after the retransmission, below the 100-ms minimum RTT: the
+        // ACK is the original's; RACK keeps no sample from it.
+        r.on_ack(t(100), M, &[], min);
         assert_eq!(r.xmit, None);
+        // A SACK of the other segment one RTT after its send does count.
+        r.on_ack(t(101), M, &[(M, 2 * M)], min);
+        assert_eq!(r.xmit, Some(t(1)));
     }
 
     #[test]

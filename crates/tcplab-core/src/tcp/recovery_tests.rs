@@ -385,3 +385,45 @@ fn with_ns2_s_guard_reno_leaves_a_second_loss_in_the_window_to_the_timer() {
     assert_eq!(run(true).0, 1);
     assert!(!run(true).1.contains(&(seg(5), MSS)));
 }
+
+// ---- RACK-TLP through the sender -------------------------------------------
+
+#[test]
+fn a_loss_after_a_probe_repaired_one_still_starts_a_recovery() {
+    // Ten segments, nothing more to send, the last (9) lost: the probe
+    // resends it, and the ACK of new data sent after it goes beyond the
+    // probe, so the probe repaired a loss (one window reduction). Segment
+    // 11 of the next flight is lost: RACK marks it from the SACKs of 12 to
+    // 14, and a recovery must start (the reduction left no recovery point
+    // that would forbid it).
+    let mut cfg = config(10);
+    cfg.recovery = Recovery::Sack;
+    cfg.sack = true;
+    cfg.rack = true;
+    cfg.tlp = true;
+    let mut f = Fix::established("newreno", cfg);
+    f.s.pause_app();
+    f.take();
+    f.advance(RTT);
+    f.ack(seg(9)); // 0..=8 arrived
+    f.timeout(); // the probe timer (2 SRTT) fires first
+    assert_eq!(f.take(), vec![(seg(9), MSS)]);
+    assert!(f.events().contains(&TcpEventKind::LossProbe));
+    f.advance(RTT);
+    f.ack(seg(10)); // the probe arrived: the ACK reaches its end
+    let now = f.now;
+    f.s.set_app_limit(now, 20 * MSS, &mut f.out);
+    let sent = f.take();
+    assert_eq!(sent.first(), Some(&(seg(10), MSS)));
+    f.advance(RTT);
+    f.ack(seg(11)); // beyond the probe: it repaired a loss
+    assert_eq!(f.ssthresh_segments(), 5.0, "one reduction");
+    assert_eq!(f.state(), CaState::Open);
+    f.take();
+    for k in 12..15 {
+        f.ack_sack(11, &[(12, k + 1)]);
+    }
+    assert_eq!(f.state(), CaState::Recovery);
+    assert_eq!(f.s.stats().fast_retransmits, 1);
+    assert!(f.take().contains(&(seg(11), MSS)));
+}

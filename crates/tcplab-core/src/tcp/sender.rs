@@ -251,6 +251,7 @@ impl Sender {
         self.c.rwnd = (h.wnd as u64) << self.c.peer_shift;
         let was_recovering = matches!(self.c.tcb.ca_state, CaState::Recovery | CaState::Loss);
         self.c.ack_rtt = None;
+        self.c.delivered = 0;
         let mut is_dup = false;
         let sacked_before = self.c.sb.sacked_bytes();
         if self.c.cfg.sack {
@@ -263,8 +264,7 @@ impl Sender {
         let una_before = self.c.tcb.snd_una;
         let c = &mut self.c;
         if let Some(r) = &mut c.rack {
-            let ts = (c.cfg.timestamps && h.ts_ecr > 0).then_some(h.ts_ecr);
-            r.on_ack(now, ack.max(una_before), h.sack_blocks(), ts, c.tcb.min_rtt);
+            r.on_ack(now, ack.max(una_before), h.sack_blocks(), c.tcb.min_rtt);
             let in_recovery = matches!(c.tcb.ca_state, CaState::Recovery | CaState::Loss);
             r.detect_loss(now, in_recovery, c.cfg.dupthresh, c.tcb.min_rtt, c.tcb.srtt);
             let new_sack = c.sb.sacked_bytes() > sacked_before;
@@ -550,6 +550,9 @@ impl Sender {
         if c.tcb.ca_state == CaState::Recovery && self.recovery.send(c, now, out) {
             return;
         }
-        c.send_window(now, out);
+        if c.tcb.ca_state == CaState::Loss && c.rack.is_some() {
+            self.loss_retransmit(now, out);
+        }
+        self.c.send_window(now, out);
     }
 }

@@ -30,14 +30,35 @@ impl Sender {
     pub(super) fn probe_repaired(&mut self, now: SimTime) {
         let c = &mut self.c;
         let state = c.tcb.ca_state;
+        // No recovery point: a loss RACK finds in the next flight must
+        // start a recovery (Linux's CWR does not move high_seq's guard).
+        let recover = c.tcb.recover;
         c.reduce(now, CaState::Recovery, LossCause::DupAcks);
+        c.tcb.recover = recover;
         let ssthresh = c.tcb.ssthresh;
         c.recovery_cwnd(ssthresh);
         c.cc.on_state(&mut c.tcb, state);
         c.tcb.ca_state = state;
     }
 
-    /// Arms the tail loss probe after sending or an ACK (RACK-TLP).
+    /// After a timeout (the Loss state), RACK can find a retransmission
+    /// lost again, below where going back N has reached: it is sent again
+    /// as the window allows, as Linux does in Loss, instead of waiting for
+    /// another, backed-off timeout.
+    pub(super) fn loss_retransmit(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        let c = &mut self.c;
+        let mss = c.mss();
+        while let Some(s) = c.rack.as_ref().and_then(|r| {
+            r.next_lost(c.tcb.snd_una)
+                .filter(|&s| s < c.tcb.snd_nxt && r.pipe() + mss <= c.tcb.cwnd)
+        }) {
+            c.retransmit(now, s, out);
+        }
+    }
+
+    /// Arms the tail loss probe after sending or an ACK (RACK-TLP); the
+    /// probe retransmits the last segment not SACKed (Linux and RFC 8985
+    /// name the last segment: resending a SACKed one would tell nothing).
     pub(super) fn schedule_probe(&mut self, now: SimTime) {
         let c = &mut self.c;
         if let Some(r) = &mut c.rack {
