@@ -108,13 +108,18 @@ fn without_limited_transmit_the_recovery_ends_at_the_last_segment_before_the_los
     );
 }
 
+/// Segments 25, 27 and 29 lost, recovered by PRR with or without SACK in
+/// one recovery and no timeout.
+fn prr_three_losses(sack: bool) -> Results {
+    let extra = format!(r#", "recovery": "prr", "sack": {sack}"#);
+    let r = run(&scenario("newreno", &[25, 27, 29], &extra));
+    assert_eq!((r.flows[0].fast_retransmits, r.flows[0].timeouts), (1, 0));
+    r
+}
+
 #[test]
 fn prr_three_losses_spread_over_the_acks() {
-    let r = run(&scenario(
-        "newreno",
-        &[25, 27, 29],
-        r#", "recovery": "prr", "sack": true"#,
-    ));
+    let r = prr_three_losses(true);
     assert_eq!(
         trace(&r),
         vec![
@@ -139,16 +144,11 @@ fn prr_three_losses_spread_over_the_acks() {
             ("recovery_exit", 54001, 14000, 14000),
         ]
     );
-    assert_eq!((r.flows[0].fast_retransmits, r.flows[0].timeouts), (1, 0));
 }
 
 #[test]
 fn prr_without_sack_retransmits_one_hole_per_partial_ack() {
-    let r = run(&scenario(
-        "newreno",
-        &[25, 27, 29],
-        r#", "recovery": "prr", "sack": false"#,
-    ));
+    let r = prr_three_losses(false);
     assert_eq!(
         trace(&r),
         vec![
@@ -166,7 +166,6 @@ fn prr_without_sack_retransmits_one_hole_per_partial_ack() {
             ("recovery_exit", 77001, 14000, 14000),
         ]
     );
-    assert_eq!((r.flows[0].fast_retransmits, r.flows[0].timeouts), (1, 0));
 }
 
 /// Times of the events named `kind`.
