@@ -33,6 +33,7 @@ def test_the_ns2_profile_takes_ns2_s_defaults():
     vegas = effective(cc="vegas")["cc"]
     assert (vegas["alpha"], vegas["beta"], vegas["gamma"]) == (1.0, 3.0, 1.0)
     assert (vegas["loss_keep"], vegas["increase_per_ack"]) == (0.75, True)
+    assert vegas["retransmit_backoff"] is True
     # A path with a smaller MTU sets a smaller segment, as ns-2's
     # packetSize_ would have to be.
     net = tl.Network()

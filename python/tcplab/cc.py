@@ -48,6 +48,8 @@ class Vegas(Variant):
             duplicate ACKs (0.5, Reno's halving; ns-2's Vegas 0.75).
         increase_per_ack: grow by 1/cwnd per ACK through a round that grows
             (ns-2) rather than one segment at its end.
+        retransmit_backoff: each retransmission backs the retransmission
+            timer off until an RTT sample arrives (ns-2's Vegas).
     """
 
     name = "vegas"
@@ -56,12 +58,14 @@ class Vegas(Variant):
                  gamma: float | None = None, congestion_avoidance: bool | None = None,
                  modified_slow_start: bool | None = None,
                  fine_retransmit: bool | None = None, loss_keep: float | None = None,
-                 increase_per_ack: bool | None = None) -> None:
+                 increase_per_ack: bool | None = None,
+                 retransmit_backoff: bool | None = None) -> None:
         super().__init__(alpha=alpha, beta=beta, gamma=gamma,
                          congestion_avoidance=congestion_avoidance,
                          modified_slow_start=modified_slow_start,
                          fine_retransmit=fine_retransmit, loss_keep=loss_keep,
-                         increase_per_ack=increase_per_ack)
+                         increase_per_ack=increase_per_ack,
+                         retransmit_backoff=retransmit_backoff)
 
 
 class Westwood(Variant):

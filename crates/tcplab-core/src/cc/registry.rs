@@ -178,6 +178,8 @@ pub struct Built {
     pub spec: CcSpec,
     /// The sender should run Vegas's fine-grained retransmission.
     pub fine_retransmit: bool,
+    /// Each retransmission backs the retransmission timer off (ns-2's Vegas).
+    pub retransmit_backoff: bool,
 }
 
 fn config<T: serde::de::DeserializeOwned>(path: &str, merged: &Value) -> Result<T> {
@@ -245,12 +247,14 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
     }
     let value = Value::Object(merged.clone());
     let mut fine_retransmit = false;
+    let mut retransmit_backoff = false;
     let cc: Box<dyn CongestionControl> = match info.name {
         "tahoe" | "reno" | "newreno" | "sack" => Box::new(Reno { abc }),
         "vegas" => {
             let c: VegasConfig = config(path, &value)?;
             check(path, c.validate())?;
             fine_retransmit = c.fine_retransmit;
+            retransmit_backoff = c.retransmit_backoff;
             Box::new(Vegas::new(c, abc))
         }
         "westwood" | "westwoodplus" => {
@@ -291,6 +295,7 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
     Ok(Built {
         cc,
         fine_retransmit,
+        retransmit_backoff,
         spec: CcSpec {
             name: info.name.to_string(),
             params: merged,

@@ -51,6 +51,10 @@ pub struct VegasConfig {
     /// Grow by 1/cwnd per ACK through a round that decided to grow (ns-2),
     /// instead of one segment at its end.
     pub increase_per_ack: bool,
+    /// Each retransmission (fast or fine-grained) backs the retransmission
+    /// timer off, as ns-2's Vegas (`reset_rtx_timer(1)`), until an RTT
+    /// sample arrives.
+    pub retransmit_backoff: bool,
 }
 
 impl VegasConfig {
@@ -64,6 +68,7 @@ impl VegasConfig {
             fine_retransmit: true,
             loss_keep: 0.5,
             increase_per_ack: false,
+            retransmit_backoff: false,
         }
     }
     /// ns-2.35's Agent/TCP/Vegas (v_alpha_ 1, v_beta_ 3, v_gamma_ 1).
@@ -71,6 +76,7 @@ impl VegasConfig {
         VegasConfig {
             loss_keep: 0.75,
             increase_per_ack: true,
+            retransmit_backoff: true,
             ..Self::paper()
         }
     }

@@ -303,6 +303,7 @@ pub fn tcp(
         // ns-2's bugFix_ (on by default): its Reno needs an ACK above the
         // last recovery point for another fast retransmit.
         reno_recover_guard: *f.reno_recover_guard.get_or_insert(ns2),
+        retransmit_backoff: false, // the variant's (below)
         recovery_exit: *f.recovery_exit.get_or_insert(if linux || ns3 || ns2 {
             RecoveryExit::Ssthresh
         } else {
@@ -314,6 +315,7 @@ pub fn tcp(
             cc,
             spec: spec.clone(),
             fine_retransmit: false,
+            retransmit_backoff: false,
         },
         None => registry::build(&spec, &p("cc"), profile, abc)?,
     };
@@ -325,6 +327,8 @@ pub fn tcp(
         ));
     }
     let custom_cc = spec.name == "python";
+    let mut cfg = cfg;
+    cfg.retransmit_backoff = built.retransmit_backoff;
     f.cc = Some(built.spec);
     let fine_retransmit = built.fine_retransmit;
     let probes = built.cc.probes();

@@ -169,6 +169,14 @@ impl Conn {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
+    /// ns-2's Vegas: a retransmission restarts the timer backed off.
+    pub fn retransmit_backoff(&mut self, now: SimTime) {
+        if self.cfg.retransmit_backoff {
+            self.rtt.back_off();
+            self.arm_rto(now);
+        }
+    }
+
     /// Starts the timer if it is not running.
     pub fn arm_rto_if_idle(&mut self, now: SimTime) {
         if self.rto_deadline.is_none() {

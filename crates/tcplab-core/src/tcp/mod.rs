@@ -84,6 +84,9 @@ pub struct TcpConfig {
     /// Reno starts another fast retransmit only when the cumulative ACK is
     /// above the last recovery point (ns-2's `bugFix_`).
     pub reno_recover_guard: bool,
+    /// Each retransmission backs the retransmission timer off (ns-2's
+    /// Vegas); set from the variant, not a scenario field.
+    pub retransmit_backoff: bool,
 }
 
 /// RFC 6582 3.2 step 3 offers two windows for the end of fast recovery.

@@ -282,6 +282,7 @@ mod tests {
             rack: false,
             tlp: false,
             reno_recover_guard: false,
+            retransmit_backoff: false,
         }
     }
 

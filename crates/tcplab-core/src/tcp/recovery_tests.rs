@@ -427,3 +427,22 @@ fn a_loss_after_a_probe_repaired_one_still_starts_a_recovery() {
     assert_eq!(f.s.stats().fast_retransmits, 1);
     assert!(f.take().contains(&(seg(11), MSS)));
 }
+
+#[test]
+fn ns2_s_vegas_backs_the_timer_off_at_each_retransmission() {
+    // ns-2's Vegas restarts the coarse timer backed off at each of its
+    // retransmissions (reset_rtx_timer(1)): after the fast retransmit the
+    // timer runs for twice the RTO; without it, for one RTO.
+    let run = |backoff: bool| {
+        let mut cfg = config(10);
+        cfg.retransmit_backoff = backoff;
+        let mut f = Fix::in_recovery(cfg);
+        let rto = f.s.rtt().rto();
+        (f.s.rto_deadline().unwrap() - f.now, rto, f.take())
+    };
+    let (_, rto, _) = run(false);
+    assert_eq!(rto, SimDuration::from_secs(1));
+    let (wait, rto, _) = run(true);
+    assert_eq!(wait, rto, "rto() itself is the backed-off value");
+    assert_eq!(rto, SimDuration::from_secs(2), "1 s doubled");
+}

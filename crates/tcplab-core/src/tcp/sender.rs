@@ -429,6 +429,7 @@ impl Sender {
                         } else {
                             let s = c.tcb.snd_una;
                             c.retransmit(now, s, out);
+                            c.retransmit_backoff(now);
                         }
                         return;
                     }
@@ -447,6 +448,7 @@ impl Sender {
     fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         self.c.stats.fast_retransmits += 1;
         self.recovery.start(&mut self.c, now, out);
+        self.c.retransmit_backoff(now);
     }
 
     // ---- timers -----------------------------------------------------------

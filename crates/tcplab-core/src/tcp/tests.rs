@@ -47,6 +47,7 @@ fn config(initial_segments: u64) -> TcpConfig {
         rack: false,
         tlp: false,
         reno_recover_guard: false,
+        retransmit_backoff: false,
     }
 }
 
