@@ -136,10 +136,6 @@ impl SlowStart {
         })
     }
 
-    pub fn kind(&self) -> SlowStartKind {
-        self.kind
-    }
-
     /// The connection is established (Linux's `cubictcp_init`).
     pub fn init(&mut self, tcb: &Tcb) {
         self.new_round(tcb);

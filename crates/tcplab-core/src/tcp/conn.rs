@@ -90,7 +90,7 @@ pub struct Conn {
 impl Conn {
     pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>, fine_retransmit: bool) -> Self {
         let full = cc.controls_fully();
-        let cfg_slow_start = cfg.slow_start;
+        let slow_start = SlowStart::new(cfg.slow_start);
         let rack = cfg.rack.then(|| Rack::new(cfg.tlp));
         let shift = window_shift(cfg.rcv_buf, cfg.window_scaling);
         let tcb = Tcb::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss as u64);
@@ -133,7 +133,7 @@ impl Conn {
             ack_rtt: None,
             delivered: 0,
             pace_deadline: None,
-            slow_start: SlowStart::new(cfg_slow_start),
+            slow_start,
             rack,
         }
     }

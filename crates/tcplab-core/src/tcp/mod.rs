@@ -89,6 +89,42 @@ pub struct TcpConfig {
     pub retransmit_backoff: bool,
 }
 
+#[cfg(test)]
+impl TcpConfig {
+    /// A connection's settings for unit tests: RFC defaults, an ACK per
+    /// segment, no SACK, no limited transmit, every optional mechanism off.
+    pub(crate) fn for_tests(mss: u64, initial_segments: u64) -> TcpConfig {
+        TcpConfig {
+            mss: mss as u32,
+            recovery: Recovery::Newreno,
+            sack: false,
+            timestamps: false,
+            window_scaling: true,
+            rcv_buf: 1 << 20,
+            delayed_ack: 1,
+            delayed_ack_timeout: SimDuration::from_millis(200),
+            initial_cwnd: initial_segments * mss,
+            initial_ssthresh: u64::MAX,
+            abc: false,
+            min_rto: SimDuration::from_secs(1),
+            max_rto: SimDuration::from_secs(60),
+            initial_rto: SimDuration::from_secs(1),
+            clock_granularity: SimDuration::from_millis(1),
+            rto: rtt::RtoPolicy::Rfc6298,
+            restart_after_idle: true,
+            dupthresh: 3,
+            limited_transmit: false,
+            recovery_exit: RecoveryExit::Flight,
+            rescue_retransmit: false,
+            slow_start: crate::cc::slow_start::SlowStartKind::Standard,
+            rack: false,
+            tlp: false,
+            reno_recover_guard: false,
+            retransmit_backoff: false,
+        }
+    }
+}
+
 /// RFC 6582 3.2 step 3 offers two windows for the end of fast recovery.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]

@@ -257,32 +257,9 @@ mod tests {
 
     fn cfg(delack: u32, sack: bool) -> TcpConfig {
         TcpConfig {
-            mss: 100,
-            recovery: super::super::Recovery::Newreno,
             sack,
-            timestamps: false,
-            window_scaling: true,
-            rcv_buf: 1 << 20,
             delayed_ack: delack,
-            delayed_ack_timeout: SimDuration::from_millis(200),
-            initial_cwnd: 300,
-            initial_ssthresh: u64::MAX,
-            abc: false,
-            min_rto: SimDuration::from_secs(1),
-            max_rto: SimDuration::from_secs(60),
-            initial_rto: SimDuration::from_secs(1),
-            clock_granularity: SimDuration::from_millis(1),
-            rto: super::super::rtt::RtoPolicy::Rfc6298,
-            restart_after_idle: true,
-            dupthresh: 3,
-            limited_transmit: false,
-            recovery_exit: super::super::RecoveryExit::Flight,
-            rescue_retransmit: false,
-            slow_start: crate::cc::slow_start::SlowStartKind::Standard,
-            rack: false,
-            tlp: false,
-            reno_recover_guard: false,
-            retransmit_backoff: false,
+            ..TcpConfig::for_tests(100, 3)
         }
     }
 

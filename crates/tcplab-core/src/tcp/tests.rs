@@ -21,34 +21,7 @@ fn seg(k: u64) -> u64 {
 }
 
 fn config(initial_segments: u64) -> TcpConfig {
-    TcpConfig {
-        mss: MSS as u32,
-        recovery: Recovery::Newreno,
-        sack: false,
-        timestamps: false,
-        window_scaling: true,
-        rcv_buf: 1 << 20,
-        delayed_ack: 1,
-        delayed_ack_timeout: SimDuration::from_millis(200),
-        initial_cwnd: initial_segments * MSS,
-        initial_ssthresh: u64::MAX,
-        abc: false,
-        min_rto: SimDuration::from_secs(1),
-        max_rto: SimDuration::from_secs(60),
-        initial_rto: SimDuration::from_secs(1),
-        clock_granularity: SimDuration::from_millis(1),
-        rto: crate::tcp::rtt::RtoPolicy::Rfc6298,
-        restart_after_idle: true,
-        dupthresh: 3,
-        limited_transmit: false,
-        recovery_exit: RecoveryExit::Flight,
-        rescue_retransmit: false,
-        slow_start: crate::cc::slow_start::SlowStartKind::Standard,
-        rack: false,
-        tlp: false,
-        reno_recover_guard: false,
-        retransmit_backoff: false,
-    }
+    TcpConfig::for_tests(MSS, initial_segments)
 }
 
 /// A sender and its clock; what it sends collects in `out`.

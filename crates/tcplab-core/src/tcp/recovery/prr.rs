@@ -133,7 +133,7 @@ impl RecoveryStrategy for Prr {
     fn new(cfg: &TcpConfig) -> Self {
         Prr {
             sack: cfg.sack,
-            next: NextSeg::new(cfg),
+            next: NextSeg::default(),
             recover_fs: 0,
             prr_delivered: 0,
             sent_before: 0,

@@ -28,14 +28,9 @@ pub struct NextSeg {
 }
 
 impl NextSeg {
-    pub fn new(_cfg: &TcpConfig) -> Self {
-        NextSeg::default()
-    }
-
     /// The recovery starts with the retransmission of the first segment
     /// (with RACK, the first it marked lost).
     pub fn start(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {
-        self.rescue_used = false;
         if let Some(r) = &c.rack {
             self.begin(c);
             if let Some(s) = r.next_lost(c.tcb.snd_una) {
@@ -44,6 +39,7 @@ impl NextSeg {
             }
             return;
         }
+        self.rescue_used = false;
         let s = c.tcb.snd_una;
         self.high_rxt = s;
         self.high_rxt = c.retransmit(now, s, out);
@@ -147,10 +143,8 @@ pub struct Sack {
 }
 
 impl RecoveryStrategy for Sack {
-    fn new(cfg: &TcpConfig) -> Self {
-        Sack {
-            next: NextSeg::new(cfg),
-        }
+    fn new(_cfg: &TcpConfig) -> Self {
+        Sack::default()
     }
 
     /// RFC 6675 2: a duplicate ACK must also SACK something new (a resent
