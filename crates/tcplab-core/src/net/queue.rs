@@ -67,10 +67,10 @@ impl Pipe {
     fn new() -> Self {
         Pipe {
             inline: [EMPTY; INLINE],
-            // Allocated now rather than by the first spill: with tens of
-            // thousands of links, allocations (and page faults) inside the
-            // event loop cost more than the memory.
-            heap: vec![EMPTY; 2 * INLINE],
+            // Allocated by the first spill, not here: with a million flows
+            // most of the four million link directions never hold more than
+            // `INLINE` packets, and their rings would be 0.6 GB to fault in.
+            heap: Vec::new(),
             departed: 0,
             head: 0,
             len: 0,
@@ -129,7 +129,7 @@ impl Pipe {
     }
 
     /// Moves the entries, in order, to the start of a ring twice as large:
-    /// the heap ring allocated with the pipe, when leaving `inline`.
+    /// a heap ring of `2 * INLINE` when first leaving `inline`.
     #[cold]
     fn grow(&mut self) {
         let mut ring = if self.spilled() {
@@ -137,6 +137,8 @@ impl Pipe {
             crate::alloc::reserve(&mut ring, 2 * self.heap.len(), "packets in flight");
             ring.resize(2 * self.heap.len(), EMPTY);
             ring
+        } else if self.heap.is_empty() {
+            vec![EMPTY; 2 * INLINE]
         } else {
             std::mem::take(&mut self.heap)
         };
@@ -354,8 +356,12 @@ mod tests {
         p.push_back(pkt(2, 2, 1)); // wraps within the inline slots
         assert!(!p.spilled());
         assert_eq!(p.get(1).map(|e| e.id), Some(PacketId(2)));
+        // No heap ring until a spill needs one (most of a million-flow
+        // network's link directions never do).
+        assert_eq!(p.heap.capacity(), 0);
         p.push_back(pkt(3, 3, 1));
         assert!(p.spilled());
+        assert_eq!(p.heap.len(), 2 * INLINE);
         let ids: Vec<u32> = (0..3).map(|i| p.get(i).map_or(99, |e| e.id.0)).collect();
         assert_eq!(ids, [1, 2, 3]);
         while p.pop_front().is_some() {}

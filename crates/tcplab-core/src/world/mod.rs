@@ -500,9 +500,19 @@ impl World {
         self.events
     }
 
-    // ---- packet path ------------------------------------------------------
-
-    // ---- applications -----------------------------------------------------
-
-    // ---- results ----------------------------------------------------------
+    /// Frees the world once its results are out. A large one (a million
+    /// flows hold several gigabytes in tens of millions of allocations, a
+    /// second or more to free) is freed on a thread of its own, so that the
+    /// results reach the caller meanwhile; a small one here, where a
+    /// thread would cost more than the freeing.
+    pub(crate) fn dispose(self) {
+        const LARGE: usize = 20_000;
+        if self.flows.len() + self.links.len() < LARGE {
+            return;
+        }
+        let freeing = std::thread::Builder::new().name("tcplab-free".into());
+        // When no thread can be had, the closure, and the world in it, is
+        // dropped by the failed spawn, here.
+        let _ = freeing.spawn(move || drop(self));
+    }
 }

@@ -272,7 +272,7 @@ impl World {
                 })
             })
             .collect();
-        Results {
+        let results = Results {
             flows,
             links,
             drops,
@@ -297,7 +297,9 @@ impl World {
                 results_seconds: 0.0,
             },
             scenario: std::mem::take(&mut self.scenario),
-        }
+        };
+        self.dispose();
+        results
     }
 }
 
