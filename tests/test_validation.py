@@ -224,6 +224,33 @@ def test_queue_takes_a_limit_or_a_table_naming_the_discipline():
     as_limit = tl.Scenario(d).run()
     assert as_table.links.equals(as_limit.links)
     assert tl.Scenario(d).check()["links"][1]["queue"] == "10p"
-    e = refuse(lambda d: d["links"][1].update(queue={"kind": "red", "min_th": 5}), ".",
+    e = refuse(lambda d: d["links"][1].update(queue={"kind": "blue", "min_th": 5}), ".",
                "links[1].queue")
-    assert "unknown variant 'red', expected 'droptail'" in str(e)
+    assert "unknown variant 'blue', expected 'droptail' or 'red'" in str(e)
+
+
+def test_red_parameters_are_checked_before_the_run_and_named():
+    e = refuse(lambda d: d["links"][1].update(queue={"kind": "red", "min_th": 9, "max_th": 3}),
+               ".", "links[1].queue")
+    assert "max_th: at least min_th (9), got 3" in str(e)
+    e = refuse(lambda d: d["links"][1].update(queue={"kind": "red", "max_p": 2}), ".",
+               "links[1].queue")
+    assert "max_p: a probability in [0, 1], got 2" in str(e)
+    e = refuse(lambda d: d["links"][1].update(queue={"kind": "red", "minth": 5}), ".",
+               "links[1].queue")
+    assert "minth" in str(e)
+    e = refuse(lambda d: d["links"][1].update(reverse_queue={"kind": "red", "w_q": 0}), ".",
+               "links[1].reverse_queue")
+    assert "w_q: a weight in (0, 1]" in str(e)
+
+
+def test_red_and_reverse_queue_run_from_python_and_echo_back():
+    d = base()
+    d["links"][1]["queue"] = {"kind": "red", "min_th": 5, "max_th": 15, "limit": "60p"}
+    d["links"][1]["reverse_queue"] = "7p"
+    sc = tl.Scenario(d)
+    echoed = sc.check()["links"][1]
+    assert echoed["queue"]["kind"] == "red" and echoed["queue"]["max_th"] == 15
+    assert echoed["reverse_queue"] == "7p"
+    res = sc.run()
+    assert {"drops_aqm", "marks"} <= set(res.links.columns)

@@ -142,6 +142,7 @@ class Network:
         rate: Quantity,
         delay: Quantity,
         queue: Quantity | dict[str, Any] = "100p",
+        reverse_queue: Quantity | dict[str, Any] | None = None,
         mtu: int = 1500,
         loss: LossModel | dict[str, Any] | None = None,
         reverse_loss: LossModel | dict[str, Any] | None = None,
@@ -152,8 +153,12 @@ class Network:
         Args:
             rate: each direction's rate, e.g. ``"2Mbps"``.
             delay: one-way propagation delay, e.g. ``"45ms"``.
-            queue: drop-tail limit of each direction's egress queue, in packets
-                (``"100p"``) or bytes (``"64KiB"``).
+            queue: each direction's egress queue: a drop-tail limit in packets
+                (``"100p"``) or bytes (``"64KiB"``), or a discipline with its
+                parameters, e.g. ``{"kind": "red", "min_th": 5, "max_th": 15}``
+                (docs/scenarios.md lists them).
+            reverse_queue: the b -> a direction's queue, when it differs from
+                ``queue``.
             mtu: largest IP datagram in bytes.
             loss: error model on the a -> b direction (applied at b).
             reverse_loss: error model on the b -> a direction (applied at a).
@@ -169,6 +174,8 @@ class Network:
         n = _is_group(an, bn, name)
         d: dict[str, Any] = {"a": an, "b": bn, "rate": rate, "delay": delay, "queue": queue,
                              "mtu": mtu}
+        if reverse_queue is not None:
+            d["reverse_queue"] = reverse_queue
         if name is not None:
             d["name"] = name
         if loss is not None:

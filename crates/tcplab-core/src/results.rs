@@ -183,6 +183,18 @@ pub const LINK_COLUMNS: &[Column] = &[
         "drops by the egress queue (overflow)",
     ),
     col(
+        "drops_aqm",
+        "packets",
+        "int",
+        "drops by the queue discipline's own decision (RED's early and forced drops)",
+    ),
+    col(
+        "marks",
+        "packets",
+        "int",
+        "packets the queue discipline marked Congestion Experienced",
+    ),
+    col(
         "drops_error",
         "packets",
         "int",
@@ -272,8 +284,11 @@ pub struct LinkResult<S = String> {
     /// Packets and IP bytes put on the wire.
     pub tx_packets: u64,
     pub tx_bytes: u64,
-    /// Drops by the full egress queue, and by the error model at `dst`.
+    /// Drops by the full egress queue, by the discipline's own decision,
+    /// and by the error model at `dst`; marks by the discipline.
     pub drops_queue: u64,
+    pub drops_aqm: u64,
+    pub marks: u64,
     pub drops_error: u64,
     /// Fraction of the run spent serializing.
     pub utilization: f64,
@@ -311,6 +326,8 @@ pub struct RunTiming {
 pub enum DropCause {
     /// The egress queue was full (drop-tail).
     Queue,
+    /// The queue discipline's own decision (RED's early and forced drops).
+    Aqm,
     /// The link direction's error model.
     Error,
 }
@@ -453,6 +470,7 @@ impl DropCause {
     pub fn name(self) -> &'static str {
         match self {
             DropCause::Queue => "queue",
+            DropCause::Aqm => "aqm",
             DropCause::Error => "error",
         }
     }
@@ -472,7 +490,8 @@ pub fn flow_columns<S: AsRef<str>>(rows: &[FlowResult<S>]) -> Columns {
 /// The links table as columns, in the order of [`LINK_COLUMNS`].
 pub fn link_columns<S: AsRef<str>>(rows: &[LinkResult<S>]) -> Columns {
     columns!(rows; link: str, src: str, dst: str, rate_bps: u64, delay_s: f64,
-        tx_packets: u64, tx_bytes: u64, drops_queue: u64, drops_error: u64, utilization: f64,
+        tx_packets: u64, tx_bytes: u64, drops_queue: u64, drops_aqm: u64, marks: u64,
+        drops_error: u64, utilization: f64,
         queue_max_packets: u64, queue_mean_packets: f64)
 }
 
@@ -565,6 +584,8 @@ mod tests {
             tx_packets: 0,
             tx_bytes: 0,
             drops_queue: 0,
+            drops_aqm: 0,
+            marks: 0,
             drops_error: 0,
             utilization: 0.0,
             queue_max_packets: 0,

@@ -79,3 +79,63 @@ fn same_seed_same_results_other_seed_other_losses() {
     assert_eq!(json(&a), json(&b));
     assert_ne!(a.drops, c.drops);
 }
+
+/// RED under persistent load (Floyd and Jacobson's design goal): the
+/// time-average queue sits between the thresholds, the discipline's own
+/// drops replace overflow, and the link stays busy.
+#[test]
+fn red_holds_the_average_queue_between_its_thresholds() {
+    let flows: Vec<String> = (0..4)
+        .map(|i| {
+            format!(
+                r#"{{"kind": "tcp", "src": "a", "dst": "b", "cc": "newreno", "start": "{i}ms"}}"#
+            )
+        })
+        .collect();
+    let text = format!(
+        r#"{{ "duration": "60s", "hosts": ["a", "b"], "routers": ["r"],
+            "links": [
+              {{"a": "a", "b": "r", "rate": "100Mbps", "delay": "1ms"}},
+              {{"name": "bottleneck", "a": "r", "b": "b", "rate": "10Mbps", "delay": "20ms",
+                "queue": {{"kind": "red", "min_th": 5, "max_th": 15, "limit": "100p"}}}}
+            ],
+            "flows": [{}] }}"#,
+        flows.join(",")
+    );
+    let r = run(&text);
+    let fwd = r
+        .links
+        .iter()
+        .find(|l| l.link == "bottleneck" && l.src == "r")
+        .unwrap();
+    assert!(fwd.drops_aqm > 50, "{fwd:?}");
+    assert_eq!(fwd.drops_queue, 0, "{fwd:?}");
+    assert!(
+        fwd.queue_mean_packets > 5.0 && fwd.queue_mean_packets < 15.0,
+        "{fwd:?}"
+    );
+    assert!(fwd.utilization > 0.9, "{fwd:?}");
+    let lost: u64 = r.flows.iter().map(|f| f.lost_queue).sum();
+    assert_eq!(lost, fwd.drops_aqm);
+}
+
+/// Each direction of a link has its own queue: `reverse_queue` sets the
+/// b -> a one.
+#[test]
+fn reverse_queue_sets_the_b_to_a_direction_alone() {
+    let r = run(&path(
+        r#", "queue": "50p", "reverse_queue": "2p""#,
+        r#"{"kind": "udp", "src": "a", "dst": "b", "rate": "3Mbps"},
+           {"kind": "udp", "src": "b", "dst": "a", "rate": "3Mbps"}"#,
+        r#""duration": "10s","#,
+    ));
+    let l = |src: &str| {
+        r.links
+            .iter()
+            .find(|l| l.link == "bottleneck" && l.src == src)
+            .unwrap()
+    };
+    assert_eq!(l("r").queue_max_packets, 50);
+    assert_eq!(l("b").queue_max_packets, 2);
+    assert!(l("b").drops_queue > l("r").drops_queue);
+}

@@ -22,6 +22,8 @@ pub struct LinkStats {
     pub queue_area: u128,
     pub queue_max: u64,
     pub drops_queue: u64,
+    /// Drops by the discipline's own decision (RED's early and forced).
+    pub drops_aqm: u64,
     pub drops_error: u64,
     /// Packets the queue discipline marked Congestion Experienced.
     pub marks: u64,

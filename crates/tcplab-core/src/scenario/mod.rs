@@ -173,6 +173,9 @@ pub struct LinkSpec {
     /// default) or a discipline with its parameters.
     #[serde(default)]
     pub queue: QueueSpec,
+    /// The b -> a direction's egress queue, when it differs from `queue`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_queue: Option<QueueSpec>,
     /// Largest IP datagram, bytes (default 1500).
     #[serde(default = "default_mtu")]
     pub mtu: u32,

@@ -49,7 +49,8 @@ pub struct LinkPlan {
     pub rate: Rate,
     pub delay: SimDuration,
     pub mtu: u32,
-    pub queue: QueueSpec,
+    /// Per direction (0: a -> b), the egress queue's discipline.
+    pub queue: [QueueSpec; 2],
     /// Per direction, the error model applied on reception.
     pub error: [Option<ErrorModel>; 2],
 }
@@ -147,7 +148,10 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
                 rate: l.rate,
                 delay: l.delay,
                 mtu: l.mtu,
-                queue: l.queue,
+                queue: [
+                    l.queue.clone(),
+                    l.reverse_queue.as_ref().unwrap_or(&l.queue).clone(),
+                ],
                 error: [None, None],
             });
         }

@@ -128,6 +128,14 @@ pub(super) const BEFORE_TCP: &[Field] = &[
         "ns-2 and ns-3 drop-tail queues",
     ),
     f(
+        "links[].reverse_queue",
+        "queue",
+        "packets or B",
+        "queue",
+        "the b -> a direction's egress queue, when it differs",
+        "",
+    ),
+    f(
         "links[].mtu",
         "size",
         "B",

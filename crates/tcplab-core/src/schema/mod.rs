@@ -147,7 +147,7 @@ mod tests {
           "pcap": {"dir": "d", "links": ["l"], "snaplen": 96, "capture": "rx"},
           "routes": [{"node": "r", "to": "b", "next": "b"}],
           "links": [{"name": "l", "a": "a", "b": "r", "rate": 1, "delay": 0, "queue": "1p",
-                     "mtu": 1500,
+                     "reverse_queue": "2p", "mtu": 1500,
                      "loss": {"model": "uniform", "per": 0.1, "ber": 0.1, "good_loss": 0,
                               "bad_loss": 0, "good_time": 1, "bad_time": 1,
                               "sojourn": "exponential", "p_bad": 0.5, "packets": [1],

@@ -175,11 +175,17 @@ impl World {
                 self.packets.get_mut(id).ecn = Ecn::Ce;
                 false
             }
-            Verdict::Drop(QueueDrop::Overflow) => {
-                l.stats.drops_queue += 1;
+            Verdict::Drop(why) => {
+                let cause = if why == QueueDrop::Overflow {
+                    l.stats.drops_queue += 1;
+                    DropCause::Queue
+                } else {
+                    l.stats.drops_aqm += 1;
+                    DropCause::Aqm
+                };
                 let p = self.packets.remove(id);
                 self.dir_stats(&p).lost_queue += 1;
-                self.record_drop(ld, &p, DropCause::Queue);
+                self.record_drop(ld, &p, cause);
                 true
             }
         }

@@ -43,6 +43,7 @@ use crate::results::{
     EventRecord, FlowResult, IntervalRecord, LinkResult, PcapRecord, Results, RunSummary,
     RunTiming, Series, Tables,
 };
+use crate::rng::Rng;
 use crate::scenario::resolve::TcpPlan;
 use crate::scenario::{
     AppPlan, CapturePoint, FlowKind, PcapSpec, Plan, Scenario, TraceKind, TraceSpec,
@@ -286,9 +287,18 @@ impl World {
         let mut links = Vec::with_capacity(2 * plan.links.len());
         let mut link_names = Vec::with_capacity(plan.links.len());
         let mut link_entries = Vec::with_capacity(plan.links.len());
+        let (seed, run) = (plan.effective.seed, plan.effective.run);
         for (i, l) in plan.links.into_iter().enumerate() {
             let [fwd, rev] = l.error;
-            for (from, to, error) in [(l.a, l.b, fwd), (l.b, l.a, rev)] {
+            let [qf, qr] = &l.queue;
+            for (from, to, error, queue) in [(l.a, l.b, fwd, qf), (l.b, l.a, rev, qr)] {
+                // A discipline that draws has a stream of its own, named
+                // after its link direction as the error models' are.
+                let rng = || {
+                    let name = |n: u32| &plan.nodes[n as usize].name;
+                    let stream = format!("link:{}:{}>{}:queue", l.name, name(from), name(to));
+                    Rng::stream(seed, run, &stream)
+                };
                 links.push(LinkDir {
                     link: i as u32,
                     from,
@@ -297,7 +307,7 @@ impl World {
                     ns_per_byte: l.rate.exact_ns_per_byte().unwrap_or(0),
                     delay: l.delay,
                     mtu: l.mtu,
-                    queue: LinkQueue::new(Qdisc::from_spec(&l.queue)),
+                    queue: LinkQueue::new(Qdisc::from_spec(queue, l.rate, rng)),
                     error: error.map(Box::new),
                     busy_until: SimTime::ZERO,
                     tx_packets: 0,

@@ -110,6 +110,8 @@ impl World {
             tx_packets: l.tx_packets,
             tx_bytes: l.tx_bytes,
             drops_queue: s.drops_queue,
+            drops_aqm: s.drops_aqm,
+            marks: s.marks,
             drops_error: s.drops_error,
             utilization: if end_ns == 0 {
                 0.0
@@ -368,6 +370,8 @@ fn owned_link(r: LinkResult<&str>) -> LinkResult {
         tx_packets: r.tx_packets,
         tx_bytes: r.tx_bytes,
         drops_queue: r.drops_queue,
+        drops_aqm: r.drops_aqm,
+        marks: r.marks,
         drops_error: r.drops_error,
         utilization: r.utilization,
         queue_max_packets: r.queue_max_packets,

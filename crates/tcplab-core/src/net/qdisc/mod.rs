@@ -16,6 +16,7 @@
 //! link's hot cache lines hold only what every hop reads.
 
 mod droptail;
+mod red;
 
 use std::fmt;
 
@@ -23,10 +24,12 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
 
-use crate::time::SimTime;
+use crate::rng::Rng;
+use crate::time::{Rate, SimTime};
 use crate::units::QueueLimit;
 
 pub use droptail::DropTail;
+pub use red::{Auto, Red, RedSpec};
 
 /// What a discipline decides for an arriving packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +45,10 @@ pub enum Verdict {
 pub enum QueueDrop {
     /// The queue is full.
     Overflow,
+    /// An active queue management's early (random) drop.
+    Early,
+    /// An AQM's forced drop (RED's average above its drop region).
+    Forced,
 }
 
 /// A packet arriving at a link direction, and the queue it finds.
@@ -70,15 +77,19 @@ impl Arrival {
 #[derive(Debug, Clone)]
 pub enum Qdisc {
     DropTail(DropTail),
+    Red(Box<Red>),
     /// Marks every packet and drops none: for the tests of the marking path.
     #[cfg(test)]
     MarkAll,
 }
 
 impl Qdisc {
-    pub fn from_spec(spec: &QueueSpec) -> Qdisc {
-        match *spec {
-            QueueSpec::DropTail { limit } => Qdisc::DropTail(DropTail::new(limit)),
+    /// The discipline `spec` describes, for a link direction of `rate`;
+    /// `rng` gives the direction's random stream to those that draw.
+    pub fn from_spec(spec: &QueueSpec, rate: Rate, rng: impl FnOnce() -> Rng) -> Qdisc {
+        match spec {
+            QueueSpec::DropTail { limit } => Qdisc::DropTail(DropTail::new(*limit)),
+            QueueSpec::Red(r) => Qdisc::Red(Box::new(Red::new(r, rate, rng()))),
         }
     }
 
@@ -87,6 +98,7 @@ impl Qdisc {
     pub fn enqueue(&mut self, a: &Arrival) -> Verdict {
         match self {
             Qdisc::DropTail(d) => d.enqueue(a),
+            Qdisc::Red(r) => r.enqueue(a),
             #[cfg(test)]
             Qdisc::MarkAll => Verdict::Mark,
         }
@@ -97,6 +109,7 @@ impl Qdisc {
     pub fn capacity_packets(&self, size: u64) -> u64 {
         match self {
             Qdisc::DropTail(d) => d.capacity_packets(size),
+            Qdisc::Red(r) => r.capacity_packets(size),
             #[cfg(test)]
             Qdisc::MarkAll => u64::MAX,
         }
@@ -106,6 +119,7 @@ impl Qdisc {
     pub fn describe(&self) -> String {
         match self {
             Qdisc::DropTail(d) => d.describe(),
+            Qdisc::Red(r) => r.describe(),
             #[cfg(test)]
             Qdisc::MarkAll => "no limit".into(),
         }
@@ -117,9 +131,10 @@ impl Qdisc {
 /// A link's `queue`: a drop-tail limit (`"100p"`, `"64KiB"`, a number of
 /// packets), or a table naming the discipline and its parameters
 /// (`{ kind = "droptail", limit = "100p" }`), as `cc` does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum QueueSpec {
     DropTail { limit: QueueLimit },
+    Red(Box<RedSpec>),
 }
 
 impl Default for QueueSpec {
@@ -132,7 +147,7 @@ impl Default for QueueSpec {
 }
 
 /// The disciplines a `kind` names.
-pub const KINDS: &[&str] = &["droptail"];
+pub const KINDS: &[&str] = &["droptail", "red"];
 
 impl<'de> Deserialize<'de> for QueueSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -142,8 +157,8 @@ impl<'de> Deserialize<'de> for QueueSpec {
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 write!(
                     f,
-                    "a queue limit ('100p', '64KiB') or a table {{ kind = \"droptail\", limit = \
-                     \"100p\" }}"
+                    "a queue limit ('100p', '64KiB') or a table {{ kind = \"droptail\" or \
+                     \"red\", limit = \"100p\", ... }}"
                 )
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<QueueSpec, E> {
@@ -195,6 +210,12 @@ impl<'de> Deserialize<'de> for QueueSpec {
                         }
                         Ok(QueueSpec::DropTail { limit })
                     }
+                    "red" => {
+                        let spec: RedSpec = serde_json::from_value(table.into())
+                            .map_err(|e| de::Error::custom(format!("red: {e}")))?;
+                        spec.check().map_err(de::Error::custom)?;
+                        Ok(QueueSpec::Red(Box::new(spec)))
+                    }
                     other => Err(de::Error::unknown_variant(other, KINDS)),
                 }
             }
@@ -204,10 +225,18 @@ impl<'de> Deserialize<'de> for QueueSpec {
 }
 
 impl Serialize for QueueSpec {
-    /// Drop-tail as its limit alone (`"100p"`), the short form.
+    /// Drop-tail as its limit alone (`"100p"`), the short form; the
+    /// others as a table with their kind.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             QueueSpec::DropTail { limit } => limit.serialize(s),
+            QueueSpec::Red(r) => {
+                let mut table = serde_json::to_value(r).map_err(serde::ser::Error::custom)?;
+                if let serde_json::Value::Object(m) = &mut table {
+                    m.insert("kind".into(), "red".into());
+                }
+                table.serialize(s)
+            }
         }
     }
 }
@@ -240,9 +269,9 @@ mod tests {
 
     #[test]
     fn unknown_kinds_and_fields_are_refused_by_name() {
-        let e = spec(r#"{"kind": "red", "limit": "100p"}"#).unwrap_err();
+        let e = spec(r#"{"kind": "blue", "limit": "100p"}"#).unwrap_err();
         assert!(
-            e.contains("unknown variant `red`, expected `droptail`"),
+            e.contains("unknown variant `blue`, expected `droptail` or `red`"),
             "{e}"
         );
         let e = spec(r#"{"kind": "droptail", "limt": "100p"}"#).unwrap_err();
