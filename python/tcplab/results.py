@@ -334,7 +334,7 @@ class Results:
             lines += ["flows:", _text_table(cols), ""]
         links = self.raw["links"]
         if links:
-            lines += ["links:", _text_table([
+            lcols = [
                 ("link", [lk["link"] for lk in links]),
                 ("direction", [f"{lk['src']} -> {lk['dst']}" for lk in links]),
                 ("tx packets", [lk["tx_packets"] for lk in links]),
@@ -342,7 +342,12 @@ class Results:
                 ("drops (error)", [lk["drops_error"] for lk in links]),
                 ("utilization", [_scaled(lk["utilization"], 1.0, 4) for lk in links]),
                 ("max queue", [lk["queue_max_packets"] for lk in links]),
-            ])]
+            ]
+            # An AQM's own drops and marks, when a discipline made any.
+            for key, label in (("drops_aqm", "drops (aqm)"), ("marks", "marks")):
+                if any(lk.get(key) for lk in links):
+                    lcols.insert(4, (label, [lk[key] for lk in links]))
+            lines += ["links:", _text_table(lcols)]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
