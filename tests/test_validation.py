@@ -254,3 +254,15 @@ def test_red_and_reverse_queue_run_from_python_and_echo_back():
     assert echoed["reverse_queue"] == "7p"
     res = sc.run()
     assert {"drops_aqm", "marks"} <= set(res.links.columns)
+
+
+def test_the_text_table_shows_aqm_drops_only_when_there_are_some():
+    d = base()
+    d["duration"] = "5s"
+    plain = tl.Scenario(d).run().table()
+    assert "drops (aqm)" not in plain
+    d["flows"][0]["rate"] = "3Mbps"  # into 2 Mb/s: a standing queue
+    d["links"][1]["queue"] = {"kind": "red", "min_th": 1, "max_th": 3, "w_q": 1, "limit": "50p"}
+    res = tl.Scenario(d).run()
+    assert res.links["drops_aqm"].sum() > 0
+    assert "drops (aqm)" in res.table()
