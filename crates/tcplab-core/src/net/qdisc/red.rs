@@ -26,7 +26,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Arrival, QueueDrop, Verdict};
+use super::{Arrival, DropTail, QueueDrop, Verdict};
 use crate::rng::Rng;
 use crate::time::{Rate, SimDuration, SimTime};
 use crate::units::{Bytes, QueueLimit};
@@ -226,7 +226,8 @@ struct Adapt {
 /// One link direction's RED.
 #[derive(Debug, Clone)]
 pub struct Red {
-    limit: QueueLimit,
+    /// The hard limit, as drop-tail's.
+    hard: DropTail,
     bytes: bool,
     min_th: f64,
     max_th: f64,
@@ -304,7 +305,7 @@ impl Red {
             last_set: SimTime::ZERO,
         });
         Red {
-            limit: spec.limit,
+            hard: DropTail::new(spec.limit),
             bytes,
             min_th,
             max_th,
@@ -382,14 +383,8 @@ impl Red {
         } else {
             self.old = false;
         }
-        if verdict == Verdict::Enqueue && a.waits() {
-            let fits = match self.limit {
-                QueueLimit::Packets(n) => a.waiting_packets < n,
-                QueueLimit::Bytes(b) => a.waiting_bytes + a.size as u64 <= b,
-            };
-            if !fits {
-                verdict = Verdict::Drop(QueueDrop::Overflow);
-            }
+        if verdict == Verdict::Enqueue {
+            verdict = self.hard.enqueue(a);
         }
         if verdict == Verdict::Enqueue {
             self.last_start = a.tx_start;
@@ -467,17 +462,11 @@ impl Red {
     }
 
     pub fn capacity_packets(&self, size: u64) -> u64 {
-        match self.limit {
-            QueueLimit::Packets(n) => n,
-            QueueLimit::Bytes(b) => b / size.max(1),
-        }
+        self.hard.capacity_packets(size)
     }
 
     pub fn describe(&self) -> String {
-        match self.limit {
-            QueueLimit::Packets(n) => format!("RED, {n} packets"),
-            QueueLimit::Bytes(b) => format!("RED, {b} bytes"),
-        }
+        format!("RED, {}", self.hard.describe())
     }
 }
 

@@ -44,7 +44,7 @@ fn at(now: SimTime, waiting: u64, busy: bool) -> Arrival {
 fn the_defaults_are_ns3s() {
     let r = red("{}", 10);
     assert_eq!(r.parameters(), (5.0, 15.0, 0.002, 0.02));
-    assert_eq!(r.limit, QueueLimit::Packets(25));
+    assert_eq!(r.hard, DropTail::new(QueueLimit::Packets(25)));
     assert!(r.gentle && r.wait && r.adapt.is_none());
     // 10 Mb/s of 500-B packets.
     assert_eq!(r.ptc, 2500.0);
