@@ -59,96 +59,71 @@ impl Serialize for Auto {
     }
 }
 
-fn default_limit() -> QueueLimit {
-    QueueLimit::Packets(25)
-}
-fn yes() -> bool {
-    true
-}
-fn default_max_p() -> f64 {
-    0.02
-}
-fn default_mean_packet_size() -> Bytes {
-    Bytes(500)
-}
-fn default_target_delay() -> SimDuration {
-    SimDuration::from_millis(5)
-}
-fn default_interval() -> SimDuration {
-    SimDuration::from_millis(500)
-}
-fn default_top() -> f64 {
-    0.5
-}
-fn default_alpha() -> f64 {
-    0.01
-}
-fn default_beta() -> f64 {
-    0.9
-}
-fn default_rtt() -> SimDuration {
-    SimDuration::from_millis(100)
-}
-
 /// RED's parameters as a scenario gives them (`queue = { kind = "red", ...
 /// }`); the defaults are ns-3's.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct RedSpec {
     /// The hard limit; its unit (packets or bytes) is the unit of the
     /// thresholds and of the average (byte mode).
-    #[serde(default = "default_limit")]
     pub limit: QueueLimit,
     /// Default 5, or `"auto"` with `adaptive`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub min_th: Option<Auto>,
     /// Default 15, or `"auto"` with `adaptive`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_th: Option<Auto>,
     /// The drop probability at `max_th` (ns-3: 1 / `LInterm` = 1/50).
-    #[serde(default = "default_max_p")]
     pub max_p: f64,
     /// The average's weight: default 0.002, or `"auto"` with `adaptive`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub w_q: Option<Auto>,
-    #[serde(default = "yes")]
     pub gentle: bool,
     /// Spaces drops out (Floyd and Jacobson's uniform inter-drop times).
-    #[serde(default = "yes")]
     pub wait: bool,
     /// The packet size behind the link's packet rate (idle decay, the
     /// automatic settings) and byte mode's probabilities.
-    #[serde(default = "default_mean_packet_size")]
     pub mean_packet_size: Bytes,
     /// Adaptive RED: `max_p` adapts every `interval` to hold the average
     /// between the thresholds; thresholds and `w_q` default to "auto".
-    #[serde(default)]
     pub adaptive: bool,
     /// The queueing delay the automatic `min_th` aims at.
-    #[serde(default = "default_target_delay")]
     pub target_delay: SimDuration,
-    #[serde(default = "default_interval")]
     pub interval: SimDuration,
     /// Bounds of the adapted `max_p`: `bottom` default "auto" (1/W, W the
     /// bandwidth-delay product at `rtt`, at most 0.01).
-    #[serde(default = "default_top")]
     pub top: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub bottom: Option<Auto>,
     /// Additive increase (at most a quarter of `max_p`) and multiplicative
     /// decrease of the adapted `max_p`.
-    #[serde(default = "default_alpha")]
     pub alpha: f64,
-    #[serde(default = "default_beta")]
     pub beta: f64,
     /// The round-trip time behind the automatic `bottom`.
-    #[serde(default = "default_rtt")]
     pub rtt: SimDuration,
 }
 
 impl Default for RedSpec {
+    /// ns-3's `RedQueueDisc` defaults.
     fn default() -> Self {
-        serde_json::from_str("{}").expect("every field has a default")
+        RedSpec {
+            limit: QueueLimit::Packets(25),
+            min_th: None,
+            max_th: None,
+            max_p: 0.02,
+            w_q: None,
+            gentle: true,
+            wait: true,
+            mean_packet_size: Bytes(500),
+            adaptive: false,
+            target_delay: SimDuration::from_millis(5),
+            interval: SimDuration::from_millis(500),
+            top: 0.5,
+            bottom: None,
+            alpha: 0.01,
+            beta: 0.9,
+            rtt: SimDuration::from_millis(100),
+        }
     }
 }
 
@@ -160,7 +135,7 @@ fn unit_interval(field: &str, v: f64) -> Result<(), String> {
     }
 }
 
-fn positive(field: &str, v: Option<Auto>) -> Result<(), String> {
+fn non_negative(field: &str, v: Option<Auto>) -> Result<(), String> {
     match v {
         Some(Auto::Value(x)) if !(x.is_finite() && x >= 0.0) => Err(format!(
             "{field}: a number of at least 0 or \"auto\", got {x}"
@@ -178,8 +153,8 @@ impl RedSpec {
         if !(self.beta > 0.0 && self.beta < 1.0) {
             return Err(format!("beta: a factor in (0, 1), got {}", self.beta));
         }
-        positive("min_th", self.min_th)?;
-        positive("max_th", self.max_th)?;
+        non_negative("min_th", self.min_th)?;
+        non_negative("max_th", self.max_th)?;
         if let Some(Auto::Value(b)) = self.bottom {
             unit_interval("bottom", b)?;
         }
