@@ -32,6 +32,13 @@ pub struct Rng {
     s: [u64; 4],
 }
 
+/// The name of a link direction's stream for `what` (its error model's
+/// field, or `queue`): `link:NAME:FROM>TO:WHAT`, so that adding or
+/// reordering links leaves other directions' draws unchanged.
+pub fn link_stream(link: &str, from: &str, to: &str, what: &str) -> String {
+    format!("link:{link}:{from}>{to}:{what}")
+}
+
 impl Rng {
     /// The stream for `component` in run `run` of seed `seed`.
     pub fn stream(seed: u64, run: u64, component: &str) -> Rng {

@@ -362,9 +362,11 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
         ] {
             let Some(loss) = loss else { continue };
             let (from, to) = if dir == 0 { (lp.a, lp.b) } else { (lp.b, lp.a) };
-            let stream = format!(
-                "link:{}:{}>{}:{field}",
-                lp.name, nodes[from as usize].name, nodes[to as usize].name
+            let stream = crate::rng::link_stream(
+                &lp.name,
+                &nodes[from as usize].name,
+                &nodes[to as usize].name,
+                field,
             );
             lp.error[dir] = Some(ErrorModel::from_spec(
                 &format!("links[{}].{field}", lp.entry),

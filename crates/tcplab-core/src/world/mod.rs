@@ -43,7 +43,7 @@ use crate::results::{
     EventRecord, FlowResult, IntervalRecord, LinkResult, PcapRecord, Results, RunSummary,
     RunTiming, Series, Tables,
 };
-use crate::rng::Rng;
+use crate::rng::{link_stream, Rng};
 use crate::scenario::resolve::TcpPlan;
 use crate::scenario::{
     AppPlan, CapturePoint, FlowKind, PcapSpec, Plan, Scenario, TraceKind, TraceSpec,
@@ -295,8 +295,8 @@ impl World {
                 // A discipline that draws has a stream of its own, named
                 // after its link direction as the error models' are.
                 let rng = || {
-                    let name = |n: u32| &plan.nodes[n as usize].name;
-                    let stream = format!("link:{}:{}>{}:queue", l.name, name(from), name(to));
+                    let name = |n: u32| plan.nodes[n as usize].name.as_str();
+                    let stream = link_stream(&l.name, name(from), name(to), "queue");
                     Rng::stream(seed, run, &stream)
                 };
                 links.push(LinkDir {
