@@ -344,9 +344,11 @@ class Results:
                 ("max queue", [lk["queue_max_packets"] for lk in links]),
             ]
             # An AQM's own drops and marks, when a discipline made any.
+            at = 4  # after "drops (queue)"
             for key, label in (("drops_aqm", "drops (aqm)"), ("marks", "marks")):
                 if any(lk.get(key) for lk in links):
-                    lcols.insert(4, (label, [lk[key] for lk in links]))
+                    lcols.insert(at, (label, [lk[key] for lk in links]))
+                    at += 1
             lines += ["links:", _text_table(lcols)]
         return "\n".join(lines)
 
