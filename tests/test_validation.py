@@ -226,7 +226,8 @@ def test_queue_takes_a_limit_or_a_table_naming_the_discipline():
     assert tl.Scenario(d).check()["links"][1]["queue"] == "10p"
     e = refuse(lambda d: d["links"][1].update(queue={"kind": "blue", "min_th": 5}), ".",
                "links[1].queue")
-    assert "unknown variant 'blue', expected 'droptail' or 'red'" in str(e)
+    assert "unknown variant 'blue', expected one of 'droptail', 'red', 'codel', 'fq_codel'" \
+        in str(e)
 
 
 def test_red_parameters_are_checked_before_the_run_and_named():
@@ -254,6 +255,40 @@ def test_red_and_reverse_queue_run_from_python_and_echo_back():
     assert echoed["reverse_queue"] == "7p"
     res = sc.run()
     assert {"drops_aqm", "marks"} <= set(res.links.columns)
+
+
+def test_codel_and_fq_codel_parameters_are_checked_and_named():
+    e = refuse(lambda d: d["links"][1].update(queue={"kind": "codel", "target": "50ms",
+                                                      "interval": "10ms"}),
+               ".", "links[1].queue")
+    assert "interval: at least target (50ms), got 10ms" in str(e)
+    e = refuse(lambda d: d["links"][1].update(queue={"kind": "codel", "ce_threshold": "1ms"}),
+               ".", "links[1].queue")
+    assert "ce_threshold: marks, so it needs ecn = true" in str(e)
+    e = refuse(lambda d: d["links"][1].update(queue={"kind": "fq_codel", "quantum": 0}),
+               ".", "links[1].queue")
+    assert "quantum: at least 1 B" in str(e)
+    e = refuse(lambda d: d["links"][1].update(queue={"kind": "fq_codel", "flows": 0}),
+               ".", "links[1].queue")
+    assert "flows: at least 1" in str(e)
+    e = refuse(lambda d: d["links"][1].update(queue={"kind": "codel", "taget": "5ms"}),
+               ".", "links[1].queue")
+    assert "codel: unknown field 'taget', expected one of 'limit', 'target'" in str(e)
+
+
+def test_codel_and_fq_codel_run_from_python_and_echo_their_defaults():
+    d = base()
+    d["flows"][0]["rate"] = "3Mbps"  # into 2 Mb/s: a standing queue
+    for kind in ("codel", "fq_codel"):
+        d["links"][1]["queue"] = {"kind": kind}
+        sc = tl.Scenario(d)
+        echoed = sc.check()["links"][1]["queue"]
+        assert echoed["kind"] == kind and echoed["target"] == "5ms"
+        assert echoed["interval"] == "100ms"
+        res = sc.run()
+        row = res.links[(res.links["src"] == "r") & (res.links["dst"] == "b")].iloc[0]
+        # UDP is not ECN-capable: the standing queue costs it drops.
+        assert row["drops_aqm"] > 0 and row["drops_queue"] == 0
 
 
 def test_the_text_table_shows_aqm_drops_only_when_there_are_some():

@@ -52,6 +52,16 @@ pub fn push<T>(v: &mut Vec<T>, x: T, what: &'static str) {
     v.push(x);
 }
 
+/// `q.push_back(x)` for a deque, grown as [`push`] grows a vector.
+#[inline]
+pub fn push_deque<T>(q: &mut std::collections::VecDeque<T>, x: T, what: &'static str) {
+    if q.len() == q.capacity() && q.try_reserve(1).is_err() {
+        let bytes = q.len().saturating_add(1) * std::mem::size_of::<T>();
+        std::panic::panic_any(OutOfMemory { what, bytes });
+    }
+    q.push_back(x);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

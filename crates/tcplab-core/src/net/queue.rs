@@ -186,6 +186,24 @@ impl LinkQueue {
         &self.qdisc
     }
 
+    /// Whether the discipline keeps the waiting packets itself
+    /// ([`Qdisc::holds`]): then the pipe holds only packets on the wire.
+    #[inline(always)]
+    pub fn holds(&self) -> bool {
+        self.qdisc.holds()
+    }
+
+    /// The discipline, for [`Qdisc::offer`] and [`Qdisc::take`].
+    #[inline]
+    pub fn qdisc_mut(&mut self) -> &mut Qdisc {
+        &mut self.qdisc
+    }
+
+    /// Packets waiting, in the pipe or in a discipline that holds them.
+    pub fn waiting_packets(&self) -> u64 {
+        self.len() as u64 + self.qdisc.waiting().0
+    }
+
     /// Replaces the discipline (tests of the world's handling of verdicts).
     #[cfg(test)]
     pub fn set_qdisc(&mut self, qdisc: Qdisc) {

@@ -63,8 +63,31 @@ impl World {
     /// known now; only its arrival will be an event.
     #[inline]
     pub(super) fn enqueue(&mut self, ld: u32, id: PacketId) {
+        if self.links[ld as usize].queue.holds() {
+            return self.enqueue_held(ld, id);
+        }
         let now = self.now;
         self.advance_link(ld, now);
+        let size = self.route_onwards(ld, id);
+        let l = &mut self.links[ld as usize];
+        let tx_start = l.busy_until.max(now);
+        let verdict = l.queue.admit(now, tx_start, size);
+        if !matches!(verdict, Verdict::Enqueue) && self.refused(ld, id, verdict) {
+            return;
+        }
+        let l = &mut self.links[ld as usize];
+        if tx_start > now {
+            let old = l.queue.len();
+            l.stats.note_queue(now, old, old + 1);
+            self.record_queue(ld, old + 1);
+        }
+        self.transmit(ld, id, size, tx_start);
+    }
+
+    /// Sets packet `id`'s next hop beyond link direction `ld` (and asks for
+    /// that link's hot lines from memory); its size.
+    #[inline(always)]
+    pub(super) fn route_onwards(&mut self, ld: u32, id: PacketId) -> u32 {
         let p = self.packets.get_mut(id);
         let size = p.size;
         // The route onwards is looked up now rather than on arrival, so
@@ -85,18 +108,15 @@ impl World {
         if let Some(l) = self.links.get(ahead as usize) {
             prefetch_bytes(l, LinkDir::HOT_BYTES);
         }
-        let l = &mut self.links[ld as usize];
-        let tx_start = l.busy_until.max(now);
-        let verdict = l.queue.admit(now, tx_start, size);
-        if !matches!(verdict, Verdict::Enqueue) && self.refused(ld, id, verdict) {
-            return;
-        }
-        let l = &mut self.links[ld as usize];
-        if tx_start > now {
-            let old = l.queue.len();
-            l.stats.note_queue(now, old, old + 1);
-            self.record_queue(ld, old + 1);
-        }
+        size
+    }
+
+    /// Puts packet `id` of `size` bytes on link direction `ld`'s pipe, to
+    /// start serializing at `tx_start` (now, or when the packets ahead of it
+    /// are done); schedules its arrival if it heads the pipe.
+    #[inline(always)]
+    pub(super) fn transmit(&mut self, ld: u32, id: PacketId, size: u32, tx_start: SimTime) {
+        let now = self.now;
         let l = &mut self.links[ld as usize];
         let done = tx_start + l.tx_time(size as u64);
         l.busy_until = done;

@@ -12,6 +12,7 @@ use std::path::Path;
 
 mod endpoints;
 mod forward;
+mod held;
 mod layout;
 mod memory;
 mod recording;
@@ -33,7 +34,7 @@ use crate::net::link::{LinkDir, LinkStats};
 use crate::net::packet::TcpHeader;
 use crate::net::packet::TCP_HEADER;
 use crate::net::packet::{Packet, Proto, IPV4_HEADER, UDP_HEADER};
-use crate::net::qdisc::Qdisc;
+use crate::net::qdisc::{Dropped, Qdisc};
 use crate::net::queue::InFlight;
 use crate::net::queue::LinkQueue;
 use crate::net::route::{RouteTable, NO_ROUTE};
@@ -259,6 +260,9 @@ pub struct World {
     series_samples: u64,
     /// Per-interval counters allocated so far, over all flows.
     interval_buckets: u64,
+    /// Reused buffer for the packets a discipline that holds its queue
+    /// drops at one call.
+    held_drops: Vec<Dropped>,
 }
 
 /// Every this many events the run asks whether to stop (Ctrl-C) and checks
@@ -307,7 +311,7 @@ impl World {
                     ns_per_byte: l.rate.exact_ns_per_byte().unwrap_or(0),
                     delay: l.delay,
                     mtu: l.mtu,
-                    queue: LinkQueue::new(Qdisc::from_spec(queue, l.rate, rng)),
+                    queue: LinkQueue::new(Qdisc::from_spec(queue, l.rate, l.mtu, rng)),
                     error: error.map(Box::new),
                     busy_until: SimTime::ZERO,
                     tx_packets: 0,
@@ -392,6 +396,7 @@ impl World {
             budget: plan.budget,
             series_samples: 0,
             interval_buckets: 0,
+            held_drops: Vec::new(),
             scenario: sc,
         };
         if world.scenario.traces(TraceKind::Queue) {
@@ -458,9 +463,13 @@ impl World {
             }
             let acted = match ev {
                 Event::Arrive { ld } => {
-                    self.advance_link(ld, t);
-                    let q = &mut self.links[ld as usize].queue;
-                    let e = q.pop_arrival().expect("an arrival has a packet");
+                    let e = if self.links[ld as usize].queue.holds() {
+                        self.pop_arrival_held(ld, t)
+                    } else {
+                        self.advance_link(ld, t);
+                        let q = &mut self.links[ld as usize].queue;
+                        q.pop_arrival().expect("an arrival has a packet")
+                    };
                     debug_assert_eq!(e.arrive, t);
                     self.arrive(ld, e.id);
                     true
@@ -481,7 +490,11 @@ impl World {
         self.finished_at = Some(finished);
         // Queues up to date at the end: departures that happened by then.
         for ld in 0..self.links.len() as u32 {
-            self.advance_link(ld, finished);
+            if self.links[ld as usize].queue.holds() {
+                self.advance_held(ld, finished);
+            } else {
+                self.advance_link(ld, finished);
+            }
         }
         for w in self.pcap.iter_mut().flatten() {
             w.flush();

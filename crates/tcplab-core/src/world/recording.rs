@@ -7,9 +7,16 @@ use super::*;
 impl World {
     #[inline]
     pub(super) fn record_queue(&mut self, ld: u32, len: usize) {
+        self.record_queue_at(ld, self.now, len);
+    }
+
+    /// As [`Self::record_queue`], for a change at `at` (a discipline that
+    /// holds its queue is brought up to date after the fact).
+    #[inline]
+    pub(super) fn record_queue_at(&mut self, ld: u32, at: SimTime, len: usize) {
         if let Some(tr) = &mut self.queue_trace {
             let (t, v) = &mut tr[ld as usize];
-            alloc::push(t, self.now.as_nanos(), "the queue series");
+            alloc::push(t, at.as_nanos(), "the queue series");
             alloc::push(v, len as f64, "the queue series");
             self.series_samples += 1;
         }
@@ -17,8 +24,14 @@ impl World {
 
     #[inline]
     pub(super) fn record_drop(&mut self, ld: u32, p: &Packet, cause: DropCause) {
+        self.record_drop_at(ld, p, cause, self.now);
+    }
+
+    /// As [`Self::record_drop`], for a drop at `at`.
+    #[inline]
+    pub(super) fn record_drop_at(&mut self, ld: u32, p: &Packet, cause: DropCause, at: SimTime) {
         if let Some(log) = &mut self.drop_log {
-            alloc::push(log, (self.now, ld, p.flow, p.number, cause), "the drop log");
+            alloc::push(log, (at, ld, p.flow, p.number, cause), "the drop log");
         }
     }
 

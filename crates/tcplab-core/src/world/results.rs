@@ -99,7 +99,7 @@ impl World {
         let end_ns = end.as_nanos();
         let s = &l.stats;
         let area = s.queue_area
-            + l.queue.len() as u128
+            + l.queue.waiting_packets() as u128
                 * (end.max(s.queue_changed_at) - s.queue_changed_at).as_nanos() as u128;
         LinkResult {
             link: &self.link_names[l.link as usize],
@@ -182,10 +182,12 @@ impl World {
                 self.nodes[l.to as usize].name.clone(),
             )
         };
-        let drops = self
-            .drop_log
+        // In time order: a discipline that holds its queue records its
+        // drops when its link is next brought up to date.
+        let mut log: Vec<DropEntry> = self.drop_log.iter().flatten().copied().collect();
+        log.sort_by_key(|e| e.0);
+        let drops = log
             .iter()
-            .flatten()
             .map(|&(t, ld, flow, packet, cause)| {
                 let (link, src, dst) = dir_name(ld as usize);
                 DropRecord {

@@ -15,7 +15,10 @@
 //! need not read goes behind a `Box`, so that `Qdisc` stays small and the
 //! link's hot cache lines hold only what every hop reads.
 
+mod codel;
 mod droptail;
+mod fq_codel;
+mod held;
 mod red;
 
 use std::fmt;
@@ -28,7 +31,10 @@ use crate::rng::Rng;
 use crate::time::{Rate, SimTime};
 use crate::units::QueueLimit;
 
+pub use codel::{CoDel, CoDelSpec};
 pub use droptail::DropTail;
+pub use fq_codel::{FqCoDel, FqCoDelSpec};
+pub use held::{Dropped, Queued};
 pub use red::{Auto, Red, RedSpec};
 
 /// What a discipline decides for an arriving packet.
@@ -78,29 +84,74 @@ impl Arrival {
 pub enum Qdisc {
     DropTail(DropTail),
     Red(Box<Red>),
+    CoDel(Box<CoDel>),
+    FqCoDel(Box<FqCoDel>),
     /// Marks every packet and drops none: for the tests of the marking path.
     #[cfg(test)]
     MarkAll,
 }
 
 impl Qdisc {
-    /// The discipline `spec` describes, for a link direction of `rate`;
-    /// `rng` gives the direction's random stream to those that draw.
-    pub fn from_spec(spec: &QueueSpec, rate: Rate, rng: impl FnOnce() -> Rng) -> Qdisc {
+    /// The discipline `spec` describes, for a link direction of `rate` and
+    /// `mtu` bytes; `rng` gives the direction's random stream to those that
+    /// draw.
+    pub fn from_spec(spec: &QueueSpec, rate: Rate, mtu: u32, rng: impl FnOnce() -> Rng) -> Qdisc {
         match spec {
             QueueSpec::DropTail { limit } => Qdisc::DropTail(DropTail::new(*limit)),
             QueueSpec::Red(r) => Qdisc::Red(Box::new(Red::new(r, rate, rng()))),
+            QueueSpec::CoDel(c) => Qdisc::CoDel(Box::new(CoDel::new(c))),
+            QueueSpec::FqCoDel(f) => Qdisc::FqCoDel(Box::new(FqCoDel::new(f, mtu))),
         }
     }
 
-    /// The verdict on an arriving packet.
+    /// The verdict on an arriving packet, for the disciplines that leave
+    /// their packets in the link's FIFO (not [`Self::holds`]).
     #[inline(always)]
     pub fn enqueue(&mut self, a: &Arrival) -> Verdict {
         match self {
             Qdisc::DropTail(d) => d.enqueue(a),
             Qdisc::Red(r) => r.enqueue(a),
+            Qdisc::CoDel(_) | Qdisc::FqCoDel(_) => {
+                unreachable!("a discipline that holds its queue is offered packets")
+            }
             #[cfg(test)]
             Qdisc::MarkAll => Verdict::Mark,
+        }
+    }
+
+    /// Whether it keeps the waiting packets itself and picks the next one
+    /// when the link falls idle ([`Self::offer`], [`Self::take`]).
+    #[inline(always)]
+    pub fn holds(&self) -> bool {
+        matches!(self, Qdisc::CoDel(_) | Qdisc::FqCoDel(_))
+    }
+
+    /// Gives a discipline that [`Self::holds`] a packet; what it drops (the
+    /// packet itself or others) goes to `dropped`.
+    pub fn offer(&mut self, p: Queued, dropped: &mut Vec<Dropped>) {
+        match self {
+            Qdisc::CoDel(c) => c.enqueue(p, dropped),
+            Qdisc::FqCoDel(f) => f.enqueue(p, dropped),
+            _ => unreachable!("only a discipline that holds its queue is offered packets"),
+        }
+    }
+
+    /// The packet to send at `at` from a discipline that [`Self::holds`],
+    /// after the drops it makes on the way (to `dropped`).
+    pub fn take(&mut self, at: SimTime, dropped: &mut Vec<Dropped>) -> Option<Queued> {
+        match self {
+            Qdisc::CoDel(c) => c.dequeue(at, dropped),
+            Qdisc::FqCoDel(f) => f.dequeue(at, dropped),
+            _ => None,
+        }
+    }
+
+    /// Packets and bytes a discipline that [`Self::holds`] has waiting.
+    pub fn waiting(&self) -> (u64, u64) {
+        match self {
+            Qdisc::CoDel(c) => c.waiting(),
+            Qdisc::FqCoDel(f) => f.waiting(),
+            _ => (0, 0),
         }
     }
 
@@ -110,6 +161,8 @@ impl Qdisc {
         match self {
             Qdisc::DropTail(d) => d.capacity_packets(size),
             Qdisc::Red(r) => r.capacity_packets(size),
+            Qdisc::CoDel(c) => DropTail::new(c.limit()).capacity_packets(size),
+            Qdisc::FqCoDel(f) => DropTail::new(f.limit()).capacity_packets(size),
             #[cfg(test)]
             Qdisc::MarkAll => u64::MAX,
         }
@@ -120,6 +173,8 @@ impl Qdisc {
         match self {
             Qdisc::DropTail(d) => d.describe(),
             Qdisc::Red(r) => r.describe(),
+            Qdisc::CoDel(c) => DropTail::new(c.limit()).describe(),
+            Qdisc::FqCoDel(f) => DropTail::new(f.limit()).describe(),
             #[cfg(test)]
             Qdisc::MarkAll => "no limit".into(),
         }
@@ -135,6 +190,8 @@ impl Qdisc {
 pub enum QueueSpec {
     DropTail { limit: QueueLimit },
     Red(Box<RedSpec>),
+    CoDel(Box<CoDelSpec>),
+    FqCoDel(Box<FqCoDelSpec>),
 }
 
 impl Default for QueueSpec {
@@ -147,7 +204,7 @@ impl Default for QueueSpec {
 }
 
 /// The disciplines a `kind` names.
-pub const KINDS: &[&str] = &["droptail", "red"];
+pub const KINDS: &[&str] = &["droptail", "red", "codel", "fq_codel"];
 
 impl<'de> Deserialize<'de> for QueueSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -157,8 +214,8 @@ impl<'de> Deserialize<'de> for QueueSpec {
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 write!(
                     f,
-                    "a queue limit ('100p', '64KiB') or a table {{ kind = \"droptail\" or \
-                     \"red\", limit = \"100p\", ... }}"
+                    "a queue limit ('100p', '64KiB') or a table {{ kind = \"droptail\", \
+                     \"red\", \"codel\" or \"fq_codel\", limit = \"100p\", ... }}"
                 )
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<QueueSpec, E> {
@@ -211,10 +268,19 @@ impl<'de> Deserialize<'de> for QueueSpec {
                         Ok(QueueSpec::DropTail { limit })
                     }
                     "red" => {
-                        let spec: RedSpec = serde_json::from_value(table.into())
-                            .map_err(|e| de::Error::custom(format!("red: {e}")))?;
+                        let spec: RedSpec = table_of("red", table)?;
                         spec.check().map_err(de::Error::custom)?;
                         Ok(QueueSpec::Red(Box::new(spec)))
+                    }
+                    "codel" => {
+                        let spec: CoDelSpec = table_of("codel", table)?;
+                        spec.check().map_err(de::Error::custom)?;
+                        Ok(QueueSpec::CoDel(Box::new(spec)))
+                    }
+                    "fq_codel" => {
+                        let spec: FqCoDelSpec = table_of("fq_codel", table)?;
+                        spec.check().map_err(de::Error::custom)?;
+                        Ok(QueueSpec::FqCoDel(Box::new(spec)))
                     }
                     other => Err(de::Error::unknown_variant(other, KINDS)),
                 }
@@ -230,15 +296,29 @@ impl Serialize for QueueSpec {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             QueueSpec::DropTail { limit } => limit.serialize(s),
-            QueueSpec::Red(r) => {
-                let mut table = serde_json::to_value(r).map_err(serde::ser::Error::custom)?;
-                if let serde_json::Value::Object(m) = &mut table {
-                    m.insert("kind".into(), "red".into());
-                }
-                table.serialize(s)
-            }
+            QueueSpec::Red(r) => with_kind("red", r, s),
+            QueueSpec::CoDel(c) => with_kind("codel", c, s),
+            QueueSpec::FqCoDel(f) => with_kind("fq_codel", f, s),
         }
     }
+}
+
+/// A discipline's parameters from the rest of its table, errors prefixed
+/// with its kind.
+fn table_of<T: serde::de::DeserializeOwned, E: de::Error>(
+    kind: &str,
+    table: serde_json::Map<String, serde_json::Value>,
+) -> Result<T, E> {
+    serde_json::from_value(table.into()).map_err(|e| E::custom(format!("{kind}: {e}")))
+}
+
+/// A discipline's parameters as a table with its `kind`.
+fn with_kind<T: Serialize, S: Serializer>(kind: &str, spec: &T, s: S) -> Result<S::Ok, S::Error> {
+    let mut table = serde_json::to_value(spec).map_err(serde::ser::Error::custom)?;
+    if let serde_json::Value::Object(m) = &mut table {
+        m.insert("kind".into(), kind.into());
+    }
+    table.serialize(s)
 }
 
 #[cfg(test)]
@@ -271,7 +351,7 @@ mod tests {
     fn unknown_kinds_and_fields_are_refused_by_name() {
         let e = spec(r#"{"kind": "blue", "limit": "100p"}"#).unwrap_err();
         assert!(
-            e.contains("unknown variant `blue`, expected `droptail` or `red`"),
+            e.contains("unknown variant `blue`, expected one of `droptail`, `red`, `codel`"),
             "{e}"
         );
         let e = spec(r#"{"kind": "droptail", "limt": "100p"}"#).unwrap_err();

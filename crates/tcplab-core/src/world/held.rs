@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The packet path through a link direction whose discipline holds its own
+//! queue (CoDel, FQ-CoDel, PIE: [`Qdisc::holds`]).
+//!
+//! Such a discipline decides what leaves, and when to drop, as the link
+//! falls idle, so a packet's start is not known when it arrives. Yet no
+//! event is needed for it: while packets wait, the link is busy until a
+//! known time (`busy_until`), and the packet on the wire arrives at the far
+//! end no earlier. So the link is brought up to date lazily, before each
+//! arrival at its queue and before each arrival at its far end: every
+//! dequeue that fell due meanwhile runs then, at its own time, in order
+//! ([`World::advance_held`]). The results are those of dequeuing on time:
+//! the discipline sees the same times and the same queue, and the packets
+//! it sends arrive when they would have.
+
+use super::*;
+use crate::net::packet::Ecn;
+use crate::net::qdisc::{QueueDrop, Queued};
+use crate::net::queue::InFlight;
+
+impl World {
+    /// Offers packet `id` to link direction `ld`'s discipline, and sends it
+    /// (or whatever the discipline picks) at once if the link is idle.
+    pub(super) fn enqueue_held(&mut self, ld: u32, id: PacketId) {
+        let now = self.now;
+        self.advance_held(ld, now);
+        let size = self.route_onwards(ld, id);
+        let p = self.packets.get(id);
+        let q = Queued {
+            id,
+            size,
+            enqueued: now,
+            ect: matches!(p.ecn, Ecn::Ect0 | Ecn::Ect1),
+            ce: false,
+            // One flow per connection and direction.
+            hash: p.flow.wrapping_mul(2) | (p.src > p.dst) as u32,
+        };
+        let l = &mut self.links[ld as usize];
+        let before = l.queue.qdisc().waiting().0 as usize;
+        l.queue.qdisc_mut().offer(q, &mut self.held_drops);
+        // An idle link sends at once: the packet passes through the
+        // discipline (which sees it leave after no wait) without counting
+        // in the queue, as it would not behind a drop-tail.
+        let out = if l.busy_until <= now {
+            l.queue.qdisc_mut().take(now, &mut self.held_drops)
+        } else {
+            None
+        };
+        self.settle_held(ld, now, before);
+        if let Some(q) = out {
+            self.send_held(ld, q, now);
+        }
+    }
+
+    /// Runs every dequeue of link direction `ld` due by `now`, each at its
+    /// time: while packets wait, the next leaves when the link is done with
+    /// the one before.
+    pub(super) fn advance_held(&mut self, ld: u32, now: SimTime) {
+        loop {
+            let l = &self.links[ld as usize];
+            let at = l.busy_until;
+            if at > now || l.queue.qdisc().waiting().0 == 0 {
+                return;
+            }
+            self.dequeue_held(ld, at);
+        }
+    }
+
+    /// Takes the packet to send at `at` from `ld`'s discipline and puts it
+    /// on the wire.
+    fn dequeue_held(&mut self, ld: u32, at: SimTime) {
+        let l = &mut self.links[ld as usize];
+        let before = l.queue.qdisc().waiting().0 as usize;
+        let out = l.queue.qdisc_mut().take(at, &mut self.held_drops);
+        self.settle_held(ld, at, before);
+        if let Some(q) = out {
+            self.send_held(ld, q, at);
+        }
+    }
+
+    /// Puts a packet the discipline gave out at `at` on the wire.
+    fn send_held(&mut self, ld: u32, q: Queued, at: SimTime) {
+        if q.ce {
+            self.links[ld as usize].stats.marks += 1;
+            self.packets.get_mut(q.id).ecn = Ecn::Ce;
+        }
+        self.transmit(ld, q.id, q.size, at);
+    }
+
+    /// Accounts for what one call to `ld`'s discipline at `at` did: the
+    /// packets it dropped, and the queue's change from `before` packets.
+    fn settle_held(&mut self, ld: u32, at: SimTime, before: usize) {
+        let mut dropped = std::mem::take(&mut self.held_drops);
+        for d in dropped.drain(..) {
+            let l = &mut self.links[ld as usize];
+            let cause = if d.why == QueueDrop::Overflow {
+                l.stats.drops_queue += 1;
+                DropCause::Queue
+            } else {
+                l.stats.drops_aqm += 1;
+                DropCause::Aqm
+            };
+            let p = self.packets.remove(d.id);
+            self.dir_stats(&p).lost_queue += 1;
+            self.record_drop_at(ld, &p, cause, d.at);
+        }
+        self.held_drops = dropped;
+        let l = &mut self.links[ld as usize];
+        let after = l.queue.qdisc().waiting().0 as usize;
+        if after != before {
+            l.stats.note_queue(at, before, after);
+            self.record_queue_at(ld, at, after);
+        }
+    }
+
+    /// The packet arriving now at the far end of `ld`, after the dequeues
+    /// due by now; schedules the arrival of the next one when the engine
+    /// could not (it was not on the wire yet when this arrival popped).
+    pub(super) fn pop_arrival_held(&mut self, ld: u32, now: SimTime) -> InFlight {
+        let followed = self.links[ld as usize].queue.second().is_some();
+        self.advance_held(ld, now);
+        let q = &mut self.links[ld as usize].queue;
+        let e = q.pop_arrival().expect("an arrival has a packet");
+        if !followed {
+            if let Some(next) = q.front() {
+                let (arrive, seq) = (next.arrive, next.seq);
+                self.queue.push_seq(arrive, seq, Event::Arrive { ld });
+            }
+        }
+        e
+    }
+}
