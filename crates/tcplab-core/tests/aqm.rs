@@ -119,3 +119,25 @@ fn fq_codel_spares_a_sparse_flow_the_standing_queue() {
     assert!(single - base > 0.003, "codel: {single}");
     assert!(single_lost > 0, "dropped with the bulk flows' packets");
 }
+
+/// PIE under persistent load (RFC 8033's goal): the queueing delay hovers
+/// around its 15 ms reference, 12.5 packets of 1500 B at 10 Mb/s, with its
+/// early drops doing most of the work of a 100-packet limit (which the
+/// first slow starts still reach, under the burst allowance).
+#[test]
+fn pie_steers_the_queueing_delay_to_its_reference() {
+    let r = run(&dumbbell(
+        r#"{"kind": "pie", "limit": "100p"}"#,
+        4,
+        "",
+        "60s",
+    ));
+    let l = bottleneck(&r);
+    assert!(l.drops_aqm > 50, "{l:?}");
+    assert!(l.drops_queue < l.drops_aqm / 4, "{l:?}");
+    assert!(
+        l.queue_mean_packets > 9.0 && l.queue_mean_packets < 16.0,
+        "{l:?}"
+    );
+    assert!(l.utilization > 0.95, "{l:?}");
+}

@@ -19,6 +19,7 @@ mod codel;
 mod droptail;
 mod fq_codel;
 mod held;
+mod pie;
 mod red;
 
 use std::fmt;
@@ -35,6 +36,7 @@ pub use codel::{CoDel, CoDelSpec};
 pub use droptail::DropTail;
 pub use fq_codel::{FqCoDel, FqCoDelSpec};
 pub use held::{Dropped, Queued};
+pub use pie::{Pie, PieSpec};
 pub use red::{Auto, Red, RedSpec};
 
 /// What a discipline decides for an arriving packet.
@@ -86,6 +88,7 @@ pub enum Qdisc {
     Red(Box<Red>),
     CoDel(Box<CoDel>),
     FqCoDel(Box<FqCoDel>),
+    Pie(Box<Pie>),
     /// Marks every packet and drops none: for the tests of the marking path.
     #[cfg(test)]
     MarkAll,
@@ -101,6 +104,7 @@ impl Qdisc {
             QueueSpec::Red(r) => Qdisc::Red(Box::new(Red::new(r, rate, rng()))),
             QueueSpec::CoDel(c) => Qdisc::CoDel(Box::new(CoDel::new(c))),
             QueueSpec::FqCoDel(f) => Qdisc::FqCoDel(Box::new(FqCoDel::new(f, mtu))),
+            QueueSpec::Pie(p) => Qdisc::Pie(Box::new(Pie::new(p, rng()))),
         }
     }
 
@@ -111,7 +115,7 @@ impl Qdisc {
         match self {
             Qdisc::DropTail(d) => d.enqueue(a),
             Qdisc::Red(r) => r.enqueue(a),
-            Qdisc::CoDel(_) | Qdisc::FqCoDel(_) => {
+            Qdisc::CoDel(_) | Qdisc::FqCoDel(_) | Qdisc::Pie(_) => {
                 unreachable!("a discipline that holds its queue is offered packets")
             }
             #[cfg(test)]
@@ -123,7 +127,7 @@ impl Qdisc {
     /// when the link falls idle ([`Self::offer`], [`Self::take`]).
     #[inline(always)]
     pub fn holds(&self) -> bool {
-        matches!(self, Qdisc::CoDel(_) | Qdisc::FqCoDel(_))
+        matches!(self, Qdisc::CoDel(_) | Qdisc::FqCoDel(_) | Qdisc::Pie(_))
     }
 
     /// Gives a discipline that [`Self::holds`] a packet; what it drops (the
@@ -132,6 +136,7 @@ impl Qdisc {
         match self {
             Qdisc::CoDel(c) => c.enqueue(p, dropped),
             Qdisc::FqCoDel(f) => f.enqueue(p, dropped),
+            Qdisc::Pie(q) => q.enqueue(p, dropped),
             _ => unreachable!("only a discipline that holds its queue is offered packets"),
         }
     }
@@ -142,6 +147,7 @@ impl Qdisc {
         match self {
             Qdisc::CoDel(c) => c.dequeue(at, dropped),
             Qdisc::FqCoDel(f) => f.dequeue(at, dropped),
+            Qdisc::Pie(q) => q.dequeue(at),
             _ => None,
         }
     }
@@ -151,6 +157,7 @@ impl Qdisc {
         match self {
             Qdisc::CoDel(c) => c.waiting(),
             Qdisc::FqCoDel(f) => f.waiting(),
+            Qdisc::Pie(q) => q.waiting(),
             _ => (0, 0),
         }
     }
@@ -163,6 +170,7 @@ impl Qdisc {
             Qdisc::Red(r) => r.capacity_packets(size),
             Qdisc::CoDel(c) => DropTail::new(c.limit()).capacity_packets(size),
             Qdisc::FqCoDel(f) => DropTail::new(f.limit()).capacity_packets(size),
+            Qdisc::Pie(q) => DropTail::new(q.limit()).capacity_packets(size),
             #[cfg(test)]
             Qdisc::MarkAll => u64::MAX,
         }
@@ -175,6 +183,7 @@ impl Qdisc {
             Qdisc::Red(r) => r.describe(),
             Qdisc::CoDel(c) => DropTail::new(c.limit()).describe(),
             Qdisc::FqCoDel(f) => DropTail::new(f.limit()).describe(),
+            Qdisc::Pie(q) => DropTail::new(q.limit()).describe(),
             #[cfg(test)]
             Qdisc::MarkAll => "no limit".into(),
         }
@@ -192,6 +201,7 @@ pub enum QueueSpec {
     Red(Box<RedSpec>),
     CoDel(Box<CoDelSpec>),
     FqCoDel(Box<FqCoDelSpec>),
+    Pie(Box<PieSpec>),
 }
 
 impl Default for QueueSpec {
@@ -204,7 +214,7 @@ impl Default for QueueSpec {
 }
 
 /// The disciplines a `kind` names.
-pub const KINDS: &[&str] = &["droptail", "red", "codel", "fq_codel"];
+pub const KINDS: &[&str] = &["droptail", "red", "codel", "fq_codel", "pie"];
 
 impl<'de> Deserialize<'de> for QueueSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -215,7 +225,7 @@ impl<'de> Deserialize<'de> for QueueSpec {
                 write!(
                     f,
                     "a queue limit ('100p', '64KiB') or a table {{ kind = \"droptail\", \
-                     \"red\", \"codel\" or \"fq_codel\", limit = \"100p\", ... }}"
+                     \"red\", \"codel\", \"fq_codel\" or \"pie\", limit = \"100p\", ... }}"
                 )
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<QueueSpec, E> {
@@ -282,6 +292,11 @@ impl<'de> Deserialize<'de> for QueueSpec {
                         spec.check().map_err(de::Error::custom)?;
                         Ok(QueueSpec::FqCoDel(Box::new(spec)))
                     }
+                    "pie" => {
+                        let spec: PieSpec = table_of("pie", table)?;
+                        spec.check().map_err(de::Error::custom)?;
+                        Ok(QueueSpec::Pie(Box::new(spec)))
+                    }
                     other => Err(de::Error::unknown_variant(other, KINDS)),
                 }
             }
@@ -299,6 +314,7 @@ impl Serialize for QueueSpec {
             QueueSpec::Red(r) => with_kind("red", r, s),
             QueueSpec::CoDel(c) => with_kind("codel", c, s),
             QueueSpec::FqCoDel(f) => with_kind("fq_codel", f, s),
+            QueueSpec::Pie(p) => with_kind("pie", p, s),
         }
     }
 }
