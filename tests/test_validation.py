@@ -305,3 +305,23 @@ def test_the_text_table_shows_aqm_drops_only_when_there_are_some():
     res = tl.Scenario(d).run()
     assert res.links["drops_aqm"].sum() > 0
     assert "drops (aqm)" in res.table()
+
+
+def test_delay_percentiles_fill_the_distribution_columns_on_request():
+    def run(**kw):
+        net = tl.Network()
+        a, r, b = net.host("a"), net.router("r"), net.host("b")
+        net.link(a, r, rate="100Mbps", delay="1ms")
+        net.link(r, b, rate="10Mbps", delay="20ms", queue={"kind": "codel"}, name="bn")
+        net.tcp(a, b)
+        return net.run(duration="10s", **kw)
+    plain, full = run(), run(delay_percentiles=True)
+    cols = ["delay_p50_s", "delay_p99_s", "jitter_s", "ack_delay_p50_s"]
+    assert plain.flows[cols].isna().all(axis=None)
+    assert full.flows[cols].notna().all(axis=None)
+    # The means are always there, and the same.
+    assert plain.flows["delay_mean_s"].equals(full.flows["delay_mean_s"])
+    bn = full.links[(full.links["link"] == "bn") & (full.links["src"] == "r")].iloc[0]
+    assert 0 < bn["sojourn_p50_s"] <= bn["sojourn_p99_s"] <= bn["sojourn_max_s"]
+    assert plain.links["sojourn_p50_s"].isna().all()
+    assert full.scenario["delay_percentiles"] is True

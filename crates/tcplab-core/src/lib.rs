@@ -10,6 +10,7 @@ pub mod alloc;
 pub mod cc;
 pub mod engine;
 pub mod error;
+pub mod hist;
 pub mod net;
 pub mod pcap;
 pub mod results;

@@ -87,20 +87,50 @@ pub const FLOW_COLUMNS: &[Column] = &[
         "delay_min_s",
         "s",
         "float",
-        "UDP: smallest one-way delay of delivered packets",
+        "smallest one-way delay of the packets delivered src -> dst (TCP: with delay_percentiles)",
     ),
     col(
         "delay_mean_s",
         "s",
         "float",
-        "UDP: mean one-way delay of delivered packets",
+        "mean one-way delay src -> dst, each transmission from its own send",
     ),
+    col(
+        "delay_p50_s",
+        "s",
+        "float",
+        "median one-way delay src -> dst (UDP; TCP with delay_percentiles; from a histogram: within 1.6%)",
+    ),
+    col("delay_p95_s", "s", "float", "95th percentile of the one-way delays src -> dst"),
+    col("delay_p99_s", "s", "float", "99th percentile of the one-way delays src -> dst"),
     col(
         "delay_max_s",
         "s",
         "float",
-        "UDP: largest one-way delay of delivered packets",
+        "largest one-way delay src -> dst (TCP: with delay_percentiles)",
     ),
+    col(
+        "jitter_s",
+        "s",
+        "float",
+        "mean absolute difference of consecutive delays src -> dst, as ns-3's FlowMonitor (TCP: with delay_percentiles)",
+    ),
+    col(
+        "ack_delay_mean_s",
+        "s",
+        "float",
+        "TCP: mean one-way delay of the ACKs (dst -> src)",
+    ),
+    col(
+        "ack_delay_p50_s",
+        "s",
+        "float",
+        "TCP, with delay_percentiles: median one-way delay of the ACKs (and the next three)",
+    ),
+    col("ack_delay_p95_s", "s", "float", "TCP: 95th percentile of the ACKs' delays"),
+    col("ack_delay_p99_s", "s", "float", "TCP: 99th percentile of the ACKs' delays"),
+    col("ack_delay_max_s", "s", "float", "TCP: largest one-way delay of the ACKs"),
+    col("ack_jitter_s", "s", "float", "TCP: jitter of the ACKs' delays"),
     col(
         "throughput_bps",
         "bit/s",
@@ -213,6 +243,27 @@ pub const LINK_COLUMNS: &[Column] = &[
         "float",
         "time-average queue length",
     ),
+    col(
+        "queue_mean_bytes",
+        "B",
+        "float",
+        "time-average queue length in bytes",
+    ),
+    col(
+        "sojourn_mean_s",
+        "s",
+        "float",
+        "mean time a packet put on the wire waited in the queue (0 for those that found the link idle)",
+    ),
+    col(
+        "sojourn_p50_s",
+        "s",
+        "float",
+        "median sojourn, with delay_percentiles (from a histogram: within 1.6%)",
+    ),
+    col("sojourn_p95_s", "s", "float", "95th percentile of the sojourns, with delay_percentiles"),
+    col("sojourn_p99_s", "s", "float", "99th percentile of the sojourns, with delay_percentiles"),
+    col("sojourn_max_s", "s", "float", "longest sojourn"),
 ];
 
 /// One flow's record. The names are `String`s; the world also makes rows
@@ -240,10 +291,21 @@ pub struct FlowResult<S = String> {
     /// Delivered payload bits / the flow's active time (from its start to
     /// its stop or the end of the run, whichever is first).
     pub goodput_bps: f64,
-    /// One-way delay of delivered packets, source to destination.
+    /// One-way delay of delivered packets, source to destination, and of
+    /// a TCP flow's ACKs (NaN when none was delivered).
     pub delay_min_s: f64,
     pub delay_mean_s: f64,
+    pub delay_p50_s: f64,
+    pub delay_p95_s: f64,
+    pub delay_p99_s: f64,
     pub delay_max_s: f64,
+    pub jitter_s: f64,
+    pub ack_delay_mean_s: f64,
+    pub ack_delay_p50_s: f64,
+    pub ack_delay_p95_s: f64,
+    pub ack_delay_p99_s: f64,
+    pub ack_delay_max_s: f64,
+    pub ack_jitter_s: f64,
     /// TCP (NaN or 0 for UDP): all payload bytes sent, retransmissions
     /// included, / active time.
     pub throughput_bps: f64,
@@ -295,6 +357,13 @@ pub struct LinkResult<S = String> {
     pub queue_max_packets: u64,
     /// Time-average number of waiting packets.
     pub queue_mean_packets: f64,
+    pub queue_mean_bytes: f64,
+    /// The queue sojourns of the packets put on the wire (NaN if none).
+    pub sojourn_mean_s: f64,
+    pub sojourn_p50_s: f64,
+    pub sojourn_p95_s: f64,
+    pub sojourn_p99_s: f64,
+    pub sojourn_max_s: f64,
 }
 
 /// What the run simulated: the same for the same scenario and seed.
@@ -481,7 +550,10 @@ pub fn flow_columns<S: AsRef<str>>(rows: &[FlowResult<S>]) -> Columns {
     columns!(rows; flow: str, kind: str, src: str, dst: str, start_s: f64, sent_packets: u64,
         sent_bytes: u64, delivered_packets: u64, delivered_bytes: u64, lost_queue: u64,
         lost_error: u64, in_flight_packets: u64, goodput_bps: f64, delay_min_s: f64,
-        delay_mean_s: f64, delay_max_s: f64, throughput_bps: f64, unique_sent_bps: f64,
+        delay_mean_s: f64, delay_p50_s: f64, delay_p95_s: f64, delay_p99_s: f64,
+        delay_max_s: f64, jitter_s: f64, ack_delay_mean_s: f64, ack_delay_p50_s: f64,
+        ack_delay_p95_s: f64, ack_delay_p99_s: f64, ack_delay_max_s: f64, ack_jitter_s: f64,
+        throughput_bps: f64, unique_sent_bps: f64,
         retransmitted_segments: u64, retransmission_ratio: f64, timeouts: u64,
         fast_retransmits: u64, dupacks: u64, completion_time_s: f64, acked_bytes: u64,
         ack_packets: u64, acks_lost: u64, cc: str, recovery: str, mss: u64)
@@ -492,7 +564,9 @@ pub fn link_columns<S: AsRef<str>>(rows: &[LinkResult<S>]) -> Columns {
     columns!(rows; link: str, src: str, dst: str, rate_bps: u64, delay_s: f64,
         tx_packets: u64, tx_bytes: u64, drops_queue: u64, drops_aqm: u64, marks: u64,
         drops_error: u64, utilization: f64,
-        queue_max_packets: u64, queue_mean_packets: f64)
+        queue_max_packets: u64, queue_mean_packets: f64, queue_mean_bytes: f64,
+        sojourn_mean_s: f64, sojourn_p50_s: f64, sojourn_p95_s: f64, sojourn_p99_s: f64,
+        sojourn_max_s: f64)
 }
 
 pub fn drop_columns(rows: &[DropRecord]) -> Columns {
@@ -556,7 +630,17 @@ mod tests {
             goodput_bps: 0.0,
             delay_min_s: 0.0,
             delay_mean_s: 0.0,
+            delay_p50_s: 0.0,
+            delay_p95_s: 0.0,
+            delay_p99_s: 0.0,
             delay_max_s: 0.0,
+            jitter_s: 0.0,
+            ack_delay_mean_s: 0.0,
+            ack_delay_p50_s: 0.0,
+            ack_delay_p95_s: 0.0,
+            ack_delay_p99_s: 0.0,
+            ack_delay_max_s: 0.0,
+            ack_jitter_s: 0.0,
             throughput_bps: 0.0,
             unique_sent_bps: 0.0,
             retransmitted_segments: 0,
@@ -590,6 +674,12 @@ mod tests {
             utilization: 0.0,
             queue_max_packets: 0,
             queue_mean_packets: 0.0,
+            queue_mean_bytes: 0.0,
+            sojourn_mean_s: 0.0,
+            sojourn_p50_s: 0.0,
+            sojourn_p95_s: 0.0,
+            sojourn_p99_s: 0.0,
+            sojourn_max_s: 0.0,
         };
         let mut k = keys(&link);
         k.sort();

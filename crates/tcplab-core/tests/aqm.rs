@@ -26,7 +26,7 @@ fn dumbbell(queue: &str, n: usize, extra_flows: &str, duration: &str) -> String 
         flows.push(extra_flows.into());
     }
     format!(
-        r#"{{ "duration": "{duration}", "hosts": ["a", "b"], "routers": ["r"],
+        r#"{{ "duration": "{duration}", "hosts": ["a", "b"], "routers": ["r"], "delay_percentiles": true,
             "links": [
               {{"a": "a", "b": "r", "rate": "100Mbps", "delay": "1ms"}},
               {{"name": "bottleneck", "a": "r", "b": "b", "rate": "10Mbps", "delay": "20ms",
@@ -87,6 +87,9 @@ fn codel_keeps_the_standing_queue_near_its_target() {
         l.queue_mean_packets > 1.0 && l.queue_mean_packets < 10.0,
         "{l:?}"
     );
+    // The median sojourn near target; drop-tail's near its full 120 ms.
+    assert!(l.sojourn_p50_s > 0.003 && l.sojourn_p50_s < 0.010, "{l:?}");
+    assert!(bottleneck(&tail).sojourn_p50_s > 0.08);
     assert!(l.utilization > 0.95, "{l:?}");
     let lost: u64 = r.flows.iter().map(|f| f.lost_queue).sum();
     assert_eq!(lost, l.drops_aqm);
@@ -139,5 +142,6 @@ fn pie_steers_the_queueing_delay_to_its_reference() {
         l.queue_mean_packets > 9.0 && l.queue_mean_packets < 16.0,
         "{l:?}"
     );
+    assert!(l.sojourn_p50_s > 0.012 && l.sojourn_p50_s < 0.020, "{l:?}");
     assert!(l.utilization > 0.95, "{l:?}");
 }

@@ -12,7 +12,7 @@ const LAYERS: &[&[&str]] = &[
     &["time", "rng", "error"],
     &["units"],
     &["alloc"],
-    &["engine"],
+    &["engine", "hist"],
     &["net"],
     &["cc", "pcap"],
     &["tcp"],

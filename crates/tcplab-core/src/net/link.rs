@@ -9,24 +9,36 @@
 //! left. The link knows each packet's start time when it admits it (see
 //! [`crate::net::queue`]), so a hop costs one event per packet, its arrival.
 
+use crate::hist::Hist;
 use crate::net::error_model::ErrorModel;
 use crate::net::queue::LinkQueue;
 use crate::time::{Rate, SimDuration, SimTime};
 
 /// The queue counters of a link direction (the per-packet ones live in
-/// [`LinkDir`] itself, beside what the packet path reads).
+/// [`LinkDir`] itself, beside what the packet path reads). The first 64
+/// bytes are what a packet that waits updates: one cache line, the fourth
+/// of the `LinkDir`.
 #[derive(Debug, Default, Clone)]
+#[repr(C)]
 pub struct LinkStats {
-    pub queue_changed_at: SimTime,
     /// Integral of the queue length (packets) over time, in packet-ns.
     pub queue_area: u128,
+    /// Integral of the waiting bytes over time, in byte-ns.
+    pub queue_bytes_area: u128,
+    pub queue_changed_at: SimTime,
     pub queue_max: u64,
+    /// Sum and maximum of the sojourns (ns) of the packets that waited.
+    pub sojourn_sum: u64,
+    pub sojourn_max: u64,
     pub drops_queue: u64,
     /// Drops by the discipline's own decision (RED's early and forced).
     pub drops_aqm: u64,
     pub drops_error: u64,
     /// Packets the queue discipline marked Congestion Experienced.
     pub marks: u64,
+    /// With `delay_percentiles`: the sojourns (ns) of the packets that
+    /// waited; those that did not are `tx_packets` less its count.
+    pub sojourn: Option<Box<Hist>>,
 }
 
 /// Laid out by cache line (`repr(C)`, 64-byte aligned), because with tens of
@@ -51,11 +63,12 @@ pub struct LinkDir {
     pub busy_ns: u64,
     pub to: u32,
     pub from: u32,
+    /// Line 3: touched by a packet that waits.
+    pub stats: LinkStats,
     pub rate: Rate,
     /// Index of the link in the scenario; this direction is `link*2 + dir`.
     pub link: u32,
     pub mtu: u32,
-    pub stats: LinkStats,
 }
 
 impl LinkDir {
@@ -74,11 +87,13 @@ impl LinkDir {
 }
 
 impl LinkStats {
-    /// Accounts for a queue length change from `old_len` at `at` (for the
-    /// time average and the maximum).
+    /// Accounts for a queue change from `old_len` packets and `old_bytes`
+    /// to `new_len` packets at `at` (for the time averages and the maximum).
     #[inline]
-    pub fn note_queue(&mut self, at: SimTime, old_len: usize, new_len: usize) {
-        self.queue_area += old_len as u128 * (at - self.queue_changed_at).as_nanos() as u128;
+    pub fn note_queue(&mut self, at: SimTime, old_len: usize, old_bytes: u64, new_len: usize) {
+        let dt = (at - self.queue_changed_at).as_nanos() as u128;
+        self.queue_area += old_len as u128 * dt;
+        self.queue_bytes_area += old_bytes as u128 * dt;
         self.queue_changed_at = at;
         self.queue_max = self.queue_max.max(new_len as u64);
     }
@@ -91,5 +106,8 @@ mod tests {
         use std::mem::offset_of;
         assert_eq!(std::mem::size_of::<super::LinkQueue>(), 128);
         assert!(offset_of!(super::LinkDir, to) + 4 <= super::LinkDir::HOT_BYTES);
+        // A waiting packet's counters: the next line, whole.
+        assert_eq!(offset_of!(super::LinkDir, stats), 192);
+        assert_eq!(offset_of!(super::LinkStats, sojourn_max) + 8, 64);
     }
 }

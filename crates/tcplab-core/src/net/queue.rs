@@ -204,6 +204,11 @@ impl LinkQueue {
         self.len() as u64 + self.qdisc.waiting().0
     }
 
+    /// Bytes waiting, in the pipe or in a discipline that holds them.
+    pub fn waiting_bytes(&self) -> u64 {
+        self.waiting_bytes + self.qdisc.waiting().1
+    }
+
     /// Replaces the discipline (tests of the world's handling of verdicts).
     #[cfg(test)]
     pub fn set_qdisc(&mut self, qdisc: Qdisc) {
@@ -250,9 +255,10 @@ impl LinkQueue {
     }
 
     /// Takes out of the queue every packet whose transmission has started by
-    /// `now`, in order, calling `departed(tx_start, waiting_after)` for each.
+    /// `now`, in order, calling `departed(tx_start, waiting_after,
+    /// bytes_after, size)` for each.
     #[inline]
-    pub fn advance(&mut self, now: SimTime, mut departed: impl FnMut(SimTime, usize)) {
+    pub fn advance(&mut self, now: SimTime, mut departed: impl FnMut(SimTime, usize, u64, u32)) {
         while let Some(e) = self.pipe.get(self.pipe.departed as usize) {
             if e.tx_start > now {
                 break;
@@ -260,7 +266,7 @@ impl LinkQueue {
             let (t, size) = (e.tx_start, e.size);
             self.pipe.departed += 1;
             self.waiting_bytes -= size as u64;
-            departed(t, self.len());
+            departed(t, self.len(), self.waiting_bytes, size);
         }
     }
 
@@ -406,7 +412,7 @@ mod tests {
         assert_eq!(q.admit(t(0), t(300), 100), DROPPED);
         // At t = 100 packet 1 starts: one place frees up.
         let mut seen = vec![];
-        q.advance(t(100), |at, n| seen.push((at.as_nanos(), n)));
+        q.advance(t(100), |at, n, _, _| seen.push((at.as_nanos(), n)));
         assert_eq!(seen, [(100, 1)]);
         assert_eq!(q.admit(t(100), t(300), 100), Verdict::Enqueue);
     }
@@ -421,7 +427,7 @@ mod tests {
         assert_eq!(q.admit(t(0), t(650), 400), Verdict::Enqueue);
         q.push(pkt(2, 650, 400), t(0));
         assert_eq!(q.bytes(), 1000);
-        q.advance(t(50), |_, _| {});
+        q.advance(t(50), |_, _, _, _| {});
         assert_eq!(q.bytes(), 400);
     }
 
@@ -432,10 +438,10 @@ mod tests {
             q.push(pkt(i as u32, start, 100), t(0));
         }
         let mut seen = vec![];
-        q.advance(t(250), |at, n| seen.push((at.as_nanos(), n)));
+        q.advance(t(250), |at, n, _, _| seen.push((at.as_nanos(), n)));
         assert_eq!(seen, [(100, 2), (200, 1)]);
         // The first arrives at 1100.
-        q.advance(t(1100), |at, n| seen.push((at.as_nanos(), n)));
+        q.advance(t(1100), |at, n, _, _| seen.push((at.as_nanos(), n)));
         assert_eq!(seen.last(), Some(&(300, 0)));
         assert_eq!(q.pop_arrival().map(|e| e.id), Some(PacketId(0)));
         assert_eq!(q.front().map(|e| e.id), Some(PacketId(1)));

@@ -94,6 +94,14 @@ pub(super) const BEFORE_TCP: &[Field] = &[
         "tcplab: a run that fits a laptop",
     ),
     f(
+        "delay_percentiles",
+        "bool",
+        "",
+        "false",
+        "record delay distributions: the links' sojourn and the flows' delay percentiles",
+        "ns-3's FlowMonitor (per-flow delays, jitter)",
+    ),
+    f(
         "links[].name",
         "name",
         "",

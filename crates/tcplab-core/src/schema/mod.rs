@@ -143,7 +143,7 @@ mod tests {
         // A scenario with every field set, through the parser and back.
         let text = r#"{
           "name": "n", "duration": 1, "seed": 2, "run": 3, "hosts": ["a", "b"], "routers": ["r"],
-          "interval": 1, "trace": ["cwnd"], "memory_budget": "1GiB",
+          "interval": 1, "trace": ["cwnd"], "memory_budget": "1GiB", "delay_percentiles": true,
           "pcap": {"dir": "d", "links": ["l"], "snaplen": 96, "capture": "rx"},
           "routes": [{"node": "r", "to": "b", "next": "b"}],
           "links": [{"name": "l", "a": "a", "b": "r", "rate": 1, "delay": 0, "queue": "1p",

@@ -16,18 +16,18 @@ impl World {
         let f = &mut self.flows[flow as usize];
         let to_receiver = p.src == f.src;
         f.dir_stats(p.src).arrived += 1;
+        let delay = (now - p.sent_at).as_nanos();
+        f.stats.delay_sum_ns[!to_receiver as usize] += delay;
+        if self.delay_percentiles || matches!(f.app, App::Cbr(_)) {
+            record_delay(f, !to_receiver as usize, delay);
+        }
         match &mut f.app {
             App::Cbr(_) => {
                 if let Some(iv) = self.scenario.interval {
                     self.interval_buckets +=
                         add_interval(&mut f.per_interval, now, iv, p.payload as u64);
                 }
-                let s = &mut f.stats;
-                s.delivered_bytes += p.payload as u64;
-                let d = (now - p.sent_at).as_nanos();
-                s.delay_sum_ns += d as u128;
-                s.delay_min_ns = s.delay_min_ns.min(d);
-                s.delay_max_ns = s.delay_max_ns.max(d);
+                f.stats.delivered_bytes += p.payload as u64;
                 self.packets.free(id);
             }
             App::Tcp(t) => {
@@ -166,4 +166,12 @@ impl World {
             }
         }
     }
+}
+
+/// Counts a one-way delay in direction `dir` (0: src -> dst) of flow `f`'s
+/// distribution, made at its first delivery.
+#[cold]
+#[inline(never)]
+fn record_delay(f: &mut Flow, dir: usize, delay: u64) {
+    f.delays.get_or_insert_with(Default::default)[dir].record(delay);
 }

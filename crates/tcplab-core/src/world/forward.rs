@@ -47,8 +47,8 @@ impl World {
         let stats = &mut l.stats;
         let mut trace = self.queue_trace.as_mut().map(|tr| &mut tr[ld as usize]);
         let samples = &mut self.series_samples;
-        l.queue.advance(now, |at, len| {
-            stats.note_queue(at, len + 1, len);
+        l.queue.advance(now, |at, len, bytes, size| {
+            stats.note_queue(at, len + 1, bytes + size as u64, len);
             if let Some((t, v)) = trace.as_mut() {
                 alloc::push(t, at.as_nanos(), "the queue series");
                 alloc::push(v, len as f64, "the queue series");
@@ -78,10 +78,10 @@ impl World {
         let l = &mut self.links[ld as usize];
         if tx_start > now {
             let old = l.queue.len();
-            l.stats.note_queue(now, old, old + 1);
+            l.stats.note_queue(now, old, l.queue.bytes(), old + 1);
             self.record_queue(ld, old + 1);
         }
-        self.transmit(ld, id, size, tx_start);
+        self.transmit(ld, id, size, now, tx_start);
     }
 
     /// Sets packet `id`'s next hop beyond link direction `ld` (and asks for
@@ -111,11 +111,19 @@ impl World {
         size
     }
 
-    /// Puts packet `id` of `size` bytes on link direction `ld`'s pipe, to
-    /// start serializing at `tx_start` (now, or when the packets ahead of it
-    /// are done); schedules its arrival if it heads the pipe.
+    /// Puts packet `id` of `size` bytes, queued at `queued`, on link
+    /// direction `ld`'s pipe, to start serializing at `tx_start` (now, or
+    /// when the packets ahead of it are done); schedules its arrival if it
+    /// heads the pipe.
     #[inline(always)]
-    pub(super) fn transmit(&mut self, ld: u32, id: PacketId, size: u32, tx_start: SimTime) {
+    pub(super) fn transmit(
+        &mut self,
+        ld: u32,
+        id: PacketId,
+        size: u32,
+        queued: SimTime,
+        tx_start: SimTime,
+    ) {
         let now = self.now;
         let l = &mut self.links[ld as usize];
         let done = tx_start + l.tx_time(size as u64);
@@ -130,6 +138,15 @@ impl World {
                 _ => done,
             };
             l.busy_ns += (busy_end - tx_start).as_nanos();
+            if tx_start > queued {
+                let wait = (tx_start - queued).as_nanos();
+                let s = &mut l.stats;
+                s.sojourn_sum += wait;
+                s.sojourn_max = s.sojourn_max.max(wait);
+                if self.delay_percentiles {
+                    record_sojourn(s, wait);
+                }
+            }
         }
         let arrive = done + l.delay;
         // The arrival's place among events at the same instant is fixed now.
@@ -210,4 +227,11 @@ impl World {
             }
         }
     }
+}
+
+/// Counts a sojourn in the link direction's distribution, made at its first.
+#[cold]
+#[inline(never)]
+fn record_sojourn(s: &mut LinkStats, wait: u64) {
+    s.sojourn.get_or_insert_with(Default::default).record(wait);
 }

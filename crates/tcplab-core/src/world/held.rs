@@ -36,7 +36,7 @@ impl World {
             hash: p.flow.wrapping_mul(2) | (p.src > p.dst) as u32,
         };
         let l = &mut self.links[ld as usize];
-        let before = l.queue.qdisc().waiting().0 as usize;
+        let before = l.queue.qdisc().waiting();
         l.queue.qdisc_mut().offer(q, &mut self.held_drops);
         // An idle link sends at once: the packet passes through the
         // discipline (which sees it leave after no wait) without counting
@@ -70,7 +70,7 @@ impl World {
     /// on the wire.
     fn dequeue_held(&mut self, ld: u32, at: SimTime) {
         let l = &mut self.links[ld as usize];
-        let before = l.queue.qdisc().waiting().0 as usize;
+        let before = l.queue.qdisc().waiting();
         let out = l.queue.qdisc_mut().take(at, &mut self.held_drops);
         self.settle_held(ld, at, before);
         if let Some(q) = out {
@@ -84,12 +84,13 @@ impl World {
             self.links[ld as usize].stats.marks += 1;
             self.packets.get_mut(q.id).ecn = Ecn::Ce;
         }
-        self.transmit(ld, q.id, q.size, at);
+        self.transmit(ld, q.id, q.size, q.enqueued, at);
     }
 
     /// Accounts for what one call to `ld`'s discipline at `at` did: the
-    /// packets it dropped, and the queue's change from `before` packets.
-    fn settle_held(&mut self, ld: u32, at: SimTime, before: usize) {
+    /// packets it dropped, and the queue's change from `before` (packets,
+    /// bytes).
+    fn settle_held(&mut self, ld: u32, at: SimTime, before: (u64, u64)) {
         let mut dropped = std::mem::take(&mut self.held_drops);
         for d in dropped.drain(..) {
             let l = &mut self.links[ld as usize];
@@ -106,10 +107,11 @@ impl World {
         }
         self.held_drops = dropped;
         let l = &mut self.links[ld as usize];
-        let after = l.queue.qdisc().waiting().0 as usize;
+        let after = l.queue.qdisc().waiting();
         if after != before {
-            l.stats.note_queue(at, before, after);
-            self.record_queue_at(ld, at, after);
+            let (old, new) = (before.0 as usize, after.0 as usize);
+            l.stats.note_queue(at, old, before.1, new);
+            self.record_queue_at(ld, at, new);
         }
     }
 

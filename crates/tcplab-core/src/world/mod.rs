@@ -30,6 +30,7 @@ use crate::alloc;
 use crate::cc::CustomCc;
 use crate::engine::{Event, EventQueue, PacketId, Slab, TimerKind};
 use crate::error::{Error, Result};
+use crate::hist::Delays;
 use crate::net::link::{LinkDir, LinkStats};
 use crate::net::packet::TcpHeader;
 use crate::net::packet::TCP_HEADER;
@@ -87,9 +88,9 @@ pub struct FlowStats {
     pub sent_bytes: u64,
     /// Payload bytes delivered to the receiving application (in order, once).
     pub delivered_bytes: u64,
-    pub delay_sum_ns: u128,
-    pub delay_min_ns: u64,
-    pub delay_max_ns: u64,
+    /// Sums of the one-way delays (ns) of the packets that arrived src ->
+    /// dst and dst -> src.
+    pub delay_sum_ns: [u64; 2],
 }
 
 /// A UDP constant-bit-rate source.
@@ -181,6 +182,10 @@ struct Flow {
     egress: [u32; 2],
     app: App,
     stats: FlowStats,
+    /// One-way delays of the packets delivered src -> dst and dst -> src,
+    /// from the first delivery: UDP's always (its extremes), TCP's with
+    /// `delay_percentiles`.
+    delays: Option<Box<[Delays; 2]>>,
     name: String,
     kind: FlowKind,
     start: SimTime,
@@ -190,7 +195,7 @@ struct Flow {
 }
 
 const _: () = assert!(
-    std::mem::offset_of!(Flow, stats) + std::mem::offset_of!(FlowStats, delivered_bytes) + 8
+    std::mem::offset_of!(Flow, stats) + std::mem::offset_of!(FlowStats, delay_sum_ns) + 16
         <= Flow::HOT_BYTES,
     "a flow's per-packet fields in its first two cache lines"
 );
@@ -263,6 +268,9 @@ pub struct World {
     /// Reused buffer for the packets a discipline that holds its queue
     /// drops at one call.
     held_drops: Vec<Dropped>,
+    /// The scenario's `delay_percentiles`: every link direction's sojourn
+    /// and every flow's delay distribution.
+    delay_percentiles: bool,
 }
 
 /// Every this many events the run asks whether to stop (Ctrl-C) and checks
@@ -361,10 +369,8 @@ impl World {
                     start: f.start,
                     stop: f.stop,
                     app,
-                    stats: FlowStats {
-                        delay_min_ns: u64::MAX,
-                        ..FlowStats::default()
-                    },
+                    stats: FlowStats::default(),
+                    delays: None,
                     per_interval: Vec::new(),
                 }
             })
@@ -397,6 +403,7 @@ impl World {
             series_samples: 0,
             interval_buckets: 0,
             held_drops: Vec::new(),
+            delay_percentiles: sc.delay_percentiles,
             scenario: sc,
         };
         if world.scenario.traces(TraceKind::Queue) {

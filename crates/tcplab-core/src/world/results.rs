@@ -28,15 +28,18 @@ impl World {
                 bytes as f64 * 8.0 / active.as_secs_f64()
             }
         };
-        let n = s.fwd.arrived;
-        let (dmin, dmean, dmax) = if n == 0 || tcp.is_some() {
-            (f64::NAN, f64::NAN, f64::NAN)
-        } else {
-            (
-                s.delay_min_ns as f64 * 1e-9,
-                s.delay_sum_ns as f64 / n as f64 * 1e-9,
-                s.delay_max_ns as f64 * 1e-9,
-            )
+        let empty: [Delays; 2] = Default::default();
+        let [data, acks] = f.delays.as_deref().unwrap_or(&empty);
+        let secs = |ns: f64| ns * 1e-9;
+        // The means from the always-kept sums; the rest from the
+        // distributions (UDP's always, TCP's with `delay_percentiles`).
+        let mean_delay = |dir: usize| {
+            let n = [s.fwd.arrived, s.rev.arrived][dir];
+            if n == 0 {
+                f64::NAN
+            } else {
+                s.delay_sum_ns[dir] as f64 / n as f64 * 1e-9
+            }
         };
         let (retx, retx_bytes, timeouts, frs, data_segs) = tcp.map_or((0, 0, 0, 0, 0), |t| {
             let st = t.snd.stats();
@@ -62,9 +65,19 @@ impl World {
             lost_error: s.fwd.lost_error,
             in_flight_packets: s.fwd.in_flight(),
             goodput_bps: per_s(s.delivered_bytes),
-            delay_min_s: dmin,
-            delay_mean_s: dmean,
-            delay_max_s: dmax,
+            delay_min_s: secs(data.hist.min()),
+            delay_mean_s: mean_delay(0),
+            delay_p50_s: secs(data.hist.quantile(0.5)),
+            delay_p95_s: secs(data.hist.quantile(0.95)),
+            delay_p99_s: secs(data.hist.quantile(0.99)),
+            delay_max_s: secs(data.hist.max()),
+            jitter_s: secs(data.jitter()),
+            ack_delay_mean_s: mean_delay(1),
+            ack_delay_p50_s: secs(acks.hist.quantile(0.5)),
+            ack_delay_p95_s: secs(acks.hist.quantile(0.95)),
+            ack_delay_p99_s: secs(acks.hist.quantile(0.99)),
+            ack_delay_max_s: secs(acks.hist.max()),
+            ack_jitter_s: secs(acks.jitter()),
             throughput_bps: if tcp.is_some() {
                 per_s(s.sent_bytes)
             } else {
@@ -98,9 +111,27 @@ impl World {
     fn link_row(&self, l: &LinkDir, end: SimTime) -> LinkResult<&str> {
         let end_ns = end.as_nanos();
         let s = &l.stats;
-        let area = s.queue_area
-            + l.queue.waiting_packets() as u128
-                * (end.max(s.queue_changed_at) - s.queue_changed_at).as_nanos() as u128;
+        let tail = (end.max(s.queue_changed_at) - s.queue_changed_at).as_nanos() as u128;
+        let area = s.queue_area + l.queue.waiting_packets() as u128 * tail;
+        let bytes_area = s.queue_bytes_area + l.queue.waiting_bytes() as u128 * tail;
+        let per_run = |a: u128| {
+            if end_ns == 0 {
+                0.0
+            } else {
+                a as f64 / end_ns as f64
+            }
+        };
+        // The packets that went on the wire at once waited 0.
+        let quantile = |q: f64| match &s.sojourn {
+            Some(h) if self.delay_percentiles => {
+                let mut h = (**h).clone();
+                h.add_zeros(l.tx_packets.saturating_sub(h.count()));
+                h.quantile(q) / 1e9
+            }
+            _ if self.delay_percentiles && l.tx_packets > 0 => 0.0,
+            _ => f64::NAN,
+        };
+        let sent = |v: f64| if l.tx_packets == 0 { f64::NAN } else { v };
         LinkResult {
             link: &self.link_names[l.link as usize],
             src: &self.nodes[l.from as usize].name,
@@ -119,11 +150,13 @@ impl World {
                 l.busy_ns as f64 / end_ns as f64
             },
             queue_max_packets: s.queue_max,
-            queue_mean_packets: if end_ns == 0 {
-                0.0
-            } else {
-                area as f64 / end_ns as f64
-            },
+            queue_mean_packets: per_run(area),
+            queue_mean_bytes: per_run(bytes_area),
+            sojourn_mean_s: sent(s.sojourn_sum as f64 / l.tx_packets as f64 / 1e9),
+            sojourn_p50_s: quantile(0.5),
+            sojourn_p95_s: quantile(0.95),
+            sojourn_p99_s: quantile(0.99),
+            sojourn_max_s: sent(s.sojourn_max as f64 / 1e9),
         }
     }
 
@@ -344,7 +377,17 @@ fn owned_flow(r: FlowResult<&str>) -> FlowResult {
         goodput_bps: r.goodput_bps,
         delay_min_s: r.delay_min_s,
         delay_mean_s: r.delay_mean_s,
+        delay_p50_s: r.delay_p50_s,
+        delay_p95_s: r.delay_p95_s,
+        delay_p99_s: r.delay_p99_s,
         delay_max_s: r.delay_max_s,
+        jitter_s: r.jitter_s,
+        ack_delay_mean_s: r.ack_delay_mean_s,
+        ack_delay_p50_s: r.ack_delay_p50_s,
+        ack_delay_p95_s: r.ack_delay_p95_s,
+        ack_delay_p99_s: r.ack_delay_p99_s,
+        ack_delay_max_s: r.ack_delay_max_s,
+        ack_jitter_s: r.ack_jitter_s,
         throughput_bps: r.throughput_bps,
         unique_sent_bps: r.unique_sent_bps,
         retransmitted_segments: r.retransmitted_segments,
@@ -378,6 +421,12 @@ fn owned_link(r: LinkResult<&str>) -> LinkResult {
         utilization: r.utilization,
         queue_max_packets: r.queue_max_packets,
         queue_mean_packets: r.queue_mean_packets,
+        queue_mean_bytes: r.queue_mean_bytes,
+        sojourn_mean_s: r.sojourn_mean_s,
+        sojourn_p50_s: r.sojourn_p50_s,
+        sojourn_p95_s: r.sojourn_p95_s,
+        sojourn_p99_s: r.sojourn_p99_s,
+        sojourn_max_s: r.sojourn_max_s,
     }
 }
 
