@@ -156,3 +156,29 @@ def test_cli_writes_pcap_and_sampled_time_series(tmp_path, capsys):
     cw = t[(t["series"] == "cwnd") & (t["target"] == "newreno")]
     assert list(cw["time_s"][:3]) == [0.0, 0.5, 1.0] and len(cw) == 41
     assert (cw["value"].dropna() >= 360).all()
+
+
+def test_ecn_negotiation_marks_and_echoes_are_visible_to_tshark(tmp_path):
+    net = tl.Network()
+    a, r, b = net.host("a"), net.router("r"), net.host("b")
+    net.link(a, r, rate="100Mbps", delay="1ms", name="access")
+    net.link(r, b, rate="10Mbps", delay="20ms", name="bottleneck",
+             queue={"kind": "codel", "ecn": True})
+    for _ in range(3):
+        net.tcp(a, b, ecn=True)
+    res = net.run(duration="10s", seed=1, pcap=tl.Pcap(dir=str(tmp_path), links=["bottleneck"]))
+    fwd, rev = tmp_path / "bottleneck-0.pcap", tmp_path / "bottleneck-1.pcap"
+    # RFC 3168 6.1.1: ECN-setup SYN (ECE and CWR) and SYN-ACK (ECE alone).
+    syns = fields(fwd, "tcp.flags.syn == 1", "tcp.flags.ece", "tcp.flags.cwr")
+    assert syns and all(s == ["1", "1"] for s in syns)
+    synacks = fields(rev, "tcp.flags.syn == 1", "tcp.flags.ece", "tcp.flags.cwr")
+    assert synacks and all(s == ["1", "0"] for s in synacks)
+    # Data is ECT(0) (2) or, marked by CoDel, CE (3); as many CE as marks.
+    ecn = [int(x[0]) for x in fields(fwd, "tcp.len > 0", "ip.dsfield.ecn")]
+    row = res.links[(res.links["link"] == "bottleneck") & (res.links["src"] == "r")].iloc[0]
+    assert row["marks"] > 0 and set(ecn) == {2, 3}
+    assert ecn.count(3) == row["marks"]
+    # The receivers echo (ECE on ACKs), the senders answer with CWR.
+    assert fields(rev, "tcp.flags.ece == 1 && tcp.flags.syn == 0", "frame.number")
+    cwr = fields(fwd, "tcp.flags.cwr == 1 && tcp.flags.syn == 0", "frame.number")
+    assert len(cwr) == res.flows["ecn_reductions"].sum()

@@ -35,7 +35,8 @@ def refuse(sc: tl.Scenario | tl.Network, message: str, path: str, exc=tl.Scenari
 
 
 def test_unknown_cc_variant_lists_the_allowed_names():
-    allowed = "tahoe, reno, newreno, sack, vegas, westwood, westwoodplus, petra, cubic, bbr, python"
+    allowed = ("tahoe, reno, newreno, sack, vegas, westwood, westwoodplus, petra, cubic, bbr, "
+               "dctcp, python")
     e = refuse(narrow_path(cc="hybla"),
                f"flows[0].cc: unknown variant 'hybla' (allowed: {allowed})", "flows[0].cc")
     assert e.allowed == allowed
@@ -98,7 +99,7 @@ def test_udp_field_on_a_tcp_flow():
                "window_scaling, rcv_buf, initial_cwnd, initial_ssthresh, abc, min_rto, max_rto, "
                "initial_rto, clock_granularity, rto, restart_after_idle, recovery_exit, dupthresh, "
                "limited_transmit, rescue_retransmit, slow_start, rack, tlp, reno_recover_guard, "
-               "app)",
+               "ecn, app)",
                "flows[0].rate")
     assert "rate" not in e.allowed.split(", ") and "cc" in e.allowed.split(", ")
 

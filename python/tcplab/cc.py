@@ -157,6 +157,22 @@ class Bbr(Variant):
                          min_cwnd_segments=min_cwnd_segments)
 
 
+class Dctcp(Variant):
+    """DCTCP (RFC 8257): on ECN echoes the window shrinks by alpha / 2.
+
+    alpha estimates the fraction of marked bytes; needs ``ecn`` (on by default).
+
+    Args:
+        g: the estimator's gain (1/16).
+        alpha_on_init: alpha before the first estimate (1: the first cut halves).
+    """
+
+    name = "dctcp"
+
+    def __init__(self, *, g: float | None = None, alpha_on_init: float | None = None) -> None:
+        super().__init__(g=g, alpha_on_init=alpha_on_init)
+
+
 def variants() -> list[dict[str, Any]]:
     """Every built-in variant: name, usual recovery, summary, defaults per profile."""
     return json.loads(_core.variants_json())
@@ -202,9 +218,9 @@ class CongestionControl:
         raise NotImplementedError("a CongestionControl must implement on_ack(tcb, ack)")
 
     def ssthresh(self, tcb: Any, cause: str) -> int:
-        """A loss (``cause`` "dupacks" or "timeout"): return the new ssthresh in bytes.
+        """A loss (``cause`` "dupacks" or "timeout") or an ECN echo ("ecn"): the new ssthresh.
 
-        The default is RFC 5681's max(FlightSize / 2, 2 MSS).
+        Return it in bytes. The default is RFC 5681's max(FlightSize / 2, 2 MSS).
         """
         return max(tcb.flight_size // 2, 2 * tcb.mss)
 

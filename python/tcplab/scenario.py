@@ -277,6 +277,7 @@ class Network:
         rack: bool | None = None,
         tlp: bool | None = None,
         reno_recover_guard: bool | None = None,
+        ecn: bool | None = None,
     ) -> Flow:
         """Add a TCP connection: data from ``src`` (the sender) to ``dst`` (the receiver).
 
@@ -295,6 +296,9 @@ class Network:
                 path less 40 B of headers and the options in use).
             delayed_ack: ACK every N full segments (default 2); ``False`` or 1
                 ACKs every segment.
+            ecn: negotiate ECN (RFC 3168) so that queue disciplines with
+                ``ecn`` mark instead of dropping (default off; on for
+                ``"dctcp"``).
 
         Every other argument, and every default with its source, is listed in
         docs/tcp.md; ``None`` keeps the default.
@@ -339,7 +343,7 @@ class Network:
             "recovery_exit": recovery_exit, "dupthresh": dupthresh,
             "limited_transmit": limited_transmit, "rescue_retransmit": rescue_retransmit,
             "slow_start": slow_start, "rack": rack, "tlp": tlp,
-            "reno_recover_guard": reno_recover_guard,
+            "reno_recover_guard": reno_recover_guard, "ecn": ecn,
         }
         d.update({k: v for k, v in options.items() if v is not None})
         return self._add_flow(d, "tcp", name, src, dst)

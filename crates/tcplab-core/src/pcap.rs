@@ -27,7 +27,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::net::packet::{Packet, Proto, IPV4_HEADER, TCP_HEADER, UDP_HEADER};
-use crate::net::packet::{ACK, FIN, SYN};
+use crate::net::packet::{ACK, CWR, ECE, FIN, SYN};
 use crate::time::SimTime;
 
 /// LINKTYPE_RAW: the packet begins with an IPv4 or IPv6 header.
@@ -256,7 +256,7 @@ fn encode(out: &mut [u8; 120], p: &Packet, flow_src: u32, opts: &FlowOptions) ->
             let ack = if h.has(ACK) { h.ack as u32 } else { 0 };
             t[8..12].copy_from_slice(&ack.to_be_bytes());
             t[12] = ((tcp_len / 4) as u8) << 4;
-            t[13] = h.flags & (SYN | ACK | FIN);
+            t[13] = h.flags & (SYN | ACK | FIN | ECE | CWR);
             t[14..16].copy_from_slice(&h.wnd.to_be_bytes());
             write_options(&mut t[20..], h, opts);
             let ck = fold(sum16(t, pseudo));

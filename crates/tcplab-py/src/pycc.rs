@@ -263,6 +263,7 @@ impl CongestionControl for PyCc {
         let cause = match cause {
             LossCause::DupAcks => "dupacks",
             LossCause::Timeout => "timeout",
+            LossCause::Ecn => "ecn",
         };
         let r = Python::attach(|py| -> PyResult<u64> {
             let v = Py::new(py, view(tcb))?;

@@ -18,6 +18,7 @@
 
 pub mod bbr;
 pub mod cubic;
+pub mod dctcp;
 pub mod petra;
 pub mod registry;
 pub mod reno;
@@ -147,6 +148,8 @@ pub struct Ack {
     /// A valid RTT sample carried by this ACK (Karn's rule or timestamps).
     pub rtt: Option<SimDuration>,
     pub prior_in_flight: u64,
+    /// The ACK echoes Congestion Experienced (ECE, with ECN agreed).
+    pub ece: bool,
 }
 
 /// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation), as
@@ -196,6 +199,10 @@ pub enum LossCause {
     DupAcks,
     /// The retransmission timer expired.
     Timeout,
+    /// The receiver echoed Congestion Experienced (RFC 3168): no packet
+    /// was lost. Variants without an ECN response of their own treat it
+    /// as one loss per window, as duplicate ACKs.
+    Ecn,
 }
 
 #[allow(unused_variables)]
@@ -216,6 +223,11 @@ pub trait CongestionControl: Debug + Send {
     fn on_sent(&mut self, tcb: &Tcb, bytes: u64, is_retx: bool) {}
     /// A window event outside ACK processing (see [`CwndEvent`]).
     fn cwnd_event(&mut self, tcb: &mut Tcb, ev: CwndEvent) {}
+    /// ECT on every segment, retransmissions and ACKs too, once ECN is
+    /// agreed (Linux's `TCP_CONG_NEEDS_ECN`: DCTCP).
+    fn needs_ecn(&self) -> bool {
+        false
+    }
     /// The quantities it reports about itself, for time series
     /// (`trace = ["cc:w_max"]`): name, unit, meaning.
     fn probes(&self) -> Vec<Probe> {
@@ -334,9 +346,29 @@ pub(crate) mod testing {
                 is_dup: false,
                 rtt,
                 prior_in_flight: self.tcb.bytes_in_flight(),
+                ece: false,
             };
             self.tcb.snd_una += ack.bytes_acked;
             self.tcb.snd_max = self.tcb.snd_max.max(self.tcb.snd_una);
+            self.cc.on_ack_sample(&self.tcb, &ack);
+            self.cc.increase_window(&mut self.tcb, &ack);
+        }
+
+        /// One ACK of `segments` with a full window in flight, echoing ECE
+        /// or not.
+        pub fn ack_ece(&mut self, segments: u32, ece: bool) {
+            self.tcb.snd_nxt = self.tcb.snd_una + self.tcb.cwnd;
+            self.tcb.snd_max = self.tcb.snd_nxt;
+            let ack = Ack {
+                now: self.tcb.now,
+                bytes_acked: segments as u64 * self.tcb.mss,
+                segments_acked: segments,
+                is_dup: false,
+                rtt: None,
+                prior_in_flight: self.tcb.bytes_in_flight(),
+                ece,
+            };
+            self.tcb.snd_una += ack.bytes_acked;
             self.cc.on_ack_sample(&self.tcb, &ack);
             self.cc.increase_window(&mut self.tcb, &ack);
         }
@@ -370,6 +402,7 @@ pub(crate) mod testing {
                 is_dup: true,
                 rtt: None,
                 prior_in_flight: self.tcb.bytes_in_flight(),
+                ece: false,
             };
             self.cc.on_ack_sample(&self.tcb, &ack);
         }

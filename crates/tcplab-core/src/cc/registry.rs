@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 
 use super::bbr::{Bbr, BbrConfig};
 use super::cubic::{Cubic, CubicConfig};
+use super::dctcp::{Dctcp, DctcpConfig};
 use super::petra::{Petra, PetraConfig};
 use super::reno::Reno;
 use super::vegas::{Vegas, VegasConfig};
@@ -140,6 +141,7 @@ pub const VARIANTS: &[VariantInfo] = &[
     VariantInfo { name: "petra", recovery: "newreno", summary: "Al-Hasanat et al. 2014: Westwood with an ELC-based faster slow start" },
     VariantInfo { name: "cubic", recovery: "sack", summary: "RFC 9438: cubic window growth, Reno-friendly region, fast convergence" },
     VariantInfo { name: "bbr", recovery: "sack", summary: "BBR v1 (Cardwell et al. 2016): BtlBw and RTprop model, pacing, gain cycling" },
+    VariantInfo { name: "dctcp", recovery: "sack", summary: "DCTCP (RFC 8257): window cut by alpha/2 on ECN echoes, alpha the EWMA of the marked fraction" },
 ];
 
 /// The default parameters of `name` under `profile`, or None for an unknown
@@ -168,6 +170,7 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
         "petra" => to(&PetraConfig::paper()),
         "cubic" => to(&CubicConfig::rfc()),
         "bbr" => to(&BbrConfig::paper()),
+        "dctcp" => to(&DctcpConfig::rfc()),
         _ => return None,
     })
 }
@@ -284,6 +287,11 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             let c: BbrConfig = config(path, &value)?;
             check(path, c.validate())?;
             Box::new(Bbr::new(c))
+        }
+        "dctcp" => {
+            let c: DctcpConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Dctcp::new(c, abc))
         }
         _ => {
             return Err(Error::Internal(format!(

@@ -445,6 +445,7 @@ mod tests {
             is_dup: dup,
             rtt: None,
             prior_in_flight: 0,
+            ece: false,
         }
     }
 

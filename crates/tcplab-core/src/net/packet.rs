@@ -62,6 +62,11 @@ pub struct Packet {
 pub const SYN: u8 = 0x02;
 /// ACK flag.
 pub const ACK: u8 = 0x10;
+/// ECN-Echo (RFC 3168): set on ACKs (and in a SYN with CWR, or alone in a
+/// SYN-ACK, to negotiate ECN).
+pub const ECE: u8 = 0x40;
+/// Congestion Window Reduced (RFC 3168): the sender reduced its window.
+pub const CWR: u8 = 0x80;
 /// FIN flag.
 pub const FIN: u8 = 0x01;
 
@@ -88,6 +93,8 @@ pub struct TcpHeader {
     pub sack: [(u64, u64); MAX_SACK_BLOCKS],
     /// Not on the wire: this data segment is a retransmission.
     pub retx: bool,
+    /// Not in the TCP header: the IP header's ECN field is to say ECT(0).
+    pub ect: bool,
 }
 
 impl TcpHeader {

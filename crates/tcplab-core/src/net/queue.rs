@@ -234,13 +234,14 @@ impl LinkQueue {
     /// that would start serializing at `tx_start` (the queue must be up to
     /// date: [`Self::advance`] to `now`).
     #[inline(always)]
-    pub fn admit(&mut self, now: SimTime, tx_start: SimTime, size: u32) -> Verdict {
+    pub fn admit(&mut self, now: SimTime, tx_start: SimTime, size: u32, ect: bool) -> Verdict {
         let arrival = Arrival {
             now,
             size,
             tx_start,
             waiting_packets: self.len() as u64,
             waiting_bytes: self.waiting_bytes,
+            ect,
         };
         self.qdisc.enqueue(&arrival)
     }
@@ -405,26 +406,26 @@ mod tests {
         let mut q = drop_tail(QueueLimit::Packets(2));
         q.push(pkt(0, 0, 100), t(0)); // idle link: on the wire at once
         assert_eq!(q.len(), 0);
-        assert_eq!(q.admit(t(0), t(100), 100), Verdict::Enqueue);
+        assert_eq!(q.admit(t(0), t(100), 100, false), Verdict::Enqueue);
         q.push(pkt(1, 100, 100), t(0));
         q.push(pkt(2, 200, 100), t(0));
         assert_eq!(q.len(), 2);
-        assert_eq!(q.admit(t(0), t(300), 100), DROPPED);
+        assert_eq!(q.admit(t(0), t(300), 100, false), DROPPED);
         // At t = 100 packet 1 starts: one place frees up.
         let mut seen = vec![];
         q.advance(t(100), |at, n, _, _| seen.push((at.as_nanos(), n)));
         assert_eq!(seen, [(100, 1)]);
-        assert_eq!(q.admit(t(100), t(300), 100), Verdict::Enqueue);
+        assert_eq!(q.admit(t(100), t(300), 100, false), Verdict::Enqueue);
     }
 
     #[test]
     fn byte_limit() {
         let mut q = drop_tail(QueueLimit::Bytes(1000));
         q.push(pkt(0, 0, 50), t(0));
-        assert_eq!(q.admit(t(0), t(50), 600), Verdict::Enqueue);
+        assert_eq!(q.admit(t(0), t(50), 600, false), Verdict::Enqueue);
         q.push(pkt(1, 50, 600), t(0));
-        assert_eq!(q.admit(t(0), t(650), 500), DROPPED);
-        assert_eq!(q.admit(t(0), t(650), 400), Verdict::Enqueue);
+        assert_eq!(q.admit(t(0), t(650), 500, false), DROPPED);
+        assert_eq!(q.admit(t(0), t(650), 400, false), Verdict::Enqueue);
         q.push(pkt(2, 650, 400), t(0));
         assert_eq!(q.bytes(), 1000);
         q.advance(t(50), |_, _, _, _| {});

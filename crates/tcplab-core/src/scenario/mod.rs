@@ -393,6 +393,10 @@ pub struct FlowSpec {
     /// (ns-2's bugFix_; default on in the ns2 profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reno_recover_guard: Option<bool>,
+    /// tcp: ECN (RFC 3168), negotiated in the handshake (default off; on
+    /// for dctcp).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
     /// tcp: the application (default bulk).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app: Option<AppSpec>,
@@ -449,6 +453,7 @@ impl FlowSpec {
             rack: None,
             tlp: None,
             reno_recover_guard: None,
+            ecn: None,
             app: None,
         }
     }
@@ -486,6 +491,7 @@ impl FlowSpec {
             ("rack", self.rack.is_some()),
             ("tlp", self.tlp.is_some()),
             ("reno_recover_guard", self.reno_recover_guard.is_some()),
+            ("ecn", self.ecn.is_some()),
             ("app", self.app.is_some()),
         ]
     }
@@ -523,6 +529,7 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
             "rack",
             "tlp",
             "reno_recover_guard",
+            "ecn",
             "app",
         ],
     }

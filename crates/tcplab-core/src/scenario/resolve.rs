@@ -303,6 +303,10 @@ pub fn tcp(
         // ns-2's bugFix_ (on by default): its Reno needs an ACK above the
         // last recovery point for another fast retransmit.
         reno_recover_guard: *f.reno_recover_guard.get_or_insert(ns2),
+        // DCTCP needs ECN (RFC 8257 3.1); for the others, as Linux and
+        // ns-3 by default, only when asked.
+        ecn: *f.ecn.get_or_insert(spec.name == "dctcp"),
+        ecn_per_segment: false,    // the variant's (below)
         retransmit_backoff: false, // the variant's (below)
         recovery_exit: *f.recovery_exit.get_or_insert(if linux || ns3 || ns2 {
             RecoveryExit::Ssthresh
@@ -329,6 +333,13 @@ pub fn tcp(
     let custom_cc = spec.name == "python";
     let mut cfg = cfg;
     cfg.retransmit_backoff = built.retransmit_backoff;
+    cfg.ecn_per_segment = built.cc.needs_ecn();
+    if cfg.ecn_per_segment && !cfg.ecn {
+        return Err(Error::invalid(
+            p("ecn"),
+            format!("{} needs ECN (RFC 8257 3.1); leave ecn on", spec.name),
+        ));
+    }
     f.cc = Some(built.spec);
     let fine_retransmit = built.fine_retransmit;
     let probes = built.cc.probes();

@@ -222,4 +222,12 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "reno's fast retransmit only above the last recovery point",
         "ns-2 bugFix_ (ns2 profile); RFC 5681 has none",
     ),
+    f(
+        "flows[tcp].ecn",
+        "bool",
+        "",
+        "false (dctcp: true)",
+        "ECN: negotiated in the handshake, ECT(0) on new data, the window reduced once per window on an echo",
+        "RFC 3168 (Linux tcp_ecn = 2 and ns-3 UseEcn Off: off unless asked); RFC 8257 for dctcp",
+    ),
 ];

@@ -15,7 +15,7 @@ use super::rate::RateSampler;
 use super::rtt::{Bounds, RttEstimator};
 use super::scoreboard::Scoreboard;
 use super::sender::{SenderStats, TcpEvent, TcpEventKind};
-use super::{base_options, window_shift, TcpConfig, TcpHeader, ACK, FIN};
+use super::{base_options, window_shift, TcpConfig, TcpHeader, ACK, CWR, FIN};
 use crate::cc::slow_start::SlowStart;
 use crate::cc::{CaState, CongestionControl, CwndEvent, LossCause, Tcb};
 use crate::time::{SimDuration, SimTime};
@@ -85,6 +85,24 @@ pub struct Conn {
     pub slow_start: Option<Box<SlowStart>>,
     /// RACK-TLP loss detection, when on.
     pub rack: Option<Box<Rack>>,
+    /// ECN, when asked for.
+    pub ecn: EcnState,
+}
+
+/// The sender's ECN state (RFC 3168 6.1).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EcnState {
+    /// Both ends agreed in the handshake.
+    pub ok: bool,
+    /// ECT on every segment, retransmissions too (DCTCP, as Linux's
+    /// `TCP_CONG_NEEDS_ECN`); else on new data only (RFC 3168 6.1.5).
+    pub all: bool,
+    /// The next new data segment carries CWR.
+    pub cwr_pending: bool,
+    /// The ACK being processed echoes ECE.
+    pub echo: bool,
+    /// snd_max at the last reduction: no other before snd_una passes it.
+    pub high: u64,
 }
 
 impl Conn {
@@ -135,6 +153,7 @@ impl Conn {
             pace_deadline: None,
             slow_start,
             rack,
+            ecn: EcnState::default(),
         }
     }
 
@@ -254,15 +273,25 @@ impl Conn {
     }
 
     pub fn pure_ack(&self, now: SimTime) -> TcpHeader {
-        self.header(now, self.tcb.snd_nxt.max(1), ACK, 0)
+        TcpHeader {
+            ect: self.ecn.all,
+            ..self.header(now, self.tcb.snd_nxt.max(1), ACK, 0)
+        }
     }
 
     /// Builds and records one segment [seq, seq + len), FIN if `fin`.
     pub fn emit(&mut self, now: SimTime, seq: u64, len: u64, fin: bool, out: &mut Vec<TcpHeader>) {
         let retx = seq < self.tcb.snd_max;
+        let mut flags = if fin { ACK | FIN } else { ACK };
+        let ect = self.ecn.ok && len > 0 && (!retx || self.ecn.all);
+        if self.ecn.cwr_pending && len > 0 && !retx {
+            flags |= CWR;
+            self.ecn.cwr_pending = false;
+        }
         let h = TcpHeader {
             retx,
-            ..self.header(now, seq, if fin { ACK | FIN } else { ACK }, len)
+            ect,
+            ..self.header(now, seq, flags, len)
         };
         let end = seq + len + fin as u64;
         self.stats.segments_sent += 1;

@@ -23,6 +23,8 @@ pub enum TcpEventKind {
     LossProbe,
     /// All data and the FIN acknowledged.
     Closed,
+    /// The window was reduced for an ECN echo (RFC 3168).
+    EcnReduction,
 }
 
 impl TcpEventKind {
@@ -37,6 +39,7 @@ impl TcpEventKind {
             TcpEventKind::SlowStartExit => "slow_start_exit",
             TcpEventKind::LossProbe => "loss_probe",
             TcpEventKind::Closed => "closed",
+            TcpEventKind::EcnReduction => "ecn_reduction",
         }
     }
 }

@@ -33,7 +33,7 @@ use serde::Serialize;
 
 use crate::time::SimDuration;
 
-pub use crate::net::packet::{TcpHeader, ACK, FIN, MAX_SACK_BLOCKS, SYN};
+pub use crate::net::packet::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, SYN};
 
 /// Everything that configures one TCP connection, resolved from the
 /// scenario (see `docs/tcp.md` for defaults and their provenance).
@@ -87,6 +87,11 @@ pub struct TcpConfig {
     /// Each retransmission backs the retransmission timer off (ns-2's
     /// Vegas); set from the variant, not a scenario field.
     pub retransmit_backoff: bool,
+    /// ECN (RFC 3168): asked for in the SYN, ECT(0) on data once agreed.
+    pub ecn: bool,
+    /// The receiver echoes each segment's CE (DCTCP, RFC 8257 3.2) rather
+    /// than latching ECE until CWR; set from the variant.
+    pub ecn_per_segment: bool,
 }
 
 #[cfg(test)]
@@ -120,6 +125,8 @@ impl TcpConfig {
             rack: false,
             tlp: false,
             reno_recover_guard: false,
+            ecn: false,
+            ecn_per_segment: false,
             retransmit_backoff: false,
         }
     }

@@ -12,8 +12,14 @@
 //!   segment, or when the delayed-ACK timer fires.
 //! - Timestamps (RFC 7323 4.3): TS.Recent is updated from segments that
 //!   start at or before the last ACK sent, and echoed in every ACK.
+//! - ECN (RFC 3168 6.1.3), when both ends asked for it in the handshake:
+//!   after a data segment marked CE, every ACK carries ECE until a segment
+//!   with CWR arrives. For DCTCP (RFC 8257 3.2) ECE instead says whether
+//!   the last segment was marked, and a change of that state is ACKed at
+//!   once, with an ACK for the segments held back under the old state
+//!   first, so the sender can count the marked bytes.
 
-use super::{sack_options, TcpConfig, TcpHeader, ACK, FIN, MAX_SACK_BLOCKS, SYN};
+use super::{sack_options, TcpConfig, TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, SYN};
 use crate::time::SimTime;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +62,20 @@ pub struct Receiver {
     /// The delayed-ACK timer's deadline, if armed.
     pub delack_deadline: Option<SimTime>,
     delack_timeout: crate::time::SimDuration,
+    ecn: Ecn,
+}
+
+/// The receiver's ECN state.
+#[derive(Debug, Default)]
+struct Ecn {
+    /// Asked for by this end's configuration.
+    wanted: bool,
+    /// DCTCP's echo of each segment, not RFC 3168's latch.
+    per_segment: bool,
+    /// Agreed in the handshake.
+    ok: bool,
+    /// The ACKs say ECE.
+    echo: bool,
 }
 
 /// What the receiver wants done after a segment or a timer.
@@ -65,6 +85,9 @@ pub struct RcvOut {
     pub ack: Option<TcpHeader>,
     /// Bytes newly delivered to the application.
     pub delivered: u64,
+    /// An ACK to send before `ack` (DCTCP: for the segments held back
+    /// before the CE state changed).
+    pub pre_ack: Option<TcpHeader>,
 }
 
 impl Receiver {
@@ -94,6 +117,11 @@ impl Receiver {
             fin_seq: None,
             delack_deadline: None,
             delack_timeout: c.delayed_ack_timeout,
+            ecn: Ecn {
+                wanted: c.ecn,
+                per_segment: c.ecn_per_segment,
+                ..Ecn::default()
+            },
         }
     }
 
@@ -136,14 +164,27 @@ impl Receiver {
             opts += sack_options(n);
         }
         h.opt_len = opts as u8;
+        if self.ecn.ok {
+            if self.ecn.echo && flags & SYN == 0 {
+                h.flags |= ECE;
+            }
+            // DCTCP's ACKs are ECN-capable too (Linux: all its segments).
+            h.ect = self.ecn.per_segment;
+        }
         self.last_ack_sent = self.rcv_nxt;
         self.unacked_segments = 0;
         self.delack_deadline = None;
         h
     }
 
-    /// Handles an arriving segment.
+    /// Handles an arriving segment whose IP header is not marked CE.
     pub fn on_segment(&mut self, now: SimTime, seg: &TcpHeader) -> RcvOut {
+        self.on_segment_ce(now, seg, false)
+    }
+
+    /// Handles an arriving segment; `ce`: its IP header says Congestion
+    /// Experienced.
+    pub fn on_segment_ce(&mut self, now: SimTime, seg: &TcpHeader, ce: bool) -> RcvOut {
         let mut out = RcvOut::default();
         if seg.has(SYN) {
             // A first or repeated SYN: (re)send the SYN-ACK.
@@ -154,8 +195,32 @@ impl Receiver {
             if self.timestamps {
                 self.ts_recent = seg.ts_val;
             }
-            out.ack = Some(self.make_ack(now, SYN | ACK));
+            // RFC 3168 6.1.1: an ECN-setup SYN gets an ECN-setup SYN-ACK.
+            self.ecn.ok = self.ecn.wanted && seg.has(ECE) && seg.has(CWR);
+            let flags = if self.ecn.ok {
+                SYN | ACK | ECE
+            } else {
+                SYN | ACK
+            };
+            out.ack = Some(self.make_ack(now, flags));
             return out;
+        }
+        if self.ecn.ok && seg.len > 0 {
+            if self.ecn.per_segment {
+                if ce != self.ecn.echo {
+                    if self.unacked_segments > 0 {
+                        out.pre_ack = Some(self.make_ack(now, ACK));
+                    }
+                    self.ecn.echo = ce;
+                    // The change is ACKed at once (Linux's ICSK_ACK_NOW).
+                    self.unacked_segments = self.cfg_delack;
+                }
+            } else {
+                if seg.has(CWR) {
+                    self.ecn.echo = false;
+                }
+                self.ecn.echo |= ce;
+            }
         }
         if self.state == RcvState::SynReceived && seg.has(ACK) {
             self.state = RcvState::Established;

@@ -17,7 +17,7 @@ use super::conn::{Conn, SndState};
 use super::recovery::{RecoveryStrategy, Strategy};
 use super::rtt::RttEstimator;
 use super::{syn_options, TcpConfig, TcpHeader};
-use super::{ACK, SYN};
+use super::{ACK, CWR, ECE, SYN};
 use crate::cc::{Ack, CaState, CongestionControl, CwndEvent, LossCause, Tcb};
 use crate::time::{SimDuration, SimTime};
 
@@ -38,6 +38,8 @@ pub struct SenderStats {
     pub fast_retransmits: u64,
     /// Duplicate ACKs received (RFC 5681's definition).
     pub dupacks: u64,
+    /// Window reductions for ECN echoes (RFC 3168 6.1.2).
+    pub ecn_reductions: u64,
 }
 
 /// The sending end of a connection: its state and machinery ([`Conn`]) and
@@ -145,11 +147,14 @@ impl Sender {
         c.tcb.snd_max = 1;
         let h = TcpHeader {
             seq: 0,
-            flags: SYN,
+            // RFC 3168 6.1.1: an ECN-setup SYN.
+            flags: if c.cfg.ecn { SYN | ECE | CWR } else { SYN },
             // RFC 7323 2.2: the window of a SYN is never scaled.
             wnd: c.cfg.rcv_buf.min(65_535) as u16,
             opt_len: syn_options(&c.cfg) as u8,
             ts_val: now.as_nanos(),
+            // DCTCP's SYN is ECN-capable too (Linux, ns-3's UseEct0).
+            ect: c.cfg.ecn && c.cc.needs_ecn(),
             ..TcpHeader::default()
         };
         c.stats.segments_sent += 1;
@@ -215,6 +220,9 @@ impl Sender {
         let c = &mut self.c;
         c.state = SndState::Established;
         c.tcb.snd_una = 1;
+        // RFC 3168 6.1.1: an ECN-setup SYN-ACK has ECE and not CWR.
+        c.ecn.ok = c.cfg.ecn && h.has(ECE) && !h.has(CWR);
+        c.ecn.all = c.ecn.ok && c.cc.needs_ecn();
         // RFC 7323 2.2: the window in a SYN is never scaled.
         c.rwnd = h.wnd as u64;
         let sample = if c.cfg.timestamps && h.ts_ecr > 0 {
@@ -249,6 +257,7 @@ impl Sender {
             return; // acknowledges something never sent
         }
         self.c.rwnd = (h.wnd as u64) << self.c.peer_shift;
+        self.c.ecn.echo = self.c.ecn.ok && h.has(ECE);
         let was_recovering = matches!(self.c.tcb.ca_state, CaState::Recovery | CaState::Loss);
         self.c.ack_rtt = None;
         self.c.delivered = 0;
@@ -291,8 +300,35 @@ impl Sender {
         if self.c.rack.is_some() {
             self.rack_recovery(now, out);
         }
+        if self.c.ecn.echo {
+            self.ecn_echo(now);
+        }
         self.try_send(now, out);
         self.schedule_probe(now);
+    }
+
+    /// An ACK echoed ECE: the window is reduced as for a loss, at most once
+    /// per window of data (RFC 3168 6.1.2), without a retransmission; the
+    /// next new segment says CWR. Inside a loss recovery, its reduction
+    /// stands for both.
+    fn ecn_echo(&mut self, now: SimTime) {
+        let c = &mut self.c;
+        // An echo on an ACK of data sent before the last reduction was for
+        // that window (the receiver keeps echoing until it sees CWR, on
+        // the first segment sent after it).
+        if !matches!(c.tcb.ca_state, CaState::Open | CaState::Disorder)
+            || c.tcb.snd_una <= c.ecn.high
+        {
+            return;
+        }
+        c.tcb.now = now;
+        c.tcb.ssthresh = c.cc.ssthresh(&c.tcb, LossCause::Ecn);
+        let ssthresh = c.tcb.ssthresh;
+        c.recovery_cwnd(ssthresh);
+        c.ecn.high = c.tcb.snd_max;
+        c.ecn.cwr_pending = true;
+        c.stats.ecn_reductions += 1;
+        c.log(now, TcpEventKind::EcnReduction, c.tcb.snd_una);
     }
 
     /// The controller that sets its window from delivery rates (BBR) gets
@@ -369,6 +405,7 @@ impl Sender {
             is_dup: false,
             rtt,
             prior_in_flight,
+            ece: c.ecn.echo,
         };
         c.cc.on_ack_sample(&c.tcb, &sample);
         match c.tcb.ca_state {
@@ -413,6 +450,7 @@ impl Sender {
             is_dup: true,
             rtt: None,
             prior_in_flight: c.tcb.bytes_in_flight(),
+            ece: c.ecn.echo,
         };
         c.cc.on_ack_sample(&c.tcb, &sample);
         match c.tcb.ca_state {

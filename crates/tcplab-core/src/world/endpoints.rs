@@ -33,7 +33,8 @@ impl World {
             App::Tcp(t) => {
                 let mut out = std::mem::take(&mut self.scratch);
                 if to_receiver {
-                    let r = t.rcv.on_segment(now, &p.tcp);
+                    let ce = p.ecn == crate::net::packet::Ecn::Ce;
+                    let r = t.rcv.on_segment_ce(now, &p.tcp, ce);
                     self.packets.free(id);
                     if r.delivered > 0 {
                         f.stats.delivered_bytes += r.delivered;
@@ -47,6 +48,7 @@ impl World {
                             t.completion = Some(now);
                         }
                     }
+                    out.extend(r.pre_ack);
                     out.extend(r.ack);
                     self.emit_tcp(flow, false, &mut out);
                 } else {
@@ -84,7 +86,11 @@ impl World {
                 number,
                 sent_at: now,
                 proto: Proto::Tcp,
-                ecn: crate::net::packet::Ecn::NotEct,
+                ecn: if h.ect {
+                    crate::net::packet::Ecn::Ect0
+                } else {
+                    crate::net::packet::Ecn::NotEct
+                },
                 tcp: h,
             };
             let id = self.packets.insert(pkt);

@@ -69,9 +69,10 @@ impl World {
         let now = self.now;
         self.advance_link(ld, now);
         let size = self.route_onwards(ld, id);
+        let ect = matches!(self.packets.get(id).ecn, Ecn::Ect0 | Ecn::Ect1);
         let l = &mut self.links[ld as usize];
         let tx_start = l.busy_until.max(now);
-        let verdict = l.queue.admit(now, tx_start, size);
+        let verdict = l.queue.admit(now, tx_start, size, ect);
         if !matches!(verdict, Verdict::Enqueue) && self.refused(ld, id, verdict) {
             return;
         }

@@ -60,6 +60,7 @@ mod tests {
             tx_start: SimTime::from_nanos(if busy { 20 } else { 10 }),
             waiting_packets,
             waiting_bytes,
+            ect: false,
         }
     }
 

@@ -71,6 +71,9 @@ pub struct Arrival {
     /// Packets and bytes waiting ahead of it (not the one being serialized).
     pub waiting_packets: u64,
     pub waiting_bytes: u64,
+    /// ECN-capable transport: a discipline with marking on may mark it
+    /// instead of dropping it.
+    pub ect: bool,
 }
 
 impl Arrival {

@@ -101,6 +101,12 @@ pub struct RedSpec {
     pub beta: f64,
     /// The round-trip time behind the automatic `bottom`.
     pub rtt: SimDuration,
+    /// Mark ECN-capable packets instead of dropping them early (ns-3's
+    /// `UseEcn`).
+    pub ecn: bool,
+    /// With `ecn`, still drop (not mark) above the drop region (ns-3's
+    /// `UseHardDrop`).
+    pub hard_drop: bool,
 }
 
 impl Default for RedSpec {
@@ -123,6 +129,8 @@ impl Default for RedSpec {
             alpha: 0.01,
             beta: 0.9,
             rtt: SimDuration::from_millis(100),
+            ecn: false,
+            hard_drop: true,
         }
     }
 }
@@ -231,6 +239,8 @@ pub struct Red {
     /// The last admitted packet: when it starts and whether it waited.
     last_start: SimTime,
     last_waited: bool,
+    ecn: bool,
+    hard_drop: bool,
     rng: Rng,
 }
 
@@ -302,6 +312,8 @@ impl Red {
             idle_since: Some(SimTime::ZERO),
             last_start: SimTime::ZERO,
             last_waited: false,
+            ecn: spec.ecn,
+            hard_drop: spec.hard_drop,
             rng,
         }
     }
@@ -347,24 +359,33 @@ impl Red {
                 avg >= self.max_th
             };
             if forced {
-                verdict = Verdict::Drop(QueueDrop::Forced);
+                verdict = if self.ecn && !self.hard_drop && a.ect {
+                    Verdict::Mark
+                } else {
+                    Verdict::Drop(QueueDrop::Forced)
+                };
             } else if !self.old {
                 self.count = 1;
                 self.count_bytes = a.size as u64;
                 self.old = true;
             } else if self.drop_early(a.size) {
-                verdict = Verdict::Drop(QueueDrop::Early);
+                verdict = if self.ecn && a.ect {
+                    Verdict::Mark
+                } else {
+                    Verdict::Drop(QueueDrop::Early)
+                };
             }
         } else {
             self.old = false;
         }
-        if verdict == Verdict::Enqueue {
-            verdict = self.hard.enqueue(a);
+        if verdict != Verdict::Enqueue && verdict != Verdict::Mark {
+            return verdict;
         }
-        if verdict == Verdict::Enqueue {
-            self.last_start = a.tx_start;
-            self.last_waited = a.waits();
+        if let Verdict::Drop(why) = self.hard.enqueue(a) {
+            return Verdict::Drop(why);
         }
+        self.last_start = a.tx_start;
+        self.last_waited = a.waits();
         verdict
     }
 

@@ -37,6 +37,7 @@ fn at(now: SimTime, waiting: u64, busy: bool) -> Arrival {
         },
         waiting_packets: waiting,
         waiting_bytes: waiting * 1000,
+        ect: false,
     }
 }
 
@@ -248,4 +249,43 @@ fn bad_parameters_are_refused_by_name() {
     assert!(bad(r#"{"limit": "0p"}"#).starts_with("limit:"));
     let e = serde_json::from_str::<RedSpec>(r#"{"minth": 5}"#).unwrap_err();
     assert!(e.to_string().contains("unknown field `minth`"), "{e}");
+}
+
+/// With `ecn`, RED marks an ECN-capable packet where it would drop it
+/// early; a packet that is not ECN-capable is dropped as before, and above
+/// the drop region the hard drop stays unless `hard_drop` is off.
+#[test]
+fn with_ecn_early_drops_become_marks() {
+    let spec = r#"{"ecn": true, "min_th": 1, "max_th": 3, "w_q": 1, "max_p": 1,
+                   "gentle": false, "wait": false, "limit": "100p"}"#;
+    let ect = |a: Arrival| Arrival { ect: true, ..a };
+    let mut r = red(spec, 10);
+    let t = SimTime::from_nanos(1);
+    // avg = 2 (w_q 1), between the thresholds: the first arrival there is
+    // spared, the later ones marked with p_b = 0.5.
+    r.enqueue(&ect(at(t, 2, true)));
+    let mut marks = 0;
+    for _ in 0..200 {
+        match r.enqueue(&ect(at(t, 2, true))) {
+            Verdict::Mark => marks += 1,
+            Verdict::Enqueue => {}
+            v => panic!("{v:?}"),
+        }
+    }
+    assert!(marks > 50, "{marks}");
+    // Not ECN-capable: dropped.
+    let dropped = (0..200)
+        .filter(|_| r.enqueue(&at(t, 2, true)) == Verdict::Drop(QueueDrop::Early))
+        .count();
+    assert!(dropped > 50);
+    // Above max_th (not gentle): forced; dropped with hard_drop, marked without.
+    assert_eq!(
+        r.enqueue(&ect(at(t, 5, true))),
+        Verdict::Drop(QueueDrop::Forced)
+    );
+    let mut soft = red(
+        &spec.replace("\"ecn\": true", "\"ecn\": true, \"hard_drop\": false"),
+        10,
+    );
+    assert_eq!(soft.enqueue(&ect(at(t, 5, true))), Verdict::Mark);
 }
