@@ -365,7 +365,8 @@ class Network:
         Args:
             duration: simulated time to run (default: until nothing is left).
             seed: seed of every random stream; ``run``: replication index.
-            trace: what to record beyond counters: ``"queue"`` (queue length of
+            trace: what to record beyond counters: ``"sojourn"`` (every packet's
+                queueing delay, per link direction), ``"queue"`` (queue length of
                 every link direction), ``"drops"`` (every dropped packet); for
                 TCP flows ``"cwnd"``, ``"ssthresh"``, ``"srtt"``, ``"rtt"``
                 (every sample), ``"rto"``, ``"state"``, ``"inflight"`` and

@@ -149,3 +149,27 @@ fn the_delay_means_are_always_kept_the_distributions_on_request() {
         without.flows[0].delivered_bytes
     );
 }
+
+/// The sojourn series on request: one sample per packet put on the wire,
+/// at its transmission start, the k-th waiting k * 1445333 ns (as above).
+#[test]
+fn the_sojourn_series_has_every_packets_wait_at_its_start() {
+    let text = path(
+        r#""1000p""#,
+        r#"{"kind": "udp", "src": "a", "dst": "b", "rate": "3Mbps", "stop": "1s"}"#,
+        "5s",
+    )
+    .replace(r#""delay_percentiles": true,"#, r#""trace": ["sojourn"],"#);
+    let r = run(&text);
+    let s = r
+        .series
+        .iter()
+        .find(|s| s.name == "sojourn" && s.target == "bottleneck:r>b")
+        .unwrap();
+    assert_eq!(s.values.len(), 375);
+    for (k, (&t, &v)) in s.times_ns.iter().zip(&s.values).enumerate() {
+        assert!((v - k as f64 * 1_445_333e-9).abs() < 1e-12, "{k}: {v}");
+        // It starts when the k before it are done: k * 4112 us after the first.
+        assert_eq!(t - s.times_ns[0], k as u64 * 4_112_000);
+    }
+}

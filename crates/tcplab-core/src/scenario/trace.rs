@@ -41,6 +41,7 @@ macro_rules! trace_kinds {
 
 trace_kinds! {
     Queue = "queue", "Queue length (waiting packets) of every link direction, at each change.";
+    Sojourn = "sojourn", "Queueing delay (seconds) of every packet put on the wire, per link direction, at the start of its transmission.";
     Drops = "drops", "Every dropped packet: time, link direction, flow, packet number, cause.";
     Cwnd = "cwnd", "TCP: congestion window (bytes), at each change.";
     Ssthresh = "ssthresh", "TCP: slow-start threshold (bytes), at each change.";

@@ -139,6 +139,10 @@ impl World {
                 _ => done,
             };
             l.busy_ns += (busy_end - tx_start).as_nanos();
+            if let Some(tr) = &mut self.sojourn_trace {
+                record_sojourn_sample(&mut tr[ld as usize], tx_start, tx_start - queued);
+                self.series_samples += 1;
+            }
             if tx_start > queued {
                 let wait = (tx_start - queued).as_nanos();
                 let s = &mut l.stats;
@@ -235,4 +239,12 @@ impl World {
 #[inline(never)]
 fn record_sojourn(s: &mut LinkStats, wait: u64) {
     s.sojourn.get_or_insert_with(Default::default).record(wait);
+}
+
+/// One sample of a link direction's sojourn series.
+#[cold]
+#[inline(never)]
+fn record_sojourn_sample(tr: &mut (Vec<u64>, Vec<f64>), at: SimTime, wait: SimDuration) {
+    alloc::push(&mut tr.0, at.as_nanos(), "the sojourn series");
+    alloc::push(&mut tr.1, wait.as_secs_f64(), "the sojourn series");
 }

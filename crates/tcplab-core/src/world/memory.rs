@@ -283,7 +283,11 @@ fn estimate(w: &World) -> Vec<Part> {
             ),
         });
     }
-    if w.scenario.traces(TraceKind::Queue) {
+    // Samples per packet and link: two for the queue (its arrival and its
+    // departure), one for the sojourn.
+    let per_packet = 2.0 * w.scenario.traces(TraceKind::Queue) as u8 as f64
+        + w.scenario.traces(TraceKind::Sojourn) as u8 as f64;
+    if per_packet > 0.0 {
         // Packets through each link direction: at most its own rate, and at
         // most what the flows crossing it send, each TCP flow its fair share
         // of its bottleneck (and an ACK per delayed-ACK count of segments).
@@ -321,13 +325,14 @@ fn estimate(w: &World) -> Vec<Part> {
         let samples: f64 = offered
             .iter()
             .enumerate()
-            .map(|(ld, &r)| 2.0 * r.min(packet_rate(w, ld as u32, 40)) * horizon)
+            .map(|(ld, &r)| per_packet * r.min(packet_rate(w, ld as u32, 40)) * horizon)
             .sum();
         parts.push(Part {
             bytes: (samples * SAMPLE_BYTES as f64) as u64,
             field: "trace".into(),
             what: format!(
-                "about {} samples of the queue series (two per packet and link)",
+                "about {} samples of the queue and sojourn series (per packet and link: two \
+                 and one)",
                 grouped(samples)
             ),
         });

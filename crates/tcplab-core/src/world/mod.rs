@@ -243,6 +243,9 @@ pub struct World {
     scenario: Scenario,
     /// Per link direction, when `trace` asks for "queue": (times, lengths).
     queue_trace: Option<Vec<(Vec<u64>, Vec<f64>)>>,
+    /// Per link direction, when `trace` asks for "sojourn": (transmission
+    /// starts, sojourns in seconds).
+    sojourn_trace: Option<Vec<(Vec<u64>, Vec<f64>)>>,
     /// When `trace` asks for "drops": (time, link direction, flow, number, cause).
     drop_log: Option<Vec<DropEntry>>,
     /// When `trace` asks for "events": (flow, event).
@@ -392,6 +395,7 @@ impl World {
             wall_seconds: 0.0,
             finished_at: None,
             queue_trace: None,
+            sojourn_trace: None,
             drop_log: None,
             event_log: None,
             scratch: Vec::new(),
@@ -410,6 +414,9 @@ impl World {
             // Every queue starts empty at t = 0.
             let start = (vec![0], vec![0.0]);
             world.queue_trace = Some(vec![start; world.links.len()]);
+        }
+        if world.scenario.traces(TraceKind::Sojourn) {
+            world.sojourn_trace = Some(vec![(Vec::new(), Vec::new()); world.links.len()]);
         }
         if world.scenario.traces(TraceKind::Drops) {
             world.drop_log = Some(Vec::new());

@@ -146,7 +146,10 @@ impl World {
                         self.series_samples += 1;
                         continue;
                     }
-                    TraceKind::Queue | TraceKind::Drops | TraceKind::Events => continue,
+                    TraceKind::Queue
+                    | TraceKind::Sojourn
+                    | TraceKind::Drops
+                    | TraceKind::Events => continue,
                 };
                 record_change(s, now, v, &mut self.series_samples);
             }

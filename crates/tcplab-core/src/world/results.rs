@@ -236,14 +236,19 @@ impl World {
             })
             .collect();
         let mut series = Vec::new();
-        for (ld, (t, v)) in self.queue_trace.iter_mut().flatten().enumerate() {
-            let (link, src, dst) = dir_name(ld);
-            series.push(Series {
-                name: "queue".into(),
-                target: format!("{link}:{src}>{dst}"),
-                times_ns: std::mem::take(t),
-                values: std::mem::take(v),
-            });
+        for (name, trace) in [
+            ("queue", &mut self.queue_trace),
+            ("sojourn", &mut self.sojourn_trace),
+        ] {
+            for (ld, (t, v)) in trace.iter_mut().flatten().enumerate() {
+                let (link, src, dst) = dir_name(ld);
+                series.push(Series {
+                    name: name.into(),
+                    target: format!("{link}:{src}>{dst}"),
+                    times_ns: std::mem::take(t),
+                    values: std::mem::take(v),
+                });
+            }
         }
         let events = self
             .event_log
