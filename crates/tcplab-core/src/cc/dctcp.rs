@@ -21,8 +21,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{cong_avoid_bytes, cong_avoid_per_ack, reno_ssthresh, slow_start};
-use super::{Ack, CongestionControl, LossCause, Probe, Tcb};
+use super::reno::Reno;
+use super::{reno_ssthresh, Ack, CongestionControl, LossCause, Probe, Tcb};
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -58,7 +58,8 @@ impl DctcpConfig {
 #[derive(Debug)]
 pub struct Dctcp {
     cfg: DctcpConfig,
-    abc: bool,
+    /// Growth is Reno's.
+    reno: Reno,
     pub alpha: f64,
     /// Bytes acknowledged in the current window, and those with ECE.
     acked: u64,
@@ -72,7 +73,7 @@ impl Dctcp {
         Dctcp {
             alpha: cfg.alpha_on_init,
             cfg,
-            abc,
+            reno: Reno { abc },
             acked: 0,
             acked_ece: 0,
             window_end: 0,
@@ -108,18 +109,7 @@ impl CongestionControl for Dctcp {
     }
 
     fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack) {
-        let mut acked = ack.bytes_acked;
-        if tcb.in_slow_start() {
-            acked = slow_start(tcb, acked, self.abc);
-            if acked == 0 {
-                return;
-            }
-        }
-        if self.abc {
-            cong_avoid_bytes(tcb, acked);
-        } else {
-            cong_avoid_per_ack(tcb);
-        }
+        self.reno.increase_window(tcb, ack);
     }
 
     fn ssthresh(&mut self, tcb: &Tcb, cause: LossCause) -> u64 {
