@@ -426,3 +426,14 @@ def test_lossy_sack_timestamps_run_is_deterministic():
         assert t1.tobytes() == t2.tobytes() and v1.tobytes() == v2.tobytes()
     # The comparison can tell runs apart: another seed loses other packets.
     assert stable(lossy_tcp(4)) != stable(first)
+
+
+def test_dctcp_counts_bytes_in_the_ns3_profile_as_ns3s_tcp_linux_reno():
+    def abc(profile, cc):
+        net = tl.Network()
+        a, b = net.host("a"), net.host("b")
+        net.link(a, b, rate="1Gbps", delay="1ms")
+        net.tcp(a, b, cc=cc, profile=profile)
+        return net.scenario(duration=1).check()["flows"][0]["abc"]
+    assert abc("ns3", "dctcp") is True and abc("ns3", "newreno") is False
+    assert abc("paper", "dctcp") is False and abc("linux", "dctcp") is True

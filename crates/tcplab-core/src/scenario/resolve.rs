@@ -208,7 +208,9 @@ pub fn tcp(
             format!(">= {mss} B"),
         ));
     }
-    let abc = *f.abc.get_or_insert(linux);
+    // ns-3's TcpDctcp is a TcpLinuxReno, which counts bytes (its NewReno
+    // does not).
+    let abc = *f.abc.get_or_insert(linux || (ns3 && spec.name == "dctcp"));
     let min_rto = *f.min_rto.get_or_insert(if linux || ns2 {
         SimDuration::from_millis(200)
     } else {
