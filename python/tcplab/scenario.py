@@ -278,6 +278,7 @@ class Network:
         tlp: bool | None = None,
         reno_recover_guard: bool | None = None,
         ecn: bool | None = None,
+        ecn_response: Literal["immediate", "linux", "ns3"] | None = None,
     ) -> Flow:
         """Add a TCP connection: data from ``src`` (the sender) to ``dst`` (the receiver).
 
@@ -299,6 +300,10 @@ class Network:
             ecn: negotiate ECN (RFC 3168) so that queue disciplines with
                 ``ecn`` mark instead of dropping (default off; on for
                 ``"dctcp"``).
+            ecn_response: how cwnd comes down after an ECN echo: ``"immediate"``
+                (RFC 3168, cwnd = ssthresh at once) or through a CWR state paced
+                by PRR as ``"linux"`` or ``"ns3"`` (3.44) does it (needs
+                ``recovery="prr"``; the linux and ns3 profiles' default).
 
         Every other argument, and every default with its source, is listed in
         docs/tcp.md; ``None`` keeps the default.
@@ -344,6 +349,7 @@ class Network:
             "limited_transmit": limited_transmit, "rescue_retransmit": rescue_retransmit,
             "slow_start": slow_start, "rack": rack, "tlp": tlp,
             "reno_recover_guard": reno_recover_guard, "ecn": ecn,
+            "ecn_response": ecn_response,
         }
         d.update({k: v for k, v in options.items() if v is not None})
         return self._add_flow(d, "tcp", name, src, dst)

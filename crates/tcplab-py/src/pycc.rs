@@ -22,7 +22,7 @@ pub struct TcbView {
     pub ssthresh: u64,
     #[pyo3(get)]
     pub mss: u64,
-    /// "open", "disorder", "recovery" or "loss".
+    /// "open", "disorder", "recovery", "loss" or "cwr".
     #[pyo3(get)]
     pub state: &'static str,
     #[pyo3(get)]
@@ -83,6 +83,7 @@ fn state_name(s: CaState) -> &'static str {
         CaState::Disorder => "disorder",
         CaState::Recovery => "recovery",
         CaState::Loss => "loss",
+        CaState::Cwr => "cwr",
     }
 }
 

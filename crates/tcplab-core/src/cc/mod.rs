@@ -42,6 +42,9 @@ pub enum CaState {
     Recovery,
     /// After a retransmission timeout (and Tahoe's fast retransmit).
     Loss,
+    /// The window comes down after an ECN echo, paced by PRR (Linux's and
+    /// ns-3's CA_CWR; only with `ecn_response` linux or ns3).
+    Cwr,
 }
 
 impl CaState {
@@ -51,6 +54,7 @@ impl CaState {
             CaState::Disorder => 1.0,
             CaState::Recovery => 2.0,
             CaState::Loss => 3.0,
+            CaState::Cwr => 4.0,
         }
     }
 }

@@ -265,7 +265,9 @@ impl Estimator {
         let acked = ack.bytes_acked;
         let ack_no = tcb.snd_una;
         match tcb.ca_state {
-            CaState::Open => acked,
+            // ns-3 3.44 counts an ACK in CWR as in Open (ProcessAck's
+            // cumulative branch).
+            CaState::Open | CaState::Cwr => acked,
             CaState::Disorder => acked.saturating_sub(dups * mss),
             CaState::Recovery if ack_no < tcb.recover => mss,
             CaState::Recovery => acked,

@@ -368,6 +368,11 @@ pub struct FlowSpec {
     /// option 1, the default) or "ssthresh" (option 2; ns-3 and Linux).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery_exit: Option<crate::tcp::RecoveryExit>,
+    /// tcp: how the window comes down after an ECN echo: "immediate"
+    /// (RFC 3168), "linux" or "ns3" (a CWR state through PRR, as each
+    /// does; the linux and ns3 profiles' default with the prr recovery).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_response: Option<crate::tcp::EcnResponse>,
     /// tcp: duplicate ACKs that trigger fast retransmit (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dupthresh: Option<u32>,
@@ -454,6 +459,7 @@ impl FlowSpec {
             tlp: None,
             reno_recover_guard: None,
             ecn: None,
+            ecn_response: None,
             app: None,
         }
     }
@@ -492,6 +498,7 @@ impl FlowSpec {
             ("tlp", self.tlp.is_some()),
             ("reno_recover_guard", self.reno_recover_guard.is_some()),
             ("ecn", self.ecn.is_some()),
+            ("ecn_response", self.ecn_response.is_some()),
             ("app", self.app.is_some()),
         ]
     }
@@ -530,6 +537,7 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
             "tlp",
             "reno_recover_guard",
             "ecn",
+            "ecn_response",
             "app",
         ],
     }

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::net::packet::{IPV4_HEADER, TCP_HEADER};
 use crate::scenario::{AppKind, FlowSpec, TraceKind, TraceSpec};
 use crate::tcp::rtt::RtoPolicy;
-use crate::tcp::{Recovery, RecoveryExit, TcpConfig};
+use crate::tcp::{EcnResponse, Recovery, RecoveryExit, TcpConfig};
 use crate::time::{SimDuration, SimTime};
 use crate::units::Bytes;
 
@@ -265,6 +265,24 @@ pub fn tcp(
             "recovery sack or prr",
         ));
     }
+    // Linux and ns-3 bring the window down through PRR after an echo
+    // (their CWR state), which needs the prr recovery's machinery.
+    let ecn_response = *f.ecn_response.get_or_insert(match recovery {
+        Recovery::Prr if linux => EcnResponse::Linux,
+        Recovery::Prr if ns3 => EcnResponse::Ns3,
+        _ => EcnResponse::Immediate,
+    });
+    if ecn_response != EcnResponse::Immediate && recovery != Recovery::Prr {
+        return Err(Error::invalid_allowed(
+            p("ecn_response"),
+            format!(
+                "the {} response paces its reduction by PRR, which the {} recovery lacks",
+                ecn_response.name(),
+                recovery.name()
+            ),
+            "immediate, or recovery = \"prr\"",
+        ));
+    }
     let cfg = TcpConfig {
         mss: mss as u32,
         recovery,
@@ -308,7 +326,8 @@ pub fn tcp(
         // DCTCP needs ECN (RFC 8257 3.1); for the others, as Linux and
         // ns-3 by default, only when asked.
         ecn: *f.ecn.get_or_insert(spec.name == "dctcp"),
-        ecn_per_segment: false,    // the variant's (below)
+        ecn_per_segment: false, // the variant's (below)
+        ecn_response,
         retransmit_backoff: false, // the variant's (below)
         recovery_exit: *f.recovery_exit.get_or_insert(if linux || ns3 || ns2 {
             RecoveryExit::Ssthresh

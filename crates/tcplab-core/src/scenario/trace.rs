@@ -48,7 +48,7 @@ trace_kinds! {
     Srtt = "srtt", "TCP: smoothed RTT (seconds), at each change.";
     Rtt = "rtt", "TCP: every RTT sample (seconds).";
     Rto = "rto", "TCP: retransmission timeout (seconds), at each change.";
-    State = "state", "TCP: congestion state (0 Open, 1 Disorder, 2 Recovery, 3 Loss).";
+    State = "state", "TCP: congestion state (0 Open, 1 Disorder, 2 Recovery, 3 Loss, 4 CWR).";
     Inflight = "inflight", "TCP: bytes in flight, at each change.";
     Events = "events", "TCP: the event log (fast retransmits, timeouts, retransmissions, ...).";
     Bwe = "bwe", "Short for cc:bwe (Westwood, Westwood+, Petra, BBR), in a series named bwe.";

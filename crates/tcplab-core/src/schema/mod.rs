@@ -162,7 +162,7 @@ mod tests {
                      "initial_rto": 1, "clock_granularity": 0.001, "rto": "linux",
                      "restart_after_idle": true, "recovery_exit": "flight", "dupthresh": 3, "limited_transmit": true,
                      "rescue_retransmit": false, "slow_start": "hystart",
-                     "rack": false, "tlp": false, "reno_recover_guard": false, "ecn": true,
+                     "rack": false, "tlp": false, "reno_recover_guard": false, "ecn": true, "ecn_response": "immediate",
                      "app": {"kind": "onoff", "size": 1, "schedule": [[0, 1]]}}]
         }"#;
         let sc = crate::scenario::Scenario::from_json(text).unwrap();

@@ -230,4 +230,12 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "ECN: negotiated in the handshake, ECT(0) on new data, the window reduced once per window on an echo",
         "RFC 3168 (Linux tcp_ecn = 2 and ns-3 UseEcn Off: off unless asked); RFC 8257 for dctcp",
     ),
+    f(
+        "flows[tcp].ecn_response",
+        "immediate, linux, ns3",
+        "",
+        "immediate (linux, ns3 profiles with prr: linux, ns3)",
+        "how cwnd comes down after an ECN echo: at once, or through a CWR state paced by PRR",
+        "RFC 3168 6.1.2; Linux tcp_enter_cwr/tcp_cwnd_reduction; ns-3 3.44 TcpSocketBase::EnterCwr",
+    ),
 ];

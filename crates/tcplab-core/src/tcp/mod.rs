@@ -92,6 +92,8 @@ pub struct TcpConfig {
     /// The receiver echoes each segment's CE (DCTCP, RFC 8257 3.2) rather
     /// than latching ECE until CWR; set from the variant.
     pub ecn_per_segment: bool,
+    /// How the window comes down after an ECN echo.
+    pub ecn_response: EcnResponse,
 }
 
 #[cfg(test)]
@@ -128,9 +130,48 @@ impl TcpConfig {
             ecn: false,
             ecn_per_segment: false,
             retransmit_backoff: false,
+            ecn_response: EcnResponse::Immediate,
         }
     }
 }
+
+/// How the sender brings its window down after an ECN echo (ssthresh is
+/// the congestion control's in every form).
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnResponse {
+    /// RFC 3168 6.1.2: cwnd = ssthresh at once, on any ACK with ECE in the
+    /// Open or Disorder state, once per window of data.
+    Immediate,
+    /// Linux's CWR state (`tcp_enter_cwr`, `tcp_cwnd_reduction`): PRR
+    /// brings cwnd to ssthresh over the round trip, against the cwnd before
+    /// the reduction; a loss found meanwhile continues the same reduction
+    /// as a recovery. Needs the prr recovery.
+    Linux,
+    /// ns-3 3.44's CA_CWR (`TcpSocketBase::EnterCwr` with
+    /// `TcpPrrRecovery`): only ACKs of new data react, in recovery too;
+    /// PRR against the bytes in flight after the ACK, the ACK that enters
+    /// counted twice, the conservative bound only; duplicate ACKs leave
+    /// cwnd alone and start no recovery until CWR ends. Needs the prr
+    /// recovery.
+    Ns3,
+}
+
+impl EcnResponse {
+    pub fn name(self) -> &'static str {
+        match self {
+            EcnResponse::Immediate => "immediate",
+            EcnResponse::Linux => "linux",
+            EcnResponse::Ns3 => "ns3",
+        }
+    }
+}
+
+crate::deserialize_names!(EcnResponse {
+    "immediate" => EcnResponse::Immediate,
+    "linux" => EcnResponse::Linux,
+    "ns3" => EcnResponse::Ns3,
+});
 
 /// RFC 6582 3.2 step 3 offers two windows for the end of fast recovery.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]

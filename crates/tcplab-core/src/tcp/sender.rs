@@ -16,13 +16,15 @@
 use super::conn::{Conn, SndState};
 use super::recovery::{RecoveryStrategy, Strategy};
 use super::rtt::RttEstimator;
-use super::{syn_options, TcpConfig, TcpHeader};
+use super::{syn_options, EcnResponse, TcpConfig, TcpHeader};
 use super::{ACK, CWR, ECE, SYN};
 use crate::cc::{Ack, CaState, CongestionControl, CwndEvent, LossCause, Tcb};
-use crate::time::{SimDuration, SimTime};
+use crate::time::SimTime;
 
 #[path = "sender_rack.rs"]
 mod rack_glue;
+#[path = "sender_signals.rs"]
+mod signals;
 
 pub use super::event::{TcpEvent, TcpEventKind};
 
@@ -301,61 +303,11 @@ impl Sender {
             self.rack_recovery(now, out);
         }
         if self.c.ecn.echo {
-            self.ecn_echo(now);
+            let advanced = self.c.tcb.snd_una > una_before;
+            self.ecn_echo(now, advanced);
         }
         self.try_send(now, out);
         self.schedule_probe(now);
-    }
-
-    /// An ACK echoed ECE: the window is reduced as for a loss, at most once
-    /// per window of data (RFC 3168 6.1.2), without a retransmission; the
-    /// next new segment says CWR. Inside a loss recovery, its reduction
-    /// stands for both.
-    fn ecn_echo(&mut self, now: SimTime) {
-        let c = &mut self.c;
-        // An echo on an ACK of data sent before the last reduction was for
-        // that window (the receiver keeps echoing until it sees CWR, on
-        // the first segment sent after it).
-        if !matches!(c.tcb.ca_state, CaState::Open | CaState::Disorder)
-            || c.tcb.snd_una <= c.ecn.high
-        {
-            return;
-        }
-        c.tcb.now = now;
-        c.tcb.ssthresh = c.cc.ssthresh(&c.tcb, LossCause::Ecn);
-        let ssthresh = c.tcb.ssthresh;
-        c.recovery_cwnd(ssthresh);
-        c.ecn.high = c.tcb.snd_max;
-        c.ecn.cwr_pending = true;
-        c.stats.ecn_reductions += 1;
-        c.log(now, TcpEventKind::EcnReduction, c.tcb.snd_una);
-    }
-
-    /// The controller that sets its window from delivery rates (BBR) gets
-    /// this ACK's rate sample.
-    fn rate_sample(&mut self, now: SimTime, is_dup: bool, was_recovering: bool) {
-        let c = &mut self.c;
-        let Some(r) = &mut c.rate else { return };
-        let fast_retransmits = c.stats.fast_retransmits;
-        let mut rs = r.on_ack(
-            now,
-            c.tcb.snd_una,
-            &c.sb,
-            is_dup,
-            c.cfg.sack,
-            c.cfg.mss as u64,
-        );
-        rs.losses = c.stats.fast_retransmits > fast_retransmits;
-        rs.bytes_in_flight = c.tcb.bytes_in_flight();
-        rs.rtt = c.ack_rtt;
-        if !c.cfg.sack && was_recovering {
-            // Without SACK, duplicate ACKs deliver nothing countable and the
-            // ACK ending recovery delivers a whole window at once: no rate
-            // sample from recovery (counts and rounds still advance).
-            rs.delivered = 0;
-            rs.interval = SimDuration::ZERO;
-        }
-        c.cc.control(&mut c.tcb, &rs);
     }
 
     /// An ACK of new data; `sacked_before`: the bytes SACKed above
@@ -388,8 +340,11 @@ impl Sender {
             c.rtt.sample(&mut c.tcb, r);
         }
         c.sb.advance(ack);
-        if c.tcb.ca_state == CaState::Recovery || c.rack.is_some() {
-            // (RACK may start a recovery on this ACK.)
+        if matches!(c.tcb.ca_state, CaState::Recovery | CaState::Cwr)
+            || c.rack.is_some()
+            || c.ecn.echo
+        {
+            // (RACK may start a recovery on this ACK, an echo a CWR.)
             let d = (acked + c.sb.sacked_bytes()).saturating_sub(sacked_before);
             c.delivered = d.min(u32::MAX as u64) as u32;
         }
@@ -408,12 +363,38 @@ impl Sender {
             ece: c.ecn.echo,
         };
         c.cc.on_ack_sample(&c.tcb, &sample);
+        // With a CWR state, an echo on an ACK of new data reduces before the
+        // window could grow (Linux's tcp_fastretrans_alert before
+        // tcp_cong_control; ns-3's EnterCwr before ProcessAck).
+        let cwr_echo = c.ecn.echo && c.cfg.ecn_response != EcnResponse::Immediate;
         match c.tcb.ca_state {
             CaState::Open | CaState::Disorder => {
                 c.dupacks = 0;
                 c.set_state(CaState::Open);
-                c.slow_start_check(now, ack, rtt);
-                c.cc.increase_window(&mut c.tcb, &sample);
+                if cwr_echo {
+                    self.cwr_enter(now, true);
+                } else {
+                    c.slow_start_check(now, ack, rtt);
+                    c.cc.increase_window(&mut c.tcb, &sample);
+                }
+            }
+            CaState::Cwr => {
+                let prr = self.recovery.prr_mut().expect("CWR runs through PRR");
+                if prr.cwr_ack(c, ack, acked) {
+                    // The exit ACK may echo again (a new window was marked)
+                    // or grow the window, as in Open.
+                    if cwr_echo {
+                        self.cwr_enter(now, true);
+                    } else {
+                        c.slow_start_check(now, ack, rtt);
+                        c.cc.increase_window(&mut c.tcb, &sample);
+                    }
+                }
+            }
+            // ns-3 3.44 answers an echo in a recovery too: CWR takes its
+            // place.
+            CaState::Recovery if cwr_echo && c.cfg.ecn_response == EcnResponse::Ns3 => {
+                self.cwr_enter(now, true)
             }
             CaState::Loss => {
                 c.dupacks = 0;
@@ -479,6 +460,11 @@ impl Sender {
                 }
             }
             CaState::Recovery => self.recovery.on_dupack(c),
+            CaState::Cwr => {
+                if let Some(p) = self.recovery.prr_mut() {
+                    p.cwr_dupack(c, now);
+                }
+            }
             CaState::Loss => {}
         }
     }
@@ -587,7 +573,9 @@ impl Sender {
             c.cc.cwnd_event(&mut c.tcb, CwndEvent::Restart);
             c.tcb.cwnd = c.tcb.cwnd.min(c.cfg.initial_cwnd);
         }
-        if c.tcb.ca_state == CaState::Recovery && self.recovery.send(c, now, out) {
+        if matches!(c.tcb.ca_state, CaState::Recovery | CaState::Cwr)
+            && self.recovery.send(c, now, out)
+        {
             return;
         }
         if c.tcb.ca_state == CaState::Loss && c.rack.is_some() {

@@ -16,6 +16,15 @@ impl Sender {
     /// RACK marked a segment lost outside a recovery (on any ACK, or when
     /// its reordering timer fired): the recovery starts.
     pub(super) fn rack_recovery(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        if self.c.tcb.ca_state == CaState::Cwr && self.recovery.loss_detected(&self.c) {
+            // Linux: the ECN reduction under way continues as the recovery.
+            if let Some(p) = self.recovery.prr_mut() {
+                if self.c.cfg.ecn_response == crate::tcp::EcnResponse::Linux {
+                    p.cwr_to_recovery(&mut self.c, now);
+                }
+            }
+            return;
+        }
         let c = &self.c;
         if matches!(c.tcb.ca_state, CaState::Open | CaState::Disorder)
             && self.recovery.loss_detected(c)

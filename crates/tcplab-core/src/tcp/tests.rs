@@ -524,3 +524,6 @@ fn vegas_does_not_reduce_the_window_twice_for_one_window_of_losses() {
 
 #[path = "recovery_tests.rs"]
 mod recovery_tests;
+
+#[path = "cwr_tests.rs"]
+mod cwr_tests;

@@ -220,6 +220,16 @@ recoveries! {
     Prr => Box<Prr>, "prr";
 }
 
+impl Strategy {
+    /// The prr strategy, which also paces ECN reductions (the CWR state).
+    pub fn prr_mut(&mut self) -> Option<&mut Prr> {
+        match self {
+            Strategy::Prr(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
 impl Serialize for Recovery {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.name())

@@ -39,7 +39,7 @@ use super::RecoveryStrategy;
 use crate::cc::{CaState, LossCause};
 use crate::tcp::conn::Conn;
 use crate::tcp::sender::TcpEventKind;
-use crate::tcp::{TcpConfig, TcpHeader};
+use crate::tcp::{EcnResponse, TcpConfig, TcpHeader};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug)]
@@ -61,6 +61,8 @@ pub struct Prr {
     /// Without SACK: the first unacknowledged segment is lost and not yet
     /// retransmitted (with SACK, NextSeg keeps this).
     head_due: bool,
+    /// The ECN reduction's form (the CWR state's rules).
+    ecn: EcnResponse,
 }
 
 impl Prr {
@@ -114,6 +116,145 @@ impl Prr {
         c.recovery_cwnd(pipe + sndcnt);
     }
 
+    /// What a duplicate ACK delivered: what it SACKed, or without SACK one
+    /// segment (up to the FlightSize less one segment, the hole).
+    fn dup_delivered(&mut self, c: &Conn) -> u64 {
+        if self.sack {
+            self.newly_lost(c);
+            return c.delivered as u64;
+        }
+        let mss = c.mss();
+        if self.dup_bytes + mss < c.tcb.bytes_in_flight() {
+            self.dup_bytes += mss;
+            mss
+        } else {
+            0
+        }
+    }
+
+    /// What an ACK of `acked` new bytes delivered, and whether it is safe
+    /// (SafeACK: it also revealed no new loss); without SACK, the bytes the
+    /// duplicates already reported are not counted again.
+    fn ack_delivered(&mut self, c: &Conn, acked: u64) -> (u64, bool) {
+        if self.sack {
+            return (c.delivered as u64, !self.newly_lost(c));
+        }
+        let one = acked.min(c.mss());
+        let delivered = acked.saturating_sub(self.dup_bytes).max(one);
+        self.dup_bytes = self.dup_bytes.saturating_sub(acked - one);
+        (delivered, true)
+    }
+
+    // ---- the ECN reduction (CWR) ----------------------------------------------
+
+    /// An ECN echo reduces the window without a loss: the CWR state, whose
+    /// window PRR brings down to ssthresh as the ACKs report deliveries
+    /// (Linux's `tcp_enter_cwr` and `tcp_cwnd_reduction`; ns-3's `EnterCwr`
+    /// with `TcpPrrRecovery`). The reduction counts for the whole window:
+    /// CWR ends with the first ACK above what was sent by now. `advanced`:
+    /// the ACK that echoed moved snd.una.
+    pub fn cwr_start(&mut self, c: &mut Conn, now: SimTime, advanced: bool) {
+        let prior_cwnd = c.tcb.cwnd;
+        c.tcb.now = now;
+        c.cc.on_state(&mut c.tcb, CaState::Cwr);
+        c.tcb.ssthresh = c.cc.ssthresh(&c.tcb, LossCause::Ecn);
+        c.tcb.ca_state = CaState::Cwr;
+        c.tcb.recover = c.tcb.snd_max;
+        c.tcb.cwnd_cnt = 0;
+        c.ecn.high = c.tcb.snd_max;
+        c.ecn.cwr_pending = true;
+        c.stats.ecn_reductions += 1;
+        c.log(now, TcpEventKind::EcnReduction, c.tcb.snd_una);
+        self.prr_delivered = 0;
+        self.sent_before = c.stats.bytes_sent;
+        self.dup_bytes = 0;
+        self.head_due = false;
+        if self.sack {
+            self.next.begin_cwr(c);
+            self.lost_until = c.sb.lost_until(c.tcb.snd_una, c.mss(), c.cfg.dupthresh);
+        }
+        let delivered = c.delivered as u64;
+        if self.ecn == EcnResponse::Ns3 {
+            // ns-3 3.44: RecoverFS is the pipe after the ACK; EnterRecovery
+            // runs DoRecovery as for a duplicate ACK (one segment more),
+            // then ProcessAck runs it again for the same ACK.
+            self.recover_fs = self.pipe(c).max(1);
+            self.on_delivered(c, delivered + c.mss(), false);
+            if delivered > 0 {
+                self.on_delivered(c, delivered, false);
+            }
+        } else {
+            // Linux: against the window before the reduction; an ACK that
+            // delivered nothing leaves cwnd alone.
+            self.recover_fs = prior_cwnd.max(1);
+            if delivered > 0 {
+                let safe = advanced && !self.newly_lost(c);
+                self.on_delivered(c, delivered, safe);
+            }
+        }
+    }
+
+    /// An ACK of `acked` new bytes in CWR: the end of CWR (cwnd =
+    /// ssthresh, back to Open; returns true), or PRR's next step.
+    pub fn cwr_ack(&mut self, c: &mut Conn, ack: u64, acked: u64) -> bool {
+        if ack > c.tcb.recover {
+            let ssthresh = c.tcb.ssthresh;
+            c.recovery_cwnd(ssthresh);
+            c.dupacks = 0;
+            c.set_state(CaState::Open);
+            return true;
+        }
+        if self.sack {
+            self.next.on_partial_ack(c);
+        }
+        let (delivered, safe) = self.ack_delivered(c, acked);
+        if delivered > 0 {
+            // ns-3 bounds its CWR conservatively (no SafeACK outside a
+            // recovery).
+            let safe = safe && self.ecn == EcnResponse::Linux;
+            self.on_delivered(c, delivered, safe);
+        }
+        false
+    }
+
+    /// A duplicate ACK in CWR. Linux: a loss found now continues the same
+    /// reduction as a recovery (no second ssthresh), else PRR counts what
+    /// the ACK delivered. ns-3 3.44 only counts it: cwnd stays, and no
+    /// recovery starts until CWR ends.
+    pub fn cwr_dupack(&mut self, c: &mut Conn, now: SimTime) {
+        if self.ecn == EcnResponse::Ns3 {
+            return;
+        }
+        let delivered = self.dup_delivered(c);
+        if sack_loss_detected(c) {
+            self.cwr_to_recovery(c, now);
+        }
+        if delivered > 0 {
+            self.on_delivered(c, delivered, false);
+        }
+    }
+
+    /// A loss found in CWR (by duplicate ACKs, the scoreboard or RACK):
+    /// Linux's `tcp_enter_recovery` inside a reduction, which keeps
+    /// ssthresh, the recovery point and PRR's counts.
+    pub fn cwr_to_recovery(&mut self, c: &mut Conn, now: SimTime) {
+        c.stats.fast_retransmits += 1;
+        if let Some(f) = &mut c.fine {
+            f.last_reduction = now;
+        }
+        c.set_state(CaState::Recovery);
+        if let Some(r) = &mut c.rack {
+            r.end_episode();
+        }
+        c.timed = None;
+        c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);
+        if self.sack {
+            self.next.begin(c);
+        } else {
+            self.head_due = true;
+        }
+    }
+
     /// Whether this ACK's SACK information made another hole lost.
     fn newly_lost(&mut self, c: &Conn) -> bool {
         if !self.sack {
@@ -140,6 +281,7 @@ impl RecoveryStrategy for Prr {
             lost_until: 0,
             dup_bytes: 0,
             head_due: false,
+            ecn: cfg.ecn_response,
         }
     }
 
@@ -190,18 +332,7 @@ impl RecoveryStrategy for Prr {
     }
 
     fn on_dupack(&mut self, c: &mut Conn) {
-        let delivered = if self.sack {
-            self.newly_lost(c);
-            c.delivered as u64
-        } else {
-            let mss = c.mss();
-            if self.dup_bytes + mss < c.tcb.bytes_in_flight() {
-                self.dup_bytes += mss;
-                mss
-            } else {
-                0
-            }
-        };
+        let delivered = self.dup_delivered(c);
         self.on_delivered(c, delivered, false);
     }
 
@@ -215,23 +346,23 @@ impl RecoveryStrategy for Prr {
             return;
         }
         c.log(now, TcpEventKind::PartialAck, ack);
-        let (delivered, safe) = if self.sack {
+        if self.sack {
             self.next.on_partial_ack(c);
-            (c.delivered as u64, !self.newly_lost(c))
         } else {
             // A partial ACK: the next segment is lost too (NewReno).
-            let one = acked.min(c.mss());
-            let delivered = acked.saturating_sub(self.dup_bytes).max(one);
-            self.dup_bytes = self.dup_bytes.saturating_sub(acked - one);
             self.head_due = true;
-            (delivered, true)
-        };
+        }
+        let (delivered, safe) = self.ack_delivered(c, acked);
         self.on_delivered(c, delivered, safe);
     }
 
     fn send(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) -> bool {
         if self.sack {
-            self.next.send(c, now, out);
+            if c.tcb.ca_state == CaState::Cwr {
+                self.next.send_cwr(c, now, out);
+            } else {
+                self.next.send(c, now, out);
+            }
             return true;
         }
         let mss = c.mss();

@@ -59,6 +59,13 @@ impl NextSeg {
         self.high_rxt = self.high_rxt.max(c.tcb.snd_una);
     }
 
+    /// An ECN reduction (CWR) starts: nothing is known lost, so no
+    /// retransmission waits; what was retransmitted stays in flight.
+    pub fn begin_cwr(&mut self, c: &Conn) {
+        self.head_due = false;
+        self.high_rxt = self.high_rxt.max(c.tcb.snd_una);
+    }
+
     /// A partial ACK: HighRxt never stays below the cumulative ACK.
     pub fn on_partial_ack(&mut self, c: &Conn) {
         self.high_rxt = self.high_rxt.max(c.tcb.snd_una);
@@ -80,6 +87,17 @@ impl NextSeg {
 
     /// RFC 6675 5 (C): while cwnd - pipe >= 1 MSS, send NextSeg.
     pub fn send(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {
+        self.send_rules(c, now, out, true);
+    }
+
+    /// In an ECN reduction (CWR): rules 1 and 2 only, lost segments and new
+    /// data, as Linux and ns-3 (which enables rule 3 in recovery only); a
+    /// hole not yet lost is not resent.
+    pub fn send_cwr(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {
+        self.send_rules(c, now, out, false);
+    }
+
+    fn send_rules(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>, holes: bool) {
         let mss = c.mss();
         let dt = c.cfg.dupthresh;
         loop {
@@ -110,7 +128,7 @@ impl NextSeg {
                 c.tcb.snd_nxt = c.tcb.snd_max;
                 continue;
             }
-            if c.rack.is_some() {
+            if c.rack.is_some() || !holes {
                 // RACK retransmits only what it marked lost (as Linux), and
                 // the tail loss probe stands for the rescue retransmission.
                 return;

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! What an ACK tells the sender besides what it acknowledges: an ECN echo
+//! (RFC 3168 6.1.2), answered in the form the flow's `ecn_response` names
+//! (the window cut at once, or a CWR state whose window PRR brings down, as
+//! Linux and ns-3 do; the state's rules are in
+//! [`crate::tcp::recovery::Prr`]'s CWR part), and the delivery-rate sample
+//! for a controller that sets its window from it.
+
+use super::{Sender, TcpEventKind};
+use crate::cc::{CaState, LossCause};
+use crate::tcp::EcnResponse;
+use crate::time::{SimDuration, SimTime};
+
+impl Sender {
+    /// An ACK echoed ECE: the window is reduced as for a loss, at most once
+    /// per window of data (RFC 3168 6.1.2), without a retransmission; the
+    /// next new segment says CWR. Inside a loss recovery, its reduction
+    /// stands for both.
+    pub(super) fn ecn_echo(&mut self, now: SimTime, advanced: bool) {
+        match self.c.cfg.ecn_response {
+            EcnResponse::Immediate => {}
+            // Linux reacts on any ACK with ECE in Open or Disorder (an ACK
+            // of new data has entered CWR already); ns-3 only on ACKs of
+            // new data.
+            EcnResponse::Linux => {
+                if matches!(self.c.tcb.ca_state, CaState::Open | CaState::Disorder) {
+                    self.cwr_enter(now, advanced);
+                }
+                return;
+            }
+            EcnResponse::Ns3 => return,
+        }
+        let c = &mut self.c;
+        // An echo on an ACK of data sent before the last reduction was for
+        // that window (the receiver keeps echoing until it sees CWR, on
+        // the first segment sent after it).
+        if !matches!(c.tcb.ca_state, CaState::Open | CaState::Disorder)
+            || c.tcb.snd_una <= c.ecn.high
+        {
+            return;
+        }
+        c.tcb.now = now;
+        c.tcb.ssthresh = c.cc.ssthresh(&c.tcb, LossCause::Ecn);
+        let ssthresh = c.tcb.ssthresh;
+        c.recovery_cwnd(ssthresh);
+        c.ecn.high = c.tcb.snd_max;
+        c.ecn.cwr_pending = true;
+        c.stats.ecn_reductions += 1;
+        c.log(now, TcpEventKind::EcnReduction, c.tcb.snd_una);
+    }
+
+    /// The ECN echo starts a CWR state paced by PRR (`ecn_response` linux
+    /// or ns3, which resolve with the prr recovery only).
+    pub(super) fn cwr_enter(&mut self, now: SimTime, advanced: bool) {
+        if let Some(p) = self.recovery.prr_mut() {
+            p.cwr_start(&mut self.c, now, advanced);
+        }
+    }
+
+    /// The controller that sets its window from delivery rates (BBR) gets
+    /// this ACK's rate sample.
+    pub(super) fn rate_sample(&mut self, now: SimTime, is_dup: bool, was_recovering: bool) {
+        let c = &mut self.c;
+        let Some(r) = &mut c.rate else { return };
+        let fast_retransmits = c.stats.fast_retransmits;
+        let mut rs = r.on_ack(
+            now,
+            c.tcb.snd_una,
+            &c.sb,
+            is_dup,
+            c.cfg.sack,
+            c.cfg.mss as u64,
+        );
+        rs.losses = c.stats.fast_retransmits > fast_retransmits;
+        rs.bytes_in_flight = c.tcb.bytes_in_flight();
+        rs.rtt = c.ack_rtt;
+        if !c.cfg.sack && was_recovering {
+            // Without SACK, duplicate ACKs deliver nothing countable and the
+            // ACK ending recovery delivers a whole window at once: no rate
+            // sample from recovery (counts and rounds still advance).
+            rs.delivered = 0;
+            rs.interval = SimDuration::ZERO;
+        }
+        c.cc.control(&mut c.tcb, &rs);
+    }
+}
