@@ -12,7 +12,7 @@
 //! Only the packet at the head of the pipe has an arrival event scheduled.
 
 use crate::engine::PacketId;
-use crate::net::qdisc::{Arrival, Qdisc, Verdict};
+use crate::net::qdisc::{Arrival, DropTail, Qdisc, Verdict};
 use crate::time::SimTime;
 
 /// One admitted packet.
@@ -191,6 +191,15 @@ impl LinkQueue {
     #[inline(always)]
     pub fn holds(&self) -> bool {
         self.qdisc.holds()
+    }
+
+    /// The discipline if it is drop-tail (the packet path's fast case).
+    #[inline(always)]
+    pub fn drop_tail(&self) -> Option<DropTail> {
+        match &self.qdisc {
+            Qdisc::DropTail(d) => Some(*d),
+            _ => None,
+        }
     }
 
     /// The discipline, for [`Qdisc::offer`] and [`Qdisc::take`].

@@ -63,6 +63,32 @@ impl World {
     /// known now; only its arrival will be an event.
     #[inline]
     pub(super) fn enqueue(&mut self, ld: u32, id: PacketId) {
+        // Drop-tail, the common case, in few instructions: nothing to ask
+        // of a discipline unless the packet would wait.
+        let Some(dt) = self.links[ld as usize].queue.drop_tail() else {
+            return self.enqueue_disciplined(ld, id);
+        };
+        let now = self.now;
+        self.advance_link(ld, now);
+        let size = self.route_onwards(ld, id);
+        let l = &mut self.links[ld as usize];
+        let tx_start = l.busy_until.max(now);
+        if tx_start > now {
+            let old = l.queue.len();
+            if !dt.fits(old as u64, l.queue.bytes(), size) {
+                self.refused(ld, id, Verdict::Drop(QueueDrop::Overflow));
+                return;
+            }
+            l.stats.note_queue(now, old, l.queue.bytes(), old + 1);
+            self.record_queue(ld, old + 1);
+        }
+        self.transmit(ld, id, size, now, tx_start);
+    }
+
+    /// [`Self::enqueue`] through any other discipline: one that holds its
+    /// queue, or one that judges every arrival (RED).
+    #[inline(never)]
+    fn enqueue_disciplined(&mut self, ld: u32, id: PacketId) {
         if self.links[ld as usize].queue.holds() {
             return self.enqueue_held(ld, id);
         }

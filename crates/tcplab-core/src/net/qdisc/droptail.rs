@@ -19,17 +19,20 @@ impl DropTail {
 
     #[inline(always)]
     pub fn enqueue(&mut self, a: &Arrival) -> Verdict {
-        if !a.waits() {
-            return Verdict::Enqueue;
-        }
-        let fits = match self.limit {
-            QueueLimit::Packets(n) => a.waiting_packets < n,
-            QueueLimit::Bytes(b) => a.waiting_bytes + a.size as u64 <= b,
-        };
-        if fits {
+        if !a.waits() || self.fits(a.waiting_packets, a.waiting_bytes, a.size) {
             Verdict::Enqueue
         } else {
             Verdict::Drop(QueueDrop::Overflow)
+        }
+    }
+
+    /// Whether a packet of `size` bytes may wait behind `packets` waiting
+    /// packets of `bytes` bytes.
+    #[inline(always)]
+    pub fn fits(&self, packets: u64, bytes: u64, size: u32) -> bool {
+        match self.limit {
+            QueueLimit::Packets(n) => packets < n,
+            QueueLimit::Bytes(b) => bytes + size as u64 <= b,
         }
     }
 
