@@ -11,35 +11,24 @@ use super::*;
 /// 21 segments in flight on an ECN-capable connection answering echoes by
 /// `form`, one RTT on; then the ACK of segment 0 echoes ECE.
 fn echoed(form: EcnResponse) -> Fix {
-    let mut cfg = config(21);
-    cfg.recovery = Recovery::Prr;
-    cfg.sack = false;
-    cfg.ecn = true;
-    cfg.ecn_response = form;
-    let built = registry::build(&CcSpec::named("newreno"), "cc", Profile::Paper, false).unwrap();
-    let mut f = Fix {
-        s: Sender::new(cfg, built.cc, false),
-        now: SimTime::ZERO,
-        out: Vec::new(),
-    };
-    f.s.record_events();
-    f.s.open(f.now, &mut f.out);
-    f.s.set_app_limit(f.now, u64::MAX, &mut f.out);
-    f.advance(RTT);
     // RFC 3168 6.1.1: an ECN-setup SYN-ACK has ECE and not CWR.
-    let syn_ack = TcpHeader {
-        seq: 0,
-        ack: 1,
-        flags: SYN | ACK | ECE,
-        wnd: 65_535,
-        ..TcpHeader::default()
-    };
-    f.s.on_segment(f.now, &syn_ack, &mut f.out);
+    let mut f = Fix::established_with("newreno", ecn_config(21, form), SYN | ACK | ECE);
     assert_eq!(f.take(), segments(0, 21));
     f.events();
     f.advance(RTT);
     f.ack_ece(seg(1), true);
     f
+}
+
+/// `n` segments of initial window, the prr recovery without SACK, ECN on,
+/// answered by `form`.
+fn ecn_config(n: u64, form: EcnResponse) -> TcpConfig {
+    let mut cfg = config(n);
+    cfg.recovery = Recovery::Prr;
+    cfg.sack = false;
+    cfg.ecn = true;
+    cfg.ecn_response = form;
+    cfg
 }
 
 impl Fix {
@@ -240,28 +229,7 @@ fn an_echo_in_recovery_replaces_it_with_cwr_in_ns3_only() {
         (EcnResponse::Linux, CaState::Recovery),
         (EcnResponse::Ns3, CaState::Cwr),
     ] {
-        let mut cfg = config(20);
-        cfg.recovery = Recovery::Prr;
-        cfg.sack = false;
-        cfg.ecn = true;
-        cfg.ecn_response = form;
-        let built =
-            registry::build(&CcSpec::named("newreno"), "cc", Profile::Paper, false).unwrap();
-        let mut f = Fix {
-            s: Sender::new(cfg, built.cc, false),
-            now: SimTime::ZERO,
-            out: Vec::new(),
-        };
-        f.s.open(f.now, &mut f.out);
-        f.s.set_app_limit(f.now, u64::MAX, &mut f.out);
-        f.advance(RTT);
-        let syn_ack = TcpHeader {
-            ack: 1,
-            flags: SYN | ACK | ECE,
-            wnd: 65_535,
-            ..TcpHeader::default()
-        };
-        f.s.on_segment(f.now, &syn_ack, &mut f.out);
+        let mut f = Fix::established_with("newreno", ecn_config(20, form), SYN | ACK | ECE);
         f.advance(RTT);
         for _ in 0..3 {
             f.dupack();

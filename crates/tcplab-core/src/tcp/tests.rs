@@ -36,6 +36,12 @@ impl Fix {
     /// registry says), connected after one RTT, with an endless
     /// application: it has sent its initial window.
     fn established(cc: &str, cfg: TcpConfig) -> Fix {
+        Fix::established_with(cc, cfg, SYN | ACK)
+    }
+
+    /// As [`Fix::established`], the SYN-ACK carrying `flags` (ECE: an
+    /// ECN-setup SYN-ACK).
+    fn established_with(cc: &str, cfg: TcpConfig, flags: u8) -> Fix {
         let built = registry::build(&CcSpec::named(cc), "cc", Profile::Paper, cfg.abc).unwrap();
         let mut f = Fix {
             s: Sender::new(cfg, built.cc, built.fine_retransmit),
@@ -49,7 +55,7 @@ impl Fix {
         let syn_ack = TcpHeader {
             seq: 0,
             ack: 1,
-            flags: SYN | ACK,
+            flags,
             wnd: 65_535,
             ..TcpHeader::default()
         };
