@@ -327,3 +327,33 @@ def test_syn_window_is_unscaled_so_a_large_initial_window_goes_out_at_once():
     f = net.run(seed=1).flow("tcp0")
     serialization = 64 * 1040 * 8 / 100e6
     assert f["completion_time_s"] < 0.2 + serialization + 0.01  # not a second round trip
+
+
+@pytest.mark.parametrize("timestamps", [False, True])
+def test_rtt_columns_summarise_the_senders_own_samples(timestamps):
+    """rtt_samples, rtt_min_s, rtt_mean_s and rtt_max_s are the count and the
+    smallest, mean and largest of the samples the `rtt` trace records; the
+    smallest is the handshake's, the propagation RTT (2 x 25 ms) plus the
+    serialization of two header-only packets; the largest adds at most a full
+    queue (100 packets of 1500 B at 10 Mb/s, 120 ms) and delayed-ACK waits."""
+    net = tl.Network()
+    a, r, b = net.host("a"), net.router("r"), net.host("b")
+    net.link(a, r, rate="100Mbps", delay="5ms")
+    net.link(r, b, rate="10Mbps", delay="20ms", queue="100p")
+    net.tcp(a, b, cc="newreno", timestamps=timestamps)
+    net.udp(a, b, rate="1Mbps", size="1000B")
+    res = net.run(duration="20s", seed=1, trace=["rtt"])
+    f = res.flows.iloc[0]
+    t, v = res.trace("rtt", flow=0)
+    assert f["rtt_samples"] == len(v) > 20
+    assert f["rtt_min_s"] == v.min() and f["rtt_max_s"] == v.max()
+    assert f["rtt_mean_s"] == pytest.approx(v.mean(), rel=1e-12)
+    assert 0.050 < f["rtt_min_s"] < 0.0502
+    assert f["rtt_max_s"] < 0.050 + 0.120 + 0.2 + 0.01
+    rounds = 20 / f["rtt_min_s"]  # the most round trips 20 s can hold
+    if timestamps:  # every ACK of new data gives a sample
+        assert f["rtt_samples"] > rounds
+    else:  # one segment timed at a time (RFC 6298, Karn)
+        assert f["rtt_samples"] <= rounds + 1
+    udp = res.flows.iloc[1]
+    assert udp["rtt_samples"] == 0 and math.isnan(udp["rtt_mean_s"])

@@ -64,6 +64,13 @@ pub struct FlowResult<S = String> {
     /// TCP: duplicate ACKs the sender received.
     pub dupacks: u64,
     pub ecn_reductions: u64,
+    /// TCP: the RTT samples the sender took (Karn's rule, or every ACK
+    /// with timestamps): how many, the smallest, mean and largest (NaN if
+    /// none).
+    pub rtt_samples: u64,
+    pub rtt_min_s: f64,
+    pub rtt_mean_s: f64,
+    pub rtt_max_s: f64,
     /// From the flow's start to the last byte delivered (transfers); NaN if
     /// unfinished or not a transfer.
     pub completion_time_s: f64,
@@ -301,7 +308,8 @@ pub fn flow_columns<S: AsRef<str>>(rows: &[FlowResult<S>]) -> Columns {
         ack_delay_p95_s: f64, ack_delay_p99_s: f64, ack_delay_max_s: f64, ack_jitter_s: f64,
         throughput_bps: f64, unique_sent_bps: f64,
         retransmitted_segments: u64, retransmission_ratio: f64, timeouts: u64,
-        fast_retransmits: u64, dupacks: u64, ecn_reductions: u64, completion_time_s: f64, acked_bytes: u64,
+        fast_retransmits: u64, dupacks: u64, ecn_reductions: u64, rtt_samples: u64,
+        rtt_min_s: f64, rtt_mean_s: f64, rtt_max_s: f64, completion_time_s: f64, acked_bytes: u64,
         ack_packets: u64, acks_lost: u64, cc: str, recovery: str, mss: u64)
 }
 
@@ -395,6 +403,10 @@ mod tests {
             fast_retransmits: 0,
             dupacks: 0,
             ecn_reductions: 0,
+            rtt_samples: 0,
+            rtt_min_s: 0.0,
+            rtt_mean_s: 0.0,
+            rtt_max_s: 0.0,
             completion_time_s: 0.0,
             acked_bytes: 0,
             ack_packets: 0,

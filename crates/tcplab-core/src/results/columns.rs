@@ -171,6 +171,20 @@ pub const FLOW_COLUMNS: &[Column] = &[
         "TCP: window reductions for ECN echoes (at most one per window)",
     ),
     col(
+        "rtt_samples",
+        "",
+        "int",
+        "TCP: RTT samples the sender took (Karn's rule; every ACK of new data with timestamps)",
+    ),
+    col(
+        "rtt_min_s",
+        "s",
+        "float",
+        "TCP: smallest RTT sample (NaN if none)",
+    ),
+    col("rtt_mean_s", "s", "float", "TCP: mean of the RTT samples"),
+    col("rtt_max_s", "s", "float", "TCP: largest RTT sample"),
+    col(
         "completion_time_s",
         "s",
         "float",

@@ -217,7 +217,7 @@ fn an_echo_on_a_duplicate_ack_enters_cwr_in_linux_only() {
         let una = f.s.tcb().snd_una;
         f.ack_ece(una, true);
         assert_eq!(f.state() == CaState::Cwr, cwr, "{form:?}");
-        assert_eq!(f.s.stats().ecn_reductions, 1 + cwr as u64, "{form:?}");
+        assert_eq!(f.s.stats().ecn_reductions, 1 + cwr as u32, "{form:?}");
     }
 }
 

@@ -76,8 +76,11 @@ pub struct Bounds {
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
     pub rttvar: SimDuration,
-    /// Samples taken so far.
+    /// Samples taken so far, their sum and the largest (the smallest is
+    /// the Tcb's `min_rtt`).
     pub samples: u64,
+    pub sum_ns: u64,
+    pub max: SimDuration,
     policy: RtoPolicy,
     bounds: Bounds,
     rto: SimDuration,
@@ -94,6 +97,8 @@ impl RttEstimator {
         RttEstimator {
             rttvar: SimDuration::ZERO,
             samples: 0,
+            sum_ns: 0,
+            max: SimDuration::ZERO,
             policy,
             rto: initial.max(bounds.min).min(bounds.max),
             bounds,
@@ -128,9 +133,7 @@ impl RttEstimator {
             }
         };
         tcb.srtt = Some(srtt);
-        tcb.latest_rtt = Some(r);
-        tcb.min_rtt = Some(tcb.min_rtt.map_or(r, |m| m.min(r)));
-        self.samples += 1;
+        self.count(tcb, r);
         self.rto = match self.policy {
             RtoPolicy::Rfc6298 => {
                 let var = (self.rttvar * K).max(self.bounds.granularity);
@@ -142,6 +145,17 @@ impl RttEstimator {
             RtoPolicy::Ns2 => unreachable!("ns2_sample"),
         };
         self.backoff = 0;
+    }
+
+    /// Counts sample `r`: the latest and smallest in `tcb`, the number,
+    /// sum and largest here.
+    #[inline]
+    fn count(&mut self, tcb: &mut Tcb, r: SimDuration) {
+        tcb.latest_rtt = Some(r);
+        tcb.min_rtt = Some(tcb.min_rtt.map_or(r, |m| m.min(r)));
+        self.samples += 1;
+        self.sum_ns += r.as_nanos();
+        self.max = self.max.max(r);
     }
 
     /// ns-2's `rtt_update` and `rtt_timeout` (with `rfc2988_`, its
@@ -173,10 +187,8 @@ impl RttEstimator {
         let rto_ticks = ((v.rttvar4 << 3) + v.srtt8) >> 3;
         let rto = SimDuration::from_nanos(rto_ticks as u64 * tick);
         tcb.srtt = Some(SimDuration::from_nanos(v.srtt8 as u64 * tick / 8));
-        tcb.latest_rtt = Some(r);
-        tcb.min_rtt = Some(tcb.min_rtt.map_or(r, |m| m.min(r)));
         self.rttvar = SimDuration::from_nanos(v.rttvar4 as u64 * tick / 4);
-        self.samples += 1;
+        self.count(tcb, r);
         self.rto = rto
             .max(self.bounds.min)
             .max(SimDuration::from_nanos(2 * tick))

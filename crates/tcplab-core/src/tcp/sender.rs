@@ -36,12 +36,14 @@ pub struct SenderStats {
     pub bytes_sent: u64,
     pub retransmitted_segments: u64,
     pub retransmitted_bytes: u64,
-    pub timeouts: u64,
-    pub fast_retransmits: u64,
+    /// Counts of events (u32: the connection stays within its cache lines;
+    /// four billion timeouts or duplicate ACKs are out of any run's reach).
+    pub timeouts: u32,
+    pub fast_retransmits: u32,
     /// Duplicate ACKs received (RFC 5681's definition).
-    pub dupacks: u64,
+    pub dupacks: u32,
     /// Window reductions for ECN echoes (RFC 3168 6.1.2).
-    pub ecn_reductions: u64,
+    pub ecn_reductions: u32,
 }
 
 /// The sending end of a connection: its state and machinery ([`Conn`]) and

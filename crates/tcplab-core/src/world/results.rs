@@ -41,6 +41,19 @@ impl World {
                 s.delay_sum_ns[dir] as f64 / n as f64 * 1e-9
             }
         };
+        let (rtt_samples, rtt_min_s, rtt_mean_s, rtt_max_s) = match tcp {
+            Some(t) if t.snd.rtt().samples > 0 => {
+                let r = t.snd.rtt();
+                let min = t.snd.tcb().min_rtt.unwrap_or(r.max);
+                (
+                    r.samples,
+                    min.as_secs_f64(),
+                    r.sum_ns as f64 / r.samples as f64 * 1e-9,
+                    r.max.as_secs_f64(),
+                )
+            }
+            _ => (0, f64::NAN, f64::NAN, f64::NAN),
+        };
         let (retx, retx_bytes, timeouts, frs, data_segs) = tcp.map_or((0, 0, 0, 0, 0), |t| {
             let st = t.snd.stats();
             (
@@ -94,10 +107,14 @@ impl World {
             } else {
                 retx as f64 / data_segs as f64
             },
-            timeouts,
-            fast_retransmits: frs,
-            dupacks: tcp.map_or(0, |t| t.snd.stats().dupacks),
-            ecn_reductions: tcp.map_or(0, |t| t.snd.stats().ecn_reductions),
+            timeouts: timeouts.into(),
+            fast_retransmits: frs.into(),
+            dupacks: tcp.map_or(0, |t| t.snd.stats().dupacks.into()),
+            ecn_reductions: tcp.map_or(0, |t| t.snd.stats().ecn_reductions.into()),
+            rtt_samples,
+            rtt_min_s,
+            rtt_mean_s,
+            rtt_max_s,
             completion_time_s: completion.map_or(f64::NAN, |c| (c - f.start).as_secs_f64()),
             acked_bytes: tcp.map_or(0, |t| t.snd.bytes_acked()),
             ack_packets: s.rev.sent,
@@ -402,6 +419,10 @@ fn owned_flow(r: FlowResult<&str>) -> FlowResult {
         fast_retransmits: r.fast_retransmits,
         dupacks: r.dupacks,
         ecn_reductions: r.ecn_reductions,
+        rtt_samples: r.rtt_samples,
+        rtt_min_s: r.rtt_min_s,
+        rtt_mean_s: r.rtt_mean_s,
+        rtt_max_s: r.rtt_max_s,
         completion_time_s: r.completion_time_s,
         acked_bytes: r.acked_bytes,
         ack_packets: r.ack_packets,
