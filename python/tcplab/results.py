@@ -24,6 +24,7 @@ _TABLE_COLUMNS = {
     "drops": ["time_ns", "link", "src", "dst", "flow", "packet", "cause"],
     "events": ["time_ns", "flow", "event", "seq", "cwnd", "ssthresh"],
     "intervals": ["flow", "start_s", "end_s", "delivered_bytes", "goodput_bps"],
+    "histograms": ["flow", "direction", "lower_s", "upper_s", "count"],
 }
 
 
@@ -91,6 +92,8 @@ class Results:
         drops: one row per dropped packet, when the run traced ``"drops"``.
         events: the TCP event log, when the run traced ``"events"``.
         intervals: per-interval goodput of every flow, when the run set ``interval=``.
+        histograms: every flow's one-way delay distribution bin by bin (data and
+            ACKs apart), when the run set ``delay_percentiles=True``.
 
     The tables cross from the core as typed columns; each is decoded when
     first read (``res.column("flows", "goodput_bps")`` reads one column
@@ -142,6 +145,8 @@ class Results:
                          "summary": self.summary, "drops": _rows(t["drops"]),
                          "events": _rows(t["events"]), "intervals": _rows(t["intervals"]),
                          "pcap": self._pcap}
+            if _count(t["histograms"]):
+                self._raw["histograms"] = _rows(t["histograms"])
         return self._raw
 
     @property
@@ -201,6 +206,45 @@ class Results:
         """Per-interval goodput of every flow, when the run set ``interval=``."""
         return self._table("intervals", lambda pd: _frame(self._tables["intervals"],
                                                            _TABLE_COLUMNS["intervals"]))
+
+    @property
+    def histograms(self) -> pd.DataFrame:
+        """Every flow's one-way delay distribution, one row per non-empty bin.
+
+        Columns flow, direction (``"data"``, or ``"ack"`` for a TCP flow's
+        ACKs), lower_s, upper_s, count; when the run set ``delay_percentiles=True``.
+        """
+        return self._table("histograms", lambda pd: _frame(self._tables["histograms"],
+                                                            _TABLE_COLUMNS["histograms"]))
+
+    def delay_histogram(
+        self, flow: int | str, direction: str = "data",
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A flow's one-way delay histogram: (lower edges in s, upper edges in s, counts).
+
+        As ns-3's FlowMonitor keeps its delayHistogram, from numpy arrays;
+        the bins are log-linear, 32 per octave (a bin's mid-point is within
+        1.6% of every delay in it). Needs ``delay_percentiles=True`` in the run.
+        """
+        import numpy as np
+
+        if direction not in ("data", "ack"):
+            raise ValueError(f"direction: {direction!r} is not one (allowed: data, ack)")
+        names = self.column("flows", "flow")
+        name = names[flow] if isinstance(flow, int) else flow
+        if name not in names:
+            raise KeyError(f"flow: no flow {flow!r} (flows: {', '.join(names[:10])})")
+        t = self._tables["histograms"]
+        n = _count(t)
+        if n == 0:
+            raise ValueError("no delay histograms: run with delay_percentiles=True")
+        rows = [i for i, (f, d) in enumerate(zip(_decode(t["flow"], n), _decode(t["direction"], n),
+                                                 strict=True)) if f == name and d == direction]
+        lower, upper = _decode(t["lower_s"], n), _decode(t["upper_s"], n)
+        counts = _decode(t["count"], n)
+        return (np.array([lower[i] for i in rows], dtype=float),
+                np.array([upper[i] for i in rows], dtype=float),
+                np.array([counts[i] for i in rows], dtype=np.int64))
 
     def traces(self) -> list[tuple[str, str]]:
         """The recorded time series, as (name, target) pairs."""

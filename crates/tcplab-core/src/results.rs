@@ -198,6 +198,18 @@ pub struct IntervalRecord {
     pub goodput_bps: f64,
 }
 
+/// One bin of a flow's one-way delay distribution (with
+/// `delay_percentiles`): delays in [lower_s, upper_s) of the packets of
+/// `direction` ("data": src -> dst, "ack": a TCP flow's ACKs).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct HistogramRecord {
+    pub flow: String,
+    pub direction: String,
+    pub lower_s: f64,
+    pub upper_s: f64,
+    pub count: u64,
+}
+
 /// A packet trace written by the run.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct PcapRecord {
@@ -220,6 +232,7 @@ pub struct Results {
     pub drops: Vec<DropRecord>,
     pub events: Vec<EventRecord>,
     pub intervals: Vec<IntervalRecord>,
+    pub histograms: Vec<HistogramRecord>,
     pub pcap: Vec<PcapRecord>,
     /// Time series; large, so the bindings pass them as arrays, not JSON.
     #[serde(skip)]
@@ -336,8 +349,13 @@ pub fn interval_columns(rows: &[IntervalRecord]) -> Columns {
     columns!(rows; flow: str, start_s: f64, end_s: f64, delivered_bytes: u64, goodput_bps: f64)
 }
 
+pub fn histogram_columns(rows: &[HistogramRecord]) -> Columns {
+    columns!(rows; flow: str, direction: str, lower_s: f64, upper_s: f64, count: u64)
+}
+
 impl Results {
-    /// Every table as columns: flows, links, drops, events, intervals.
+    /// Every table as columns: flows, links, drops, events, intervals,
+    /// histograms.
     pub fn tables(&self) -> Tables {
         vec![
             ("flows", flow_columns(&self.flows)),
@@ -345,6 +363,7 @@ impl Results {
             ("drops", drop_columns(&self.drops)),
             ("events", event_columns(&self.events)),
             ("intervals", interval_columns(&self.intervals)),
+            ("histograms", histogram_columns(&self.histograms)),
         ]
     }
 }

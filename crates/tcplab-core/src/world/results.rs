@@ -3,6 +3,7 @@
 //! intervals and the summary, taken out of the world when it is done.
 
 use super::*;
+use crate::results::HistogramRecord;
 
 impl World {
     /// One flow's record, borrowing its names from the world.
@@ -315,6 +316,26 @@ impl World {
                 }
             }
         }
+        // The delay distributions bin by bin, when asked for.
+        let mut histograms = Vec::new();
+        if self.delay_percentiles {
+            for f in &self.flows {
+                let Some(d) = f.delays.as_deref() else {
+                    continue;
+                };
+                for (direction, delays) in ["data", "ack"].into_iter().zip(d.iter()) {
+                    for (low, width, count) in delays.hist.buckets() {
+                        histograms.push(HistogramRecord {
+                            flow: f.name.clone(),
+                            direction: direction.to_string(),
+                            lower_s: low as f64 * 1e-9,
+                            upper_s: (low + width) as f64 * 1e-9,
+                            count,
+                        });
+                    }
+                }
+            }
+        }
         let pcap = self
             .pcap
             .iter()
@@ -338,6 +359,7 @@ impl World {
             drops,
             events,
             intervals,
+            histograms,
             pcap,
             series,
             summary: RunSummary {
