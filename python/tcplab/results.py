@@ -226,25 +226,18 @@ class Results:
         the bins are log-linear, 32 per octave (a bin's mid-point is within
         1.6% of every delay in it). Needs ``delay_percentiles=True`` in the run.
         """
-        import numpy as np
-
         if direction not in ("data", "ack"):
             raise ValueError(f"direction: {direction!r} is not one (allowed: data, ack)")
         names = self.column("flows", "flow")
         name = names[flow] if isinstance(flow, int) else flow
         if name not in names:
             raise KeyError(f"flow: no flow {flow!r} (flows: {', '.join(names[:10])})")
-        t = self._tables["histograms"]
-        n = _count(t)
-        if n == 0:
+        h = self.histograms
+        if len(h) == 0:
             raise ValueError("no delay histograms: run with delay_percentiles=True")
-        rows = [i for i, (f, d) in enumerate(zip(_decode(t["flow"], n), _decode(t["direction"], n),
-                                                 strict=True)) if f == name and d == direction]
-        lower, upper = _decode(t["lower_s"], n), _decode(t["upper_s"], n)
-        counts = _decode(t["count"], n)
-        return (np.array([lower[i] for i in rows], dtype=float),
-                np.array([upper[i] for i in rows], dtype=float),
-                np.array([counts[i] for i in rows], dtype=np.int64))
+        h = h[(h["flow"] == name) & (h["direction"] == direction)]
+        return (h["lower_s"].to_numpy(float), h["upper_s"].to_numpy(float),
+                h["count"].to_numpy("int64"))
 
     def traces(self) -> list[tuple[str, str]]:
         """The recorded time series, as (name, target) pairs."""

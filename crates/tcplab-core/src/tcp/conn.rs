@@ -216,9 +216,7 @@ impl Conn {
     /// hears of the new state and gives the threshold; the recovery point
     /// is set (RFC 6582 `recover`). The strategy sets cwnd afterwards.
     pub fn reduce(&mut self, now: SimTime, to: CaState, cause: LossCause) {
-        if let Some(f) = &mut self.fine {
-            f.last_reduction = now;
-        }
+        self.loss_episode(now);
         self.tcb.now = now;
         self.cc.on_state(&mut self.tcb, to);
         self.tcb.ssthresh = self.cc.ssthresh(&self.tcb, cause);
@@ -226,11 +224,30 @@ impl Conn {
         if let Some(ss) = &mut self.slow_start {
             ss.on_loss(&mut self.tcb);
         }
+        self.tcb.recover = self.tcb.snd_max;
+    }
+
+    /// A loss episode begins (with or without a new ssthresh): Vegas's
+    /// last reduction is now, RACK's episode ends, and no segment stays
+    /// timed for an RTT sample (Karn).
+    pub fn loss_episode(&mut self, now: SimTime) {
+        if let Some(f) = &mut self.fine {
+            f.last_reduction = now;
+        }
         if let Some(r) = &mut self.rack {
             r.end_episode();
         }
-        self.tcb.recover = self.tcb.snd_max;
         self.timed = None;
+    }
+
+    /// An ECN echo reduced the window: no other reduction for it before
+    /// snd_una passes what is sent now, the next new segment carries CWR,
+    /// and it is counted and logged.
+    pub fn ecn_reduced(&mut self, now: SimTime) {
+        self.ecn.high = self.tcb.snd_max;
+        self.ecn.cwr_pending = true;
+        self.stats.ecn_reductions += 1;
+        self.log(now, TcpEventKind::EcnReduction, self.tcb.snd_una);
     }
 
     /// Before an ACK of `ack` grows the window: the slow-start component

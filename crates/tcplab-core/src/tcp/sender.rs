@@ -373,24 +373,14 @@ impl Sender {
             CaState::Open | CaState::Disorder => {
                 c.dupacks = 0;
                 c.set_state(CaState::Open);
-                if cwr_echo {
-                    self.cwr_enter(now, true);
-                } else {
-                    c.slow_start_check(now, ack, rtt);
-                    c.cc.increase_window(&mut c.tcb, &sample);
-                }
+                self.open_ack(now, &sample, cwr_echo);
             }
             CaState::Cwr => {
                 let prr = self.recovery.prr_mut().expect("CWR runs through PRR");
                 if prr.cwr_ack(c, ack, acked) {
-                    // The exit ACK may echo again (a new window was marked)
-                    // or grow the window, as in Open.
-                    if cwr_echo {
-                        self.cwr_enter(now, true);
-                    } else {
-                        c.slow_start_check(now, ack, rtt);
-                        c.cc.increase_window(&mut c.tcb, &sample);
-                    }
+                    // The exit ACK is one of Open's: it may echo again (a
+                    // new window was marked) or grow the window.
+                    self.open_ack(now, &sample, cwr_echo);
                 }
             }
             // ns-3 3.44 answers an echo in a recovery too: CWR takes its
@@ -420,6 +410,20 @@ impl Sender {
             c.state = SndState::Done;
             c.rto_deadline = None;
             c.log(now, TcpEventKind::Closed, ack);
+        }
+    }
+
+    /// An ACK of new data in Open: an echo enters CWR (`cwr_echo`), or
+    /// the window grows.
+    fn open_ack(&mut self, now: SimTime, sample: &Ack, cwr_echo: bool) {
+        if cwr_echo {
+            self.cwr_enter(now, true);
+        } else {
+            let c = &mut self.c;
+            // (snd_una is this ACK's number by now.)
+            let ack = c.tcb.snd_una;
+            c.slow_start_check(now, ack, sample.rtt);
+            c.cc.increase_window(&mut c.tcb, sample);
         }
     }
 

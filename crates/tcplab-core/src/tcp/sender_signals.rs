@@ -6,7 +6,7 @@
 //! [`crate::tcp::recovery::Prr`]'s CWR part), and the delivery-rate sample
 //! for a controller that sets its window from it.
 
-use super::{Sender, TcpEventKind};
+use super::Sender;
 use crate::cc::{CaState, LossCause};
 use crate::tcp::EcnResponse;
 use crate::time::{SimDuration, SimTime};
@@ -43,10 +43,7 @@ impl Sender {
         c.tcb.ssthresh = c.cc.ssthresh(&c.tcb, LossCause::Ecn);
         let ssthresh = c.tcb.ssthresh;
         c.recovery_cwnd(ssthresh);
-        c.ecn.high = c.tcb.snd_max;
-        c.ecn.cwr_pending = true;
-        c.stats.ecn_reductions += 1;
-        c.log(now, TcpEventKind::EcnReduction, c.tcb.snd_una);
+        c.ecn_reduced(now);
     }
 
     /// The ECN echo starts a CWR state paced by PRR (`ecn_response` linux

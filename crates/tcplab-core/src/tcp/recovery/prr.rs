@@ -161,10 +161,7 @@ impl Prr {
         c.tcb.ca_state = CaState::Cwr;
         c.tcb.recover = c.tcb.snd_max;
         c.tcb.cwnd_cnt = 0;
-        c.ecn.high = c.tcb.snd_max;
-        c.ecn.cwr_pending = true;
-        c.stats.ecn_reductions += 1;
-        c.log(now, TcpEventKind::EcnReduction, c.tcb.snd_una);
+        c.ecn_reduced(now);
         self.prr_delivered = 0;
         self.sent_before = c.stats.bytes_sent;
         self.dup_bytes = 0;
@@ -239,14 +236,8 @@ impl Prr {
     /// ssthresh, the recovery point and PRR's counts.
     pub fn cwr_to_recovery(&mut self, c: &mut Conn, now: SimTime) {
         c.stats.fast_retransmits += 1;
-        if let Some(f) = &mut c.fine {
-            f.last_reduction = now;
-        }
+        c.loss_episode(now);
         c.set_state(CaState::Recovery);
-        if let Some(r) = &mut c.rack {
-            r.end_episode();
-        }
-        c.timed = None;
         c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);
         if self.sack {
             self.next.begin(c);
