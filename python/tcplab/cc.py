@@ -50,6 +50,10 @@ class Vegas(Variant):
             (ns-2) rather than one segment at its end.
         retransmit_backoff: each retransmission backs the retransmission
             timer off until an RTT sample arrives (ns-2's Vegas).
+        fine_timeout: the fine-grained timeout: ``"bsd"`` (Vegas's code, the
+            channel paper's Algorithm 1 and INET: about 1.06 (SRTT + 2
+            deviations); the paper and inet profiles) or ``"rfc6298"``
+            (SRTT + 4 RTTVAR; the ns2 profile).
     """
 
     name = "vegas"
@@ -59,8 +63,9 @@ class Vegas(Variant):
                  modified_slow_start: bool | None = None,
                  fine_retransmit: bool | None = None, loss_keep: float | None = None,
                  increase_per_ack: bool | None = None,
-                 retransmit_backoff: bool | None = None) -> None:
-        super().__init__(alpha=alpha, beta=beta, gamma=gamma,
+                 retransmit_backoff: bool | None = None,
+                 fine_timeout: str | None = None) -> None:
+        super().__init__(alpha=alpha, beta=beta, gamma=gamma, fine_timeout=fine_timeout,
                          congestion_avoidance=congestion_avoidance,
                          modified_slow_start=modified_slow_start,
                          fine_retransmit=fine_retransmit, loss_keep=loss_keep,

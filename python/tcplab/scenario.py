@@ -252,6 +252,7 @@ class Network:
         app: TcpApp | None = None,
         name: str | None = None,
         profile: str | None = None,
+        ns3_release: Literal["3.44", "3.18"] | None = None,
         recovery: str | None = None,
         mss: Quantity | None = None,
         delayed_ack: int | bool | None = None,
@@ -267,7 +268,7 @@ class Network:
         max_rto: Quantity | None = None,
         initial_rto: Quantity | None = None,
         clock_granularity: Quantity | None = None,
-        rto: Literal["rfc6298", "linux", "ns2"] | None = None,
+        rto: Literal["rfc6298", "linux", "ns2", "ns3_18", "inet"] | None = None,
         restart_after_idle: bool | None = None,
         recovery_exit: Literal["flight", "ssthresh"] | None = None,
         dupthresh: int | None = None,
@@ -289,7 +290,9 @@ class Network:
                 ``tl.Vegas(alpha=2, beta=4)`` (see ``tl.variants()``), or an
                 instance of a :class:`tcplab.CongestionControl` subclass.
             profile: whose defaults: ``"paper"`` (RFCs and papers, the default),
-                ``"linux"``, ``"ns3"`` or ``"ns2"``.
+                ``"linux"``, ``"ns3"``, ``"ns2"`` or ``"inet"`` (OMNeT++'s INET 2.x).
+            ns3_release: with ``profile="ns3"``, which release's defaults:
+                ``"3.44"`` (the default) or ``"3.18"`` (ns-3 of 2013-2014).
             app: :class:`Bulk` (default), :class:`Transfer` or :class:`OnOff`.
             recovery: override the variant's loss recovery (``"tahoe"``,
                 ``"reno"``, ``"newreno"``, ``"sack"``, ``"prr"``).
@@ -338,7 +341,8 @@ class Network:
         elif delayed_ack is False:
             delayed_ack = 1
         options = {
-            "profile": profile, "recovery": recovery, "mss": mss, "delayed_ack": delayed_ack,
+            "profile": profile, "ns3_release": ns3_release, "recovery": recovery, "mss": mss,
+            "delayed_ack": delayed_ack,
             "delayed_ack_timeout": delayed_ack_timeout, "sack": sack, "timestamps": timestamps,
             "window_scaling": window_scaling, "rcv_buf": rcv_buf, "initial_cwnd": initial_cwnd,
             "initial_ssthresh": initial_ssthresh, "abc": abc, "min_rto": min_rto,

@@ -21,7 +21,7 @@ use super::cubic::{Cubic, CubicConfig};
 use super::dctcp::{Dctcp, DctcpConfig};
 use super::petra::{Petra, PetraConfig};
 use super::reno::Reno;
-use super::vegas::{Vegas, VegasConfig};
+use super::vegas::{FineTimeout, Vegas, VegasConfig};
 use super::westwood::{Westwood, WestwoodConfig};
 use super::CongestionControl;
 use crate::error::{Error, Result};
@@ -39,6 +39,9 @@ pub enum Profile {
     Ns3,
     /// ns-2.35's `Agent/TCP` family, as its defaults are.
     Ns2,
+    /// OMNeT++'s INET 2.x (`TCP.ned`, `TCPBaseAlg`, `TCPVegas`), as its
+    /// defaults are.
+    Inet,
 }
 
 crate::deserialize_names!(Profile {
@@ -46,6 +49,7 @@ crate::deserialize_names!(Profile {
     "linux" => Profile::Linux,
     "ns3" => Profile::Ns3,
     "ns2" => Profile::Ns2,
+    "inet" => Profile::Inet,
 });
 
 impl Profile {
@@ -55,9 +59,30 @@ impl Profile {
             Profile::Linux => "linux",
             Profile::Ns3 => "ns3",
             Profile::Ns2 => "ns2",
+            Profile::Inet => "inet",
         }
     }
 }
+
+/// Which ns-3 release the ns3 profile follows.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub enum Ns3Release {
+    /// ns-3 3.44 (2025), the release the validation runs.
+    #[default]
+    #[serde(rename = "3.44")]
+    V3_44,
+    /// ns-3 3.18/3.19 (2013-2014), the studies' release: initial window 1,
+    /// no TCP options, NewReno's recovery with inflation, no limited
+    /// transmit, `RttMeanDeviation` with one gain of 0.1 and a 200 ms
+    /// minimum (docs/tcp.md).
+    #[serde(rename = "3.18")]
+    V3_18,
+}
+
+crate::deserialize_names!(Ns3Release {
+    "3.44" => Ns3Release::V3_44,
+    "3.18" => Ns3Release::V3_18,
+});
 
 /// A variant name with optional parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -156,14 +181,15 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
             Profile::Paper => VegasConfig::paper(),
             Profile::Linux | Profile::Ns3 => VegasConfig::linux(),
             Profile::Ns2 => VegasConfig::ns2(),
+            Profile::Inet => VegasConfig::inet(),
         }),
         "westwood" => to(&match profile {
-            Profile::Paper | Profile::Ns2 => WestwoodConfig::paper(),
+            Profile::Paper | Profile::Ns2 | Profile::Inet => WestwoodConfig::paper(),
             Profile::Ns3 => WestwoodConfig::ns3(false),
             Profile::Linux => WestwoodConfig::linux(),
         }),
         "westwoodplus" => to(&match profile {
-            Profile::Paper | Profile::Ns2 => WestwoodConfig::plus_paper(),
+            Profile::Paper | Profile::Ns2 | Profile::Inet => WestwoodConfig::plus_paper(),
             Profile::Ns3 => WestwoodConfig::ns3(true),
             Profile::Linux => WestwoodConfig::linux(),
         }),
@@ -181,6 +207,8 @@ pub struct Built {
     pub spec: CcSpec,
     /// The sender should run Vegas's fine-grained retransmission.
     pub fine_retransmit: bool,
+    /// Its timeout's form.
+    pub fine_timeout: FineTimeout,
     /// Each retransmission backs the retransmission timer off (ns-2's Vegas).
     pub retransmit_backoff: bool,
 }
@@ -250,6 +278,7 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
     }
     let value = Value::Object(merged.clone());
     let mut fine_retransmit = false;
+    let mut fine_timeout = FineTimeout::Rfc6298;
     let mut retransmit_backoff = false;
     let cc: Box<dyn CongestionControl> = match info.name {
         "tahoe" | "reno" | "newreno" | "sack" => Box::new(Reno { abc }),
@@ -257,6 +286,7 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             let c: VegasConfig = config(path, &value)?;
             check(path, c.validate())?;
             fine_retransmit = c.fine_retransmit;
+            fine_timeout = c.fine_timeout;
             retransmit_backoff = c.retransmit_backoff;
             Box::new(Vegas::new(c, abc))
         }
@@ -303,6 +333,7 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
     Ok(Built {
         cc,
         fine_retransmit,
+        fine_timeout,
         retransmit_backoff,
         spec: CcSpec {
             name: info.name.to_string(),

@@ -36,6 +36,33 @@ use super::reno::Reno;
 use super::{reno_ssthresh, Ack, CongestionControl, LossCause, Probe, Tcb};
 use crate::time::SimDuration;
 
+/// How Vegas's fine-grained timeout is computed.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum FineTimeout {
+    /// The connection's own estimator: SRTT + 4 RTTVAR (at least the clock
+    /// granularity, without the RTO's floor), against the segment's last
+    /// transmission.
+    #[default]
+    Rfc6298,
+    /// The BSD-style estimator of Vegas's code, as the channel paper's
+    /// Algorithm 1 and INET's `TCPVegas` compute it: on each new ACK whose
+    /// oldest newly acknowledged segment was sent once, with s its RTT
+    /// (from its first transmission), n = s - sa/8, sa += n, sd += |n| -
+    /// sd/4 (sa: 8 SRTT, sd: 4 mean deviations; the first ACK starts them
+    /// at sa = 8 s, sd = s); timeout = (sa/4 + sd)/2 plus a sixteenth of
+    /// itself, about 1.06 (SRTT + 2 deviations); a segment is overdue
+    /// when its first transmission is that old. Each retransmission this
+    /// triggers stretches the timeout by 9/8, or doubles it if the
+    /// segment had been sent more than once.
+    Bsd,
+}
+
+crate::deserialize_names!(FineTimeout {
+    "rfc6298" => FineTimeout::Rfc6298,
+    "bsd" => FineTimeout::Bsd,
+});
+
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct VegasConfig {
@@ -45,6 +72,10 @@ pub struct VegasConfig {
     pub congestion_avoidance: bool,
     pub modified_slow_start: bool,
     pub fine_retransmit: bool,
+    /// How its timeout is computed: "bsd" (the Vegas code's estimator, as
+    /// the channel paper's Algorithm 1 and INET) or "rfc6298" (SRTT + 4
+    /// RTTVAR).
+    pub fine_timeout: FineTimeout,
     /// The fraction of the window kept on a loss detected by duplicate
     /// ACKs (0.5: Reno's halving of the flight).
     pub loss_keep: f64,
@@ -66,6 +97,7 @@ impl VegasConfig {
             congestion_avoidance: true,
             modified_slow_start: true,
             fine_retransmit: true,
+            fine_timeout: FineTimeout::Bsd,
             loss_keep: 0.5,
             increase_per_ack: false,
             retransmit_backoff: false,
@@ -77,6 +109,17 @@ impl VegasConfig {
             loss_keep: 0.75,
             increase_per_ack: true,
             retransmit_backoff: true,
+            fine_timeout: FineTimeout::Rfc6298,
+            ..Self::paper()
+        }
+    }
+    /// INET 2.2's `TCPVegas` (alpha 2, beta 4, gamma 1 segment; a loss by
+    /// duplicate ACKs keeps w - w/4 segments; the BSD-style timeout).
+    pub fn inet() -> Self {
+        VegasConfig {
+            alpha: 2.0,
+            beta: 4.0,
+            loss_keep: 0.75,
             ..Self::paper()
         }
     }
@@ -165,6 +208,11 @@ impl Vegas {
             tcb.cwnd += mss;
         } else if self.diff > self.cfg.beta {
             tcb.set_cwnd(tcb.cwnd.saturating_sub(mss).max(2 * mss));
+            // A decrease keeps Vegas in congestion avoidance: with ssthresh
+            // left above cwnd the next round would be slow start again,
+            // and its exit would cut the window by Expected/Actual (as
+            // Linux's tcp_vegas.c lowers ssthresh with cwnd).
+            tcb.ssthresh = tcb.ssthresh.min(tcb.cwnd);
         }
     }
 }
@@ -298,6 +346,18 @@ mod tests {
         d.ack_with_nxt(6, Some(ms(200)), 13001);
         assert_eq!(d.tcb.cwnd, 3000);
         assert_eq!(d.tcb.ssthresh, 3000);
+    }
+
+    #[test]
+    fn a_decrease_in_congestion_avoidance_does_not_restart_slow_start() {
+        let mut d = CcDriver::new(Vegas::new(VegasConfig::paper(), false), MSS, 10);
+        d.tcb.ssthresh = 10 * MSS; // in congestion avoidance at cwnd 10
+        d.ack_with_nxt(1, Some(ms(100)), 1 + 10 * MSS);
+        // The round ends with RTT 200: Diff = 10 * 100/200 = 5 > beta 3.
+        d.ack_with_nxt(10, Some(ms(200)), 1 + 20 * MSS);
+        assert_eq!(d.tcb.cwnd, 9 * MSS);
+        assert_eq!(d.tcb.ssthresh, 9 * MSS);
+        assert!(!d.tcb.in_slow_start());
     }
 
     #[test]

@@ -307,6 +307,10 @@ pub struct FlowSpec {
     /// "linux" or "ns3".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<crate::cc::registry::Profile>,
+    /// tcp: with the ns3 profile, which release's defaults: "3.44" (the
+    /// default) or "3.18" (2013-2014).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns3_release: Option<crate::cc::registry::Ns3Release>,
     /// tcp: loss recovery, overriding the variant's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery: Option<crate::tcp::Recovery>,
@@ -433,6 +437,7 @@ impl FlowSpec {
             count: None,
             cc: None,
             profile: None,
+            ns3_release: None,
             recovery: None,
             mss: None,
             delayed_ack: None,
@@ -472,6 +477,7 @@ impl FlowSpec {
             ("count", self.count.is_some()),
             ("cc", self.cc.is_some()),
             ("profile", self.profile.is_some()),
+            ("ns3_release", self.ns3_release.is_some()),
             ("recovery", self.recovery.is_some()),
             ("mss", self.mss.is_some()),
             ("delayed_ack", self.delayed_ack.is_some()),
@@ -511,6 +517,7 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
         FlowKind::Tcp => &[
             "cc",
             "profile",
+            "ns3_release",
             "recovery",
             "mss",
             "delayed_ack",

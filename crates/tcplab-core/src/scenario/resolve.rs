@@ -4,7 +4,7 @@
 //! The defaults are written back into the scenario, so that every result
 //! records exactly what ran.
 
-use crate::cc::registry::{self, CcSpec, Profile, VARIANTS};
+use crate::cc::registry::{self, CcSpec, Ns3Release, Profile, VARIANTS};
 use crate::cc::slow_start::SlowStartKind;
 use crate::cc::{CongestionControl, CustomCc, Probe};
 use crate::error::{Error, Result};
@@ -55,6 +55,19 @@ pub fn tcp(
     let profile = *f.profile.get_or_insert(Profile::Paper);
     let linux = profile == Profile::Linux;
     let ns3 = profile == Profile::Ns3;
+    if f.ns3_release.is_some() && !ns3 {
+        return Err(Error::invalid_allowed(
+            p("ns3_release"),
+            format!("the {} profile has no ns-3 release", profile.name()),
+            "profile = \"ns3\" with it, or leave it out",
+        ));
+    }
+    // ns-3 3.18/3.19 (2013-2014): tcp-socket.cc, tcp-newreno.cc,
+    // rtt-estimator.cc at that release (docs/tcp.md).
+    let ns3_18 = ns3 && *f.ns3_release.get_or_insert(Ns3Release::V3_44) == Ns3Release::V3_18;
+    let ns3 = ns3 && !ns3_18;
+    // INET 2.x's TCP.ned and TCPBaseAlg (docs/tcp.md).
+    let inet = profile == Profile::Inet;
     // ns-2.35's defaults, as `ns` prints them (docs/tcp.md).
     let ns2 = profile == Profile::Ns2;
     let spec = f.cc.get_or_insert_with(|| CcSpec::named("newreno")).clone();
@@ -86,7 +99,11 @@ pub fn tcp(
             names.join(", "),
         ));
     };
-    let usual = if (linux || ns3) && info.name != "tahoe" {
+    let usual = if ns3_18 && info.name.starts_with("westwood") {
+        // ns-3.18's TcpWestwood has its own Reno-style recovery: the first
+        // new ACK ends it (tcp-westwood.cc DupAck, NewAck).
+        Recovery::Reno
+    } else if (linux || ns3) && info.name != "tahoe" {
         // Linux and ns-3 (since 3.32) reduce the window by PRR whatever the
         // congestion control: with SACK (their default) by RFC 6675's rules,
         // without it as NewReno; their congestion-control modules do not
@@ -112,11 +129,19 @@ pub fn tcp(
         ));
     }
     let timestamps = *f.timestamps.get_or_insert(linux || ns3);
-    let window_scaling = *f.window_scaling.get_or_insert(!ns2);
+    // ns-3.18 parses no TCP options at all.
+    let window_scaling = *f.window_scaling.get_or_insert(!ns2 && !ns3_18 && !inet);
     let base = crate::tcp::base_options(timestamps);
     let max_mss = path_mtu.saturating_sub(IPV4_HEADER + TCP_HEADER + base) as u64;
     // ns-2: packetSize_ 1000 B of payload (plus its 40-B header).
-    let usual_mss = if ns2 { max_mss.min(1000) } else { max_mss };
+    // INET: mss 536.
+    let usual_mss = if ns2 {
+        max_mss.min(1000)
+    } else if inet {
+        max_mss.min(536)
+    } else {
+        max_mss
+    };
     let mss = f.mss.get_or_insert(Bytes(usual_mss)).0;
     if !(8..=max_mss).contains(&mss) {
         return Err(Error::invalid_allowed(
@@ -137,6 +162,11 @@ pub fn tcp(
         .rcv_buf
         .get_or_insert(Bytes(if ns3 {
             128 << 10
+        } else if ns3_18 {
+            // RcvBufSize 128 KiB, advertised at most 65,535 B (no scaling).
+            65_535
+        } else if inet {
+            14 * mss // advertisedWindow 14 * mss
         } else if ns2 {
             20 * mss // window_ 20 packets
         } else {
@@ -163,7 +193,8 @@ pub fn tcp(
         ));
     }
     // ns-2's Agent/TCPSink ACKs every packet; its DelAck sink waits 100 ms.
-    let delayed_ack = *f.delayed_ack.get_or_insert(if ns2 { 1 } else { 2 });
+    // INET: delayedAcksEnabled false.
+    let delayed_ack = *f.delayed_ack.get_or_insert(if ns2 || inet { 1 } else { 2 });
     if delayed_ack == 0 {
         return Err(Error::invalid_allowed(
             p("delayed_ack"),
@@ -188,6 +219,8 @@ pub fn tcp(
     };
     let iw = *f.initial_cwnd.get_or_insert(if linux || ns3 {
         10
+    } else if ns3_18 || inet {
+        1 // ns-3.18 InitialCwnd; INET increasedIWEnabled false
     } else if ns2 {
         2 // windowInit_
     } else {
@@ -200,6 +233,10 @@ pub fn tcp(
             ">= 1 segment",
         ));
     }
+    if ns3_18 || inet {
+        // ns-3.18 SlowStartThreshold 0xffff; INET TCPTahoeRenoFamily.
+        f.initial_ssthresh.get_or_insert(Bytes(65_535));
+    }
     let initial_ssthresh = f.initial_ssthresh.map_or(u64::MAX, |b| b.0);
     if initial_ssthresh < mss {
         return Err(Error::invalid_allowed(
@@ -211,16 +248,20 @@ pub fn tcp(
     // ns-3's TcpDctcp is a TcpLinuxReno, which counts bytes (its NewReno
     // does not).
     let abc = *f.abc.get_or_insert(linux || (ns3 && spec.name == "dctcp"));
-    let min_rto = *f.min_rto.get_or_insert(if linux || ns2 {
+    // ns-3.18: RttEstimator's MinRTO, 200 ms.
+    let min_rto = *f.min_rto.get_or_insert(if linux || ns2 || ns3_18 {
         SimDuration::from_millis(200)
     } else {
         SimDuration::from_secs(1)
     });
-    let max_rto = *f.max_rto.get_or_insert(SimDuration::from_secs(60));
-    // ns-2: rtxcur_init_ 3 s, tcpTick_ 10 ms.
+    // INET: MAX_REXMIT_TIMEOUT 240 s.
+    let max_rto = *f
+        .max_rto
+        .get_or_insert(SimDuration::from_secs(if inet { 240 } else { 60 }));
+    // ns-2: rtxcur_init_ 3 s, tcpTick_ 10 ms; INET: 3 s.
     let initial_rto = *f
         .initial_rto
-        .get_or_insert(SimDuration::from_secs(if ns2 { 3 } else { 1 }));
+        .get_or_insert(SimDuration::from_secs(if ns2 || inet { 3 } else { 1 }));
     let clock_granularity = *f
         .clock_granularity
         .get_or_insert(SimDuration::from_millis(if ns2 { 10 } else { 1 }));
@@ -303,12 +344,18 @@ pub fn tcp(
             RtoPolicy::Linux
         } else if ns2 {
             RtoPolicy::Ns2
+        } else if ns3_18 {
+            RtoPolicy::Ns3_18
+        } else if inet {
+            RtoPolicy::Inet
         } else {
             RtoPolicy::Rfc6298
         }),
         restart_after_idle,
         dupthresh,
-        limited_transmit: *f.limited_transmit.get_or_insert(true),
+        // ns-3.18's TcpNewReno: LimitedTransmit false.
+        // INET: limitedTransmitEnabled false.
+        limited_transmit: *f.limited_transmit.get_or_insert(!ns3_18 && !inet),
         rescue_retransmit: *f.rescue_retransmit.get_or_insert(false),
         // Linux's CUBIC runs HyStart by default (tcp_cubic.c, hystart = 1).
         slow_start: *f
@@ -328,7 +375,8 @@ pub fn tcp(
         ecn: *f.ecn.get_or_insert(spec.name == "dctcp"),
         ecn_per_segment: false, // the variant's (below)
         ecn_response,
-        retransmit_backoff: false, // the variant's (below)
+        fine_timeout: Default::default(), // the variant's (below)
+        retransmit_backoff: false,        // the variant's (below)
         recovery_exit: *f.recovery_exit.get_or_insert(if linux || ns3 || ns2 {
             RecoveryExit::Ssthresh
         } else {
@@ -340,6 +388,7 @@ pub fn tcp(
             cc,
             spec: spec.clone(),
             fine_retransmit: false,
+            fine_timeout: Default::default(),
             retransmit_backoff: false,
         },
         None => registry::build(&spec, &p("cc"), profile, abc)?,
@@ -354,6 +403,7 @@ pub fn tcp(
     let custom_cc = spec.name == "python";
     let mut cfg = cfg;
     cfg.retransmit_backoff = built.retransmit_backoff;
+    cfg.fine_timeout = built.fine_timeout;
     cfg.ecn_per_segment = built.cc.needs_ecn();
     if cfg.ecn_per_segment && !cfg.ecn {
         return Err(Error::invalid(

@@ -16,11 +16,19 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
     ),
     f(
         "flows[tcp].profile",
-        "paper, linux, ns3, ns2",
+        "paper, linux, ns3, ns2, inet",
         "",
         "paper",
         "whose defaults",
         "the RFCs and papers",
+    ),
+    f(
+        "flows[tcp].ns3_release",
+        "3.44, 3.18",
+        "",
+        "3.44 (ns3 profile only)",
+        "which ns-3 release's TCP defaults the ns3 profile follows",
+        "ns-3 3.44; ns-3 3.18/3.19 (tcp-socket.cc, tcp-newreno.cc, rtt-estimator.cc)",
     ),
     f(
         "flows[tcp].recovery",
@@ -144,11 +152,11 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
     ),
     f(
         "flows[tcp].rto",
-        "rfc6298, linux, ns2",
+        "rfc6298, linux, ns2, ns3_18, inet",
         "",
         "",
         "how the RTO follows from the RTT samples",
-        "RFC 6298; Linux tcp_rtt_estimator (linux); ns-2 rtt_update (ns2)",
+        "RFC 6298; Linux tcp_rtt_estimator (linux); ns-2 rtt_update (ns2); ns-3 3.18 RttMeanDeviation (ns3_18); INET TCPBaseAlg (inet)",
     ),
     f(
         "flows[tcp].restart_after_idle",

@@ -107,6 +107,7 @@ pub struct EcnState {
 
 impl Conn {
     pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>, fine_retransmit: bool) -> Self {
+        let fine_timeout = cfg.fine_timeout;
         let full = cc.controls_fully();
         let slow_start = SlowStart::new(cfg.slow_start);
         let rack = cfg.rack.then(|| Rack::new(cfg.tlp));
@@ -144,7 +145,7 @@ impl Conn {
             rto_deadline: None,
             stats: SenderStats::default(),
             events: None,
-            fine: fine_retransmit.then(Box::default),
+            fine: fine_retransmit.then(|| Box::new(FineRetransmit::new(fine_timeout))),
             cc_owns_cwnd: full,
             rate: full.then(Box::default),
             next_send: SimTime::ZERO,

@@ -94,6 +94,8 @@ pub struct TcpConfig {
     pub ecn_per_segment: bool,
     /// How the window comes down after an ECN echo.
     pub ecn_response: EcnResponse,
+    /// Vegas's fine-grained timeout; set from the variant.
+    pub fine_timeout: fine_retx::FineTimeout,
 }
 
 #[cfg(test)]
@@ -131,6 +133,7 @@ impl TcpConfig {
             ecn_per_segment: false,
             retransmit_backoff: false,
             ecn_response: EcnResponse::Immediate,
+            fine_timeout: fine_retx::FineTimeout::Rfc6298,
         }
     }
 }

@@ -37,12 +37,26 @@ pub enum RtoPolicy {
     /// minimum). A sample below SRTT moves the deviation with a gain of
     /// 1/32 instead of 1/4, so a falling RTT does not inflate the timeout.
     Linux,
+    /// ns-3 3.18's `RttMeanDeviation` (rtt-estimator.cc `Measurement`,
+    /// `RetransmitTimeout`): one gain of 0.1 for SRTT and the deviation,
+    /// the first sample giving both SRTT and the deviation R; RTO = SRTT +
+    /// 4 deviations in whole milliseconds (each truncated), at least the
+    /// minimum (its `MinRTO`, 200 ms), with no granularity term.
+    #[serde(rename = "ns3_18")]
+    Ns3_18,
+    /// INET 2.x's `TCPBaseAlg::rttMeasurementComplete`: one gain of 1/8 for
+    /// SRTT and RTTVAR, starting from SRTT 0 and RTTVAR 0.75 s (so the first
+    /// sample R gives RTO = 2.625 s + 0.625 R); RTO = SRTT + 4 RTTVAR, with
+    /// no granularity term, clamped to [min, max].
+    Inet,
 }
 
 crate::deserialize_names!(RtoPolicy {
     "rfc6298" => RtoPolicy::Rfc6298,
     "linux" => RtoPolicy::Linux,
     "ns2" => RtoPolicy::Ns2,
+    "ns3_18" => RtoPolicy::Ns3_18,
+    "inet" => RtoPolicy::Inet,
 });
 
 /// ns-2's estimator (tcp.cc `rtt_update`, `rtt_timeout`): integers in
@@ -120,6 +134,14 @@ impl RttEstimator {
         if self.policy == RtoPolicy::Linux {
             self.linux_sample(tcb, r_ns);
         }
+        if self.policy == RtoPolicy::Ns3_18 {
+            self.ns3_18_sample(tcb, r);
+            return;
+        }
+        if self.policy == RtoPolicy::Inet {
+            self.inet_sample(tcb, r);
+            return;
+        }
         let srtt = match tcb.srtt {
             None => {
                 self.rttvar = SimDuration::from_nanos(r_ns / 2);
@@ -142,7 +164,9 @@ impl RttEstimator {
             RtoPolicy::Linux => {
                 (srtt + SimDuration::from_nanos(self.linux.var)).min(self.bounds.max)
             }
-            RtoPolicy::Ns2 => unreachable!("ns2_sample"),
+            RtoPolicy::Ns2 | RtoPolicy::Ns3_18 | RtoPolicy::Inet => {
+                unreachable!("own sample functions")
+            }
         };
         self.backoff = 0;
     }
@@ -192,6 +216,54 @@ impl RttEstimator {
         self.rto = rto
             .max(self.bounds.min)
             .max(SimDuration::from_nanos(2 * tick))
+            .min(self.bounds.max);
+        self.backoff = 0;
+    }
+
+    /// ns-3 3.18's `RttMeanDeviation::Measurement` and `RetransmitTimeout`:
+    /// err = R - SRTT; SRTT += 0.1 err; var += 0.1 (|err| - var) (both
+    /// from R itself on the first sample); RTO = SRTT + 4 var in whole
+    /// milliseconds (each term truncated), at least the minimum, at most
+    /// the maximum.
+    fn ns3_18_sample(&mut self, tcb: &mut Tcb, r: SimDuration) {
+        const GAIN: f64 = 0.1;
+        let m = r.as_nanos() as f64;
+        let (srtt, var) = match tcb.srtt {
+            None => (m, m),
+            Some(s) => {
+                let s = s.as_nanos() as f64;
+                let v = self.rttvar.as_nanos() as f64;
+                let err = m - s;
+                (s + GAIN * err, v + GAIN * (err.abs() - v))
+            }
+        };
+        tcb.srtt = Some(SimDuration::from_nanos(srtt.round() as u64));
+        self.rttvar = SimDuration::from_nanos(var.max(0.0).round() as u64);
+        self.count(tcb, r);
+        // Each term in whole milliseconds, as `GetMilliSeconds` truncates.
+        let ms = (srtt / 1e6).floor() as u64 + 4 * (var.max(0.0) / 1e6).floor() as u64;
+        self.rto = SimDuration::from_millis(ms)
+            .max(self.bounds.min)
+            .min(self.bounds.max);
+        self.backoff = 0;
+    }
+
+    /// INET's estimator: err = R - SRTT, SRTT += err/8, RTTVAR += (|err| -
+    /// RTTVAR)/8 from SRTT 0 and RTTVAR 0.75 s; RTO = SRTT + 4 RTTVAR.
+    fn inet_sample(&mut self, tcb: &mut Tcb, r: SimDuration) {
+        let m = r.as_nanos() as f64;
+        let (s, v) = match tcb.srtt {
+            None => (0.0, 0.75e9),
+            Some(s) => (s.as_nanos() as f64, self.rttvar.as_nanos() as f64),
+        };
+        let err = m - s;
+        let srtt = s + err / 8.0;
+        let var = v + (err.abs() - v) / 8.0;
+        tcb.srtt = Some(SimDuration::from_nanos(srtt.round() as u64));
+        self.rttvar = SimDuration::from_nanos(var.max(0.0).round() as u64);
+        self.count(tcb, r);
+        self.rto = SimDuration::from_nanos((srtt + 4.0 * var).round() as u64)
+            .max(self.bounds.min)
             .min(self.bounds.max);
         self.backoff = 0;
     }
@@ -432,6 +504,57 @@ mod tests {
         e.sample(&mut t, ms(50));
         // RTTVAR has decayed to ~14 ms; 4 * RTTVAR < G, so RTO = SRTT + G.
         assert_eq!(e.rto(), ms(150));
+    }
+
+    fn with(policy: RtoPolicy, min_ms: u64, max_ms: u64, initial_ms: u64) -> (RttEstimator, Tcb) {
+        let bounds = Bounds {
+            min: ms(min_ms),
+            max: ms(max_ms),
+            granularity: ms(1),
+        };
+        let e = RttEstimator::new(policy, ms(initial_ms), bounds);
+        (e, Tcb::new(1000, u64::MAX, 1000))
+    }
+
+    #[test]
+    fn ns3_18_uses_one_gain_of_a_tenth_and_whole_milliseconds() {
+        let (mut e, mut t) = with(RtoPolicy::Ns3_18, 200, 60_000, 1000);
+        assert_eq!(e.rto(), ms(1000), "InitialEstimation 1 s");
+        // First sample 100 ms: SRTT = var = 100 ms: RTO = 100 + 4 * 100.
+        e.sample(&mut t, ms(100));
+        assert_eq!((t.srtt, e.rto()), (Some(ms(100)), ms(500)));
+        // 200 ms: err = 100; SRTT = 110, var = 100 + 0.1 (100 - 100) = 100.
+        e.sample(&mut t, ms(200));
+        assert_eq!((t.srtt, e.rto()), (Some(ms(110)), ms(510)));
+        // 110 ms: err = 0; var = 100 - 10 = 90: 110 + 360.
+        e.sample(&mut t, ms(110));
+        assert_eq!(e.rto(), ms(470));
+        // 10.9 ms for a while: each term truncated to whole ms, and the
+        // 200 ms MinRTO holds it up.
+        for _ in 0..200 {
+            e.sample(&mut t, us(10_900));
+        }
+        assert_eq!(e.rto(), ms(200));
+    }
+
+    #[test]
+    fn inet_starts_from_srtt_0_and_rttvar_three_quarters_of_a_second() {
+        let (mut e, mut t) = with(RtoPolicy::Inet, 1000, 240_000, 3000);
+        assert_eq!(e.rto(), ms(3000));
+        // First sample 100 ms: SRTT = 12.5 ms, RTTVAR = 0.75 + (0.1 -
+        // 0.75) / 8 = 668.75 ms: RTO = 2.625 s + 0.625 * 0.1 s.
+        e.sample(&mut t, ms(100));
+        assert_eq!((t.srtt, e.rto()), (Some(us(12_500)), us(2_687_500)));
+        // Again 100 ms: err = 87.5 ms; SRTT = 23.4375 ms, RTTVAR =
+        // 668.75 - 72.65625 = 596.09375 ms: RTO = 2.4078125 s.
+        e.sample(&mut t, ms(100));
+        assert_eq!(e.rto(), us(2_407_812) + SimDuration::from_nanos(500));
+        // Steady at 100 ms it settles at SRTT = 100 ms and the 1 s minimum.
+        for _ in 0..300 {
+            e.sample(&mut t, ms(100));
+        }
+        assert_eq!(e.rto(), ms(1000));
+        assert!(t.srtt.unwrap().as_nanos().abs_diff(ms(100).as_nanos()) < 1000);
     }
 
     #[test]

@@ -350,7 +350,8 @@ impl Sender {
             let d = (acked + c.sb.sacked_bytes()).saturating_sub(sacked_before);
             c.delivered = d.min(u32::MAX as u64) as u32;
         }
-        if c.fine.as_mut().is_some_and(|f| f.on_new_ack(ack)) && c.fine_expired(now).is_some() {
+        if c.fine.as_mut().is_some_and(|f| f.on_new_ack(now, ack)) && c.fine_expired(now).is_some()
+        {
             // Vegas: the first two new ACKs after a retransmission check
             // whether the next segment is also overdue.
             c.pending_retx = Some(c.tcb.snd_una);

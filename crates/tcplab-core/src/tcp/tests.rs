@@ -528,6 +528,32 @@ fn vegas_does_not_reduce_the_window_twice_for_one_window_of_losses() {
     assert_eq!(f.s.stats().fast_retransmits, 1);
 }
 
+#[test]
+fn vegas_bsd_timeout_retransmits_exactly_when_algorithm_1_says() {
+    let mut cfg = config(10);
+    cfg.fine_timeout = super::fine_retx::FineTimeout::Bsd;
+    let mut f = Fix::established("vegas", cfg);
+    assert_eq!(f.take().len(), 10, "ten segments at 100 ms");
+    f.advance(RTT);
+    // The first ACK of data, 100 ms after its segment: sa = 8 x 100 ms,
+    // sd = 100 ms, then 75 ms; timeout (200 + 75) / 2 = 137.5 ms plus a
+    // sixteenth: 146.09375 ms.
+    f.ack(seg(1));
+    f.take();
+    // Segment 1, first sent at 100 ms, is overdue from 246.09375 ms on: a
+    // duplicate ACK a nanosecond before does nothing, one at it
+    // retransmits (the RFC form's timeout here is 300 ms).
+    f.now = SimTime::ZERO + SimDuration::from_nanos(246_093_749);
+    f.dupack();
+    assert!(f.take().is_empty());
+    assert_eq!(f.state(), CaState::Disorder);
+    f.now = SimTime::ZERO + SimDuration::from_nanos(246_093_750);
+    f.dupack();
+    assert_eq!(f.take(), vec![(seg(1), MSS)]);
+    assert_eq!(f.state(), CaState::Recovery);
+    assert_eq!(f.s.stats().fast_retransmits, 1);
+}
+
 #[path = "recovery_tests.rs"]
 mod recovery_tests;
 
