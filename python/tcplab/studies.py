@@ -46,11 +46,16 @@ class Panel:
     flow: str | None = None
     metric: str = "goodput_bps"
     #: "mean" (with 90% CI), "minavgmax", "sum" or "jain" (across flows whose
-    #: names start with `flow`), or "intervals" (per-interval goodput of `flow`).
+    #: names start with `flow`), "intervals" (per-interval goodput of `flow`),
+    #: or "on_intervals" (`flow`'s goodput averaged over the intervals that
+    #: start at the times in `on`, per run).
     stat: str = "mean"
+    on: list[float] = field(default_factory=list)
     quick_values: list[Any] | None = None
     ylabel: str = "goodput (Mb/s)"
     scale: float = MB
+    #: The x axis's label (None: the parameter's name).
+    xlabel: str | None = None
 
 
 @dataclass
@@ -71,21 +76,37 @@ class Study:
 
 W3 = ["newreno", "westwood", "westwoodplus"]
 V3 = ["newreno", "vegas", "westwoodplus"]
+PETRA = ["newreno", "westwood", "petra"]
+D5 = ["tahoe", "reno", "newreno", "vegas", "sack"]
 
 
 def _cwnd_over_time(name: str, variants: list[str], **kw: Any):  # noqa: ANN202
+    """The window over time in one run per variant, in two figures.
+
+    cwnd as the paper's tool (ns-3) reports it, which includes NewReno's
+    inflation during fast recovery, and the bytes in flight, which that
+    inflation does not reach (the window the pipe actually holds).
+    """
+
     def make(out: Path, quick: bool) -> list[Path]:
         from tcplab.plot import timeseries
 
-        series = []
+        cwnd, flight = [], []
         for cc in variants:
-            res = presets.westwood(cc=cc, trace=["cwnd"], **kw).run()
+            res = presets.westwood(cc=cc, trace=["cwnd", "inflight"], **kw).run()
+            seg = res.flows["mss"].iloc[0] if "mss" in res.flows else 360
             t, w = res.trace("cwnd", flow=0)
-            series.append((cc, t, w / 360))
+            cwnd.append((cc, t, w / seg))
+            t, f = res.trace("inflight", flow=0)
+            flight.append((cc, t, f / seg))
         paths = []
+        title = name.replace("_", " ")
         for ext in ("png", "svg"):
-            paths.append(timeseries(series, out / f"{name}.{ext}", ylabel="cwnd (segments)",
-                                    title=f"{name.replace('_', ' ')}"))
+            paths.append(timeseries(cwnd, out / f"{name}.{ext}", ylabel="cwnd (segments)",
+                                    title=f"{title}: cwnd as ns-3 reports it (with inflation)"))
+            paths.append(timeseries(flight, out / f"{name}_inflight.{ext}",
+                                    ylabel="in flight (segments)",
+                                    title=f"{title}: data in flight (pipe-limited window)"))
         return paths
 
     return make
@@ -103,6 +124,15 @@ STUDIES: dict[str, Study] = {s.name: s for s in [
               [0.0, 0.001, 0.005, 0.01, 0.02, 0.05], ["reno", "vegas", "westwood"],
               fixed={"delay": "1ms"}, metric="retransmission_ratio", ylabel="retransmission ratio",
               scale=1.0, quick_values=[0.001, 0.01, 0.05]),
+        # Sensitivity: the same sweeps with the RFC settings (profile paper:
+        # delayed ACKs, a 4 MiB window, SACK-less Reno, RFC 6298's RTO)
+        # instead of INET 2.0's.
+        Panel("throughput_vs_delay_paper_profile", "channel", "delay",
+              ["1ms", "5ms", "10ms", "25ms", "50ms", "100ms"], ["reno", "vegas", "westwood"],
+              fixed={"per": 0.005, "profile": "paper"}, quick_values=["1ms", "100ms"]),
+        Panel("throughput_vs_per_paper_profile", "channel", "per",
+              [0.0, 0.001, 0.005, 0.01, 0.02, 0.05], ["reno", "vegas", "westwood"],
+              fixed={"delay": "1ms", "profile": "paper"}, quick_values=[0.001, 0.05]),
     ], quick_fixed={"size": "2MiB"}),
     Study("westwood", "Westwood/Westwood+/NewReno on the 2 Mb/s path; Petra's slow start", [
         Panel("goodput_vs_per", "westwood", "per", [0.0, 0.001, 0.005, 0.01, 0.02], W3,
@@ -114,19 +144,25 @@ STUDIES: dict[str, Study] = {s.name: s for s in [
         Panel("goodput_vs_mtu", "westwood", "mtu", [296, 400, 576, 1500], W3,
               quick_values=[400, 1500]),
         Panel("goodput_vs_delayed_ack", "westwood", "delayed_ack", [True, False], W3),
+        # Petra's slow-start study: 5 s at the paper's PER 0.005 throughout.
         Panel("slowstart_goodput_vs_bandwidth", "westwood", "bottleneck_rate",
-              ["1Mbps", "2Mbps", "5Mbps", "10Mbps"], ["newreno", "westwood", "petra"],
-              fixed={"duration": "5s", "per": 0.0}, quick_values=["2Mbps", "10Mbps"]),
+              ["1Mbps", "2Mbps", "5Mbps", "10Mbps"], PETRA,
+              fixed={"duration": "5s", "per": 0.005}, quick_values=["2Mbps", "10Mbps"]),
+        # The paper's "propagation delay" (1 to 60 ms at 2 Mb/s) does not say
+        # which link: the bottleneck's, then the access link's.
         Panel("slowstart_goodput_vs_delay", "westwood", "bottleneck_delay",
-              ["0.01ms", "25ms", "50ms"], ["newreno", "westwood", "petra"],
-              fixed={"duration": "5s", "per": 0.0}, quick_values=["0.01ms", "50ms"]),
+              ["1ms", "10ms", "20ms", "40ms", "60ms"], PETRA,
+              fixed={"duration": "5s", "per": 0.005}, quick_values=["1ms", "60ms"],
+              xlabel="bottleneck one-way delay (access 45 ms)"),
+        Panel("slowstart_goodput_vs_access_delay", "westwood", "access_delay",
+              ["1ms", "10ms", "20ms", "40ms", "60ms"], PETRA,
+              fixed={"duration": "5s", "per": 0.005}, quick_values=["1ms", "60ms"],
+              xlabel="access link one-way delay (bottleneck 0.01 ms)"),
         Panel("slowstart_goodput_vs_per", "westwood", "per", [0.0, 0.005, 0.01],
-              ["newreno", "westwood", "petra"], fixed={"duration": "5s"},
-              quick_values=[0.0, 0.01]),
+              PETRA, fixed={"duration": "5s"}, quick_values=[0.0, 0.01]),
     ], quick_fixed={"duration": "60s"}, extras=[
         _cwnd_over_time("cwnd_over_time", W3, duration="60s"),
-        _cwnd_over_time("slowstart_cwnd_over_time", ["newreno", "westwood", "petra"],
-                        duration="5s", per=0.0),
+        _cwnd_over_time("slowstart_cwnd_over_time", PETRA, duration="5s"),
     ]),
     Study("ack-compression", "Westwood vs Westwood+ with and without reverse traffic", [
         Panel("goodput_vs_reverse_flows", "ack-compression", "reverse_flows", [0, 2, 4, 8],
@@ -135,13 +171,30 @@ STUDIES: dict[str, Study] = {s.name: s for s in [
     Study("dumbbell-udp", "TCP throughput vs UDP rate, 5 variants, 4 access combinations", [
         Panel(f"tcp_vs_udp_{left}_{right}", "dumbbell-udp", "udp_rate",
               ["400kbps", "800kbps", "1200kbps", "1600kbps", "1800kbps"],
-              ["tahoe", "reno", "newreno", "vegas", "sack"], flow="tcp",
+              D5, flow="tcp",
               fixed={"left": left, "right": right}, quick_values=["400kbps", "1600kbps"])
         for left in ("ethernet", "fast_ethernet") for right in ("ethernet", "fast_ethernet")
+    ] + [
+        # Sensitivity to what ns-2's defaults fix and the paper does not
+        # state: the window (20 packets) and the queues (50 packets).
+        Panel("tcp_vs_window", "dumbbell-udp", "window", [10, 20, 40, 80, 160], D5, flow="tcp",
+              fixed={"udp_rate": "800kbps"}, quick_values=[20, 80],
+              xlabel="TCP window (packets; ns-2's default 20), UDP 800 kb/s"),
+        Panel("tcp_vs_queue", "dumbbell-udp", "queue", ["10p", "25p", "49p", "100p", "200p"], D5,
+              flow="tcp", fixed={"udp_rate": "800kbps", "window": 160},
+              quick_values=["10p", "100p"],
+              xlabel="queue limit, every link (packets waiting; ns-2's default 49), window 160"),
     ], quick_fixed={"duration": "30s"}),
     Study("reverse-traffic", "goodput per 250-s interval against ON-OFF reverse traffic", [
         Panel("goodput_per_interval", "reverse-traffic", "reverse_flows", [10], V3,
               flow="forward", stat="intervals"),
+        # The forward flow's goodput while the reverse flows are on, against
+        # the buffer where their data meets its ACKs (which no paper states).
+        Panel("goodput_vs_reverse_buffer", "reverse-traffic", "reverse_queue",
+              ["10p", "25p", "49p", "100p", "200p"], V3, flow="forward", stat="on_intervals",
+              on=[250.0, 750.0], quick_values=["10p", "100p"],
+              ylabel="forward goodput, reverse on (Mb/s)",
+              xlabel="bottleneck's reverse-direction buffer (packets waiting)"),
     ], quick_fixed={"duration": "1000s"}, quick_seeds=1),
     Study("fairness", "total goodput and Jain's index vs the number of flows M", [
         Panel("total_goodput_vs_m", "fairness", "m", [10, 20, 50, 100, 200], V3, flow="f",
@@ -217,6 +270,12 @@ def _panel_table(panel: Panel, flows: pd.DataFrame, intervals: pd.DataFrame) -> 
         by = ["variant" if "variant" in iv.columns else "cc", "start_s"]
         t = summarize(iv, by, ["goodput_bps"], ci=0.90)
         return t
+    if panel.stat == "on_intervals":
+        iv = intervals[(intervals["panel"] == panel.name) & (intervals["flow"] == panel.flow)
+                       & intervals["start_s"].isin(panel.on)]
+        by = ["cc" if panel.hue == "cc" else panel.hue, panel.x]
+        per_run = iv.groupby([*by, "seed"])["goodput_bps"].mean().rename(panel.metric)
+        return summarize(per_run.reset_index(), by, [panel.metric], ci=0.90)
     if panel.stat in ("sum", "jain"):
         sel = rows[rows["flow"].str.startswith(panel.flow)]
         agg = jain_index if panel.stat == "jain" else np.sum
@@ -251,7 +310,7 @@ def _figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -> list[Pa
             ax.errorbar(xs, mean, yerr=[lo, hi], marker="o", capsize=3, label=str(h))
         ax.set_xticks(range(len(labels)))
         ax.set_xticklabels(labels)
-        ax.set_xlabel(x)
+        ax.set_xlabel(panel.xlabel or x)
         ax.set_ylabel(panel.ylabel)
         kind = "min/avg/max" if panel.stat == "minavgmax" else "mean, 90% CI"
         ax.set_title(f"{study}: {panel.name.replace('_', ' ')} ({kind})", fontsize=10)
