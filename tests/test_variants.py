@@ -307,8 +307,9 @@ def test_python_variant_returning_a_huge_ssthresh_does_not_wrap():
 
     res = westwood_path(Huge(), per=0.005, duration="30s", trace=("events",))
     fr = res.events[res.events["event"] == "fast_retransmit"]
-    # Capped at 2^53: ssthresh + 3 MSS stays huge instead of wrapping to a tiny window.
-    assert len(fr) >= 1 and (fr["ssthresh"] == 2**53).all() and (fr["cwnd"] > 2**52).all()
+    # Capped at 2^53 (results show that as unlimited): ssthresh + 3 MSS stays
+    # huge instead of wrapping to a tiny window.
+    assert len(fr) >= 1 and (fr["ssthresh"] == float("inf")).all() and (fr["cwnd"] > 2**52).all()
 
 
 def test_python_controller_named_by_import_path_runs_from_a_file(tmp_path, monkeypatch):

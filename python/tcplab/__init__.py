@@ -4,6 +4,7 @@ from typing import Any
 
 from tcplab import presets
 from tcplab._core import __version__
+from tcplab._defaults import CI_LEVEL
 from tcplab.cc import (
     Bbr,
     CongestionControl,
@@ -76,6 +77,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "__version__",
+    "CI_LEVEL",
     "presets",
     "schema",
     "Bbr",

@@ -9,8 +9,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from tcplab._defaults import CI_LEVEL
 
-def t_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
+
+def t_interval(values: Sequence[float], level: float = CI_LEVEL) -> tuple[float, float]:
     """The Student-t confidence interval of the mean at ``level`` (NaN with < 2 values)."""
     x = np.asarray(values, dtype=float)
     n = len(x)
@@ -32,11 +34,12 @@ def jain_index(allocations: Sequence[float]) -> float:
 
 
 def summarize(df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str] | None = None,
-              ci: float | Sequence[float] = (0.90, 0.95)) -> pd.DataFrame:
+              ci: float | Sequence[float] = CI_LEVEL) -> pd.DataFrame:
     """Group rows by ``by``: per metric, mean, std, min, max, count and t intervals.
 
     The confidence interval of the mean is Student-t based, one per level in
-    ``ci`` (columns ``<metric>_ci90_low`` / ``_high`` ...).
+    ``ci`` (default :data:`tcplab.CI_LEVEL`, 0.95: columns
+    ``<metric>_ci95_low`` / ``_high``; ``ci=(0.90, 0.95)`` gives both).
     """
     missing = [c for c in by if c not in df.columns]
     if missing:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from tcplab import __version__
+from tcplab._defaults import CI_LEVEL
 from tcplab.errors import (
     ScenarioError,
     StoreError,
@@ -399,19 +400,21 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--study", help="the study to report on, when the store holds several")
     rs.add_argument("--group-by", help="comma-separated columns, e.g. cc,per")
     rs.add_argument("--metrics", help="comma-separated metrics (default goodput_bps)")
-    rs.add_argument("--ci", type=_level, default=0.95, help="confidence level (default 0.95)")
+    rs.add_argument("--ci", type=_level, default=CI_LEVEL,
+                    help=f"confidence level of the t intervals (default {CI_LEVEL})")
     rs.add_argument("--csv", help="write the table as CSV")
     rs.add_argument("--parquet", help="write the table as Parquet")
     rs.add_argument("--raw", action="store_true", help="export the per-run rows, not the table")
     rs.set_defaults(func=cmd_results)
 
     pl = sub.add_parser("plot", help="plot a metric vs a parameter with CI bars")
-    pl.add_argument("db")
+    pl.add_argument("db", help="the study's store (.db)")
     pl.add_argument("--study", help="the study to plot, when the store holds several")
-    pl.add_argument("--x", required=True)
-    pl.add_argument("--y", required=True)
-    pl.add_argument("--hue")
-    pl.add_argument("--ci", type=_level, default=0.95)
+    pl.add_argument("--x", required=True, help="the parameter on the x axis, e.g. per")
+    pl.add_argument("--y", required=True, help="the metric, e.g. goodput (or goodput_bps)")
+    pl.add_argument("--hue", help="one line per value of this parameter, e.g. cc")
+    pl.add_argument("--ci", type=_level, default=CI_LEVEL,
+                    help=f"confidence level of the error bars (default {CI_LEVEL})")
     pl.add_argument("--out", required=True, help="output .png or .svg")
     pl.set_defaults(func=cmd_plot)
     return p

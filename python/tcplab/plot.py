@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tcplab._defaults import CI_LEVEL
 from tcplab.analysis import summarize
 
 
@@ -23,7 +24,8 @@ def _plt():  # noqa: ANN202 - matplotlib is optional until a figure is asked for
 
 
 def line_ci(flows: pd.DataFrame, x: str, y: str, out: str | Path, hue: str | None = None,
-            ci: float = 0.95, title: str | None = None, ylabel: str | None = None) -> Path:
+            ci: float = CI_LEVEL, title: str | None = None,
+            ylabel: str | None = None) -> Path:
     """Mean of ``y`` vs ``x`` with Student-t CI error bars, one line per ``hue`` value."""
     plt = _plt()
     by = [x] if hue is None else [hue, x]

@@ -122,7 +122,9 @@ class Results:
 
             t, v = self._raw_series[key]
             arrays = self._series[key] = (
-                np.frombuffer(t, dtype="<u8").astype(np.float64) * 1e-9,
+                # Dividing (not multiplying by 1e-9) gives each time as the
+                # double nearest its decimal value: 0.3, not 0.30000000000000004.
+                np.frombuffer(t, dtype="<u8") / 1e9,
                 np.frombuffer(v, dtype="<f8"),
             )
         return arrays
@@ -182,7 +184,7 @@ class Results:
         """One row per dropped packet, when the run traced ``"drops"``."""
         def build(pd: Any) -> pd.DataFrame:
             drops = _frame(self._tables["drops"], _TABLE_COLUMNS["drops"])
-            drops.insert(0, "time_s", drops.pop("time_ns") * 1e-9)
+            drops.insert(0, "time_s", drops.pop("time_ns") / 1e9)
             return drops
         return self._table("drops", build)
 
@@ -191,7 +193,7 @@ class Results:
         """The TCP event log, when the run traced ``"events"``."""
         def build(pd: Any) -> pd.DataFrame:
             events = _frame(self._tables["events"], _TABLE_COLUMNS["events"])
-            events.insert(0, "time_s", events.pop("time_ns") * 1e-9)
+            events.insert(0, "time_s", events.pop("time_ns") / 1e9)
             return events
         return self._table("events", build)
 
@@ -300,15 +302,19 @@ class Results:
         import pandas as pd
 
         frames = []
-        end = float(self.summary["sim_seconds"])
+        # The sampling grid in whole nanoseconds, as the series' own times,
+        # so that its times carry no float noise either.
+        end_ns = round(float(self.summary["sim_seconds"]) * 1e9)
+        step_ns = round(period * 1e9) if period else 0
         for key in sorted(self._raw_series):
             name, target = key
             t, v = self._arrays(key)
             if period:
-                grid = np.arange(0.0, end + period / 2, period)
-                idx = np.searchsorted(t, grid, side="right") - 1
+                grid_ns = np.arange(0, end_ns + step_ns // 2 + 1, step_ns, dtype=np.int64)
+                raw_ns = np.frombuffer(self._raw_series[key][0], dtype="<u8").astype(np.int64)
+                idx = np.searchsorted(raw_ns, grid_ns, side="right") - 1
                 vals = np.where(idx >= 0, v[np.clip(idx, 0, None)], np.nan)
-                t, v = grid, vals
+                t, v = grid_ns / 1e9, vals
             frames.append(pd.DataFrame({"series": name, "target": target, "time_s": t,
                                         "value": v}))
         if not frames:

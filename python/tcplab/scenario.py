@@ -519,8 +519,24 @@ class Scenario:
         except ScenarioError as e:
             raise self._located(e) from None
 
-    def run(self) -> Results:
+    def run(
+        self,
+        *,
+        duration: Quantity | None = None,
+        seed: int | None = None,
+        run: int | None = None,
+        trace: list[str] | None = None,
+        interval: Quantity | None = None,
+        pcap: Pcap | None = None,
+        memory_budget: Quantity | None = None,
+        delay_percentiles: bool | None = None,
+    ) -> Results:
         """Check and run the scenario to completion.
+
+        Takes the same run settings as :meth:`Network.run` (``seed``,
+        ``duration``, ``trace``...); each one given replaces the scenario's
+        own for this run, so that a preset runs as a network does:
+        ``tl.presets.westwood().run(seed=2, trace=["cwnd"])``.
 
         Raises:
             ScenarioError: a field is wrong (before anything runs).
@@ -528,6 +544,14 @@ class Scenario:
         """
         from tcplab.results import Results
 
+        given = {"duration": duration, "seed": seed, "run": run, "interval": interval,
+                 "memory_budget": memory_budget, "delay_percentiles": delay_percentiles}
+        if trace is not None:
+            given["trace"] = list(trace) if isinstance(trace, list | tuple) else trace
+        if pcap is not None:
+            given["pcap"] = pcap.to_dict()
+        if any(v is not None for v in given.values()):
+            return self.replace(**given).run()
         try:
             out = _core.run_json(self.to_json(), self._controllers())
         except ScenarioError as e:

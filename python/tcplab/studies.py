@@ -8,7 +8,8 @@ A study is a list of panels. A panel varies one preset parameter (x) for
 each variant (the hue), over seeds, stores every run in ``{out}/{study}.db``
 (so an interrupted reproduction resumes), and writes ``{out}/{study}_{panel}.csv``
 and a figure (PNG and SVG). Values are the mean with a 90% Student-t confidence
-interval over seeds, or min/avg/max where the paper reports those.
+interval over seeds (``STUDY_CI``: the papers' level, where tcplab's default,
+:data:`tcplab.CI_LEVEL`, is 95%), or min/avg/max where the paper reports those.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from tcplab.store import Store, run_key
 from tcplab.sweep import RunSpec, run_specs
 
 MB = 1e6
+STUDY_CI = 0.90
+"""The studies' confidence level: 90%, as their papers state (SPEC section 5)."""
 
 
 @dataclass
@@ -268,14 +271,14 @@ def _panel_table(panel: Panel, flows: pd.DataFrame, intervals: pd.DataFrame) -> 
         iv = intervals[(intervals["panel"] == panel.name) & (intervals["flow"] == panel.flow)]
         iv = iv.rename(columns={"param:cc": "variant"}) if "param:cc" in iv.columns else iv
         by = ["variant" if "variant" in iv.columns else "cc", "start_s"]
-        t = summarize(iv, by, ["goodput_bps"], ci=0.90)
+        t = summarize(iv, by, ["goodput_bps"], ci=STUDY_CI)
         return t
     if panel.stat == "on_intervals":
         iv = intervals[(intervals["panel"] == panel.name) & (intervals["flow"] == panel.flow)
                        & intervals["start_s"].isin(panel.on)]
         by = ["cc" if panel.hue == "cc" else panel.hue, panel.x]
         per_run = iv.groupby([*by, "seed"])["goodput_bps"].mean().rename(panel.metric)
-        return summarize(per_run.reset_index(), by, [panel.metric], ci=0.90)
+        return summarize(per_run.reset_index(), by, [panel.metric], ci=STUDY_CI)
     if panel.stat in ("sum", "jain"):
         sel = rows[rows["flow"].str.startswith(panel.flow)]
         agg = jain_index if panel.stat == "jain" else np.sum
@@ -284,7 +287,7 @@ def _panel_table(panel: Panel, flows: pd.DataFrame, intervals: pd.DataFrame) -> 
     else:
         name = panel.flow
         rows = rows[rows["flow"] == name] if name else rows.groupby("key").head(1)
-    return summarize(rows, by, [panel.metric], ci=0.90)
+    return summarize(rows, by, [panel.metric], ci=STUDY_CI)
 
 
 def _figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -> list[Path]:

@@ -185,7 +185,18 @@ pub struct EventRecord {
     pub event: String,
     pub seq: u64,
     pub cwnd: u64,
-    pub ssthresh: u64,
+    /// Bytes; infinite while unlimited (before the first loss).
+    pub ssthresh: f64,
+}
+
+/// A window in bytes as a result value: infinite when unlimited (an
+/// initial ssthresh of "no limit" is `u64::MAX` inside).
+pub fn bytes_or_unlimited(b: u64) -> f64 {
+    if b >= crate::units::MAX_SIZE {
+        f64::INFINITY
+    } else {
+        b as f64
+    }
 }
 
 /// Bytes a flow delivered to its application in one interval.
@@ -342,7 +353,7 @@ pub fn drop_columns(rows: &[DropRecord]) -> Columns {
 }
 
 pub fn event_columns(rows: &[EventRecord]) -> Columns {
-    columns!(rows; time_ns: u64, flow: str, event: str, seq: u64, cwnd: u64, ssthresh: u64)
+    columns!(rows; time_ns: u64, flow: str, event: str, seq: u64, cwnd: u64, ssthresh: f64)
 }
 
 pub fn interval_columns(rows: &[IntervalRecord]) -> Columns {

@@ -124,7 +124,7 @@ impl World {
                 };
                 let v = match kind {
                     TraceKind::Cwnd => snd.tcb().cwnd as f64,
-                    TraceKind::Ssthresh => snd.tcb().ssthresh.min(1 << 53) as f64,
+                    TraceKind::Ssthresh => crate::results::bytes_or_unlimited(snd.tcb().ssthresh),
                     TraceKind::Srtt => snd.tcb().srtt.map_or(f64::NAN, |d| d.as_secs_f64()),
                     TraceKind::Rto => snd.rtt().rto().as_secs_f64(),
                     TraceKind::State => snd.tcb().ca_state.code(),

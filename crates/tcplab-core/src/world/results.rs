@@ -278,7 +278,7 @@ impl World {
                 event: e.kind.name().to_string(),
                 seq: e.seq,
                 cwnd: e.cwnd,
-                ssthresh: e.ssthresh.min(1 << 53),
+                ssthresh: crate::results::bytes_or_unlimited(e.ssthresh),
             })
             .collect();
         for f in &mut self.flows {
