@@ -72,3 +72,12 @@ def test_tcp_example_runs_and_reports_tcp_columns(capsys):
     assert main(["run", str(example), "--duration", "30s"]) == 0
     out = capsys.readouterr().out
     assert "retx" in out and "timeouts" in out and "newreno" in out and "sack" in out
+
+
+def test_run_json_prints_the_results_alone_on_stdout(tmp_path, capsys):
+    assert main(["run", str(EXAMPLE), "--seed", "2", "--json", "--out", str(tmp_path)]) == 0
+    cap = capsys.readouterr()
+    data = json.loads(cap.out)  # nothing else on stdout
+    saved = json.loads((tmp_path / "results.json").read_text())
+    assert data == saved and data["scenario"]["seed"] == 2
+    assert "goodput Mb/s" not in cap.out and "wrote" in cap.err

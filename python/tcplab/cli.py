@@ -120,10 +120,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.trace:
         sc.data["trace"] = sorted(set(sc.data.get("trace", [])) | set(args.trace.split(",")))
     res = sc.run()
-    print(res.table())
+    # With --json, stdout holds the results alone (for scripts), and what
+    # would be said besides goes to stderr.
+    out = sys.stderr if args.json else sys.stdout
+
+    def say(text: str) -> None:
+        print(text, file=out)
+
+    if args.json:
+        print(res.to_json())
+    else:
+        print(res.table())
     if args.out:
         paths = res.save(args.out)
-        print("\nwrote " + ", ".join(str(p) for p in paths))
+        say("\nwrote " + ", ".join(str(p) for p in paths))
     if args.trace_out:
         from tcplab.analysis import export
 
@@ -136,11 +146,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             except ValueError as e:
                 raise UsageError(f"--trace-period: {e}") from None
         frame = res.series_frame(period)
-        out = Path(args.trace_out) / f"traces.{args.trace_format}"
-        print(f"wrote {export(frame, out)} ({len(frame):,} rows)")
+        path = Path(args.trace_out) / f"traces.{args.trace_format}"
+        say(f"wrote {export(frame, path)} ({len(frame):,} rows)")
     if res.raw.get("pcap"):
-        print("pcap: " + ", ".join(f"{p['path']} ({p['packets']:,} packets)"
-                                   for p in res.raw["pcap"]))
+        say("pcap: " + ", ".join(f"{p['path']} ({p['packets']:,} packets)"
+                                 for p in res.raw["pcap"]))
     return EXIT_OK
 
 
@@ -364,9 +374,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--trace-period", help="sample every period (e.g. 100ms) instead of at "
                    "each change")
     r.add_argument("--trace-format", choices=["csv", "parquet"], default="csv")
+    r.add_argument("--json", action="store_true",
+                   help="print the results as JSON (results.json's content: flows, links, "
+                   "summary, drops, events, intervals, pcap, the effective scenario) instead "
+                   "of the tables; other messages go to stderr")
     r.set_defaults(func=cmd_run)
 
-    c = sub.add_parser("check", help="check a scenario file; print it with defaults filled in")
+    c = sub.add_parser("check", help="check a scenario file; print it as JSON with every "
+                       "default filled in (the effective scenario, as results.json's)")
     scenario_args(c)
     c.set_defaults(func=cmd_check)
 
