@@ -63,6 +63,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import tcplab as tl
+from doc_tables import ratio, write_between  # bench/, beside this file
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -83,10 +84,6 @@ INTERVAL = 250.0
 PAYLOAD = 1000  # ns-2's packetSize_: payload per TCP packet
 
 SHORT = {"ethernet": "Eth", "fast_ethernet": "FE"}
-
-
-def ratio(a: float, b: float) -> float:
-    return a / b if b else (1.0 if a == 0 else float("inf"))
 
 
 def within(r: float) -> bool:
@@ -310,17 +307,8 @@ def parse_row(r: dict) -> dict:
 def report(rows: list[dict], a: argparse.Namespace) -> None:
     for s in summary(rows):
         print(s)
-    if not a.docs:
-        return
-    doc = DOCS.read_text()
-    if BEGIN not in doc or END not in doc:
-        print(f"{DOCS}: the markers {BEGIN!r} and {END!r} are not there: "
-              "docs not written (add them where the tables belong)")
-        return
-    head, rest = doc.split(BEGIN, 1)
-    tail = rest.split(END, 1)[1]
-    DOCS.write_text(head + BEGIN + "\n" + markdown(rows) + END + tail)
-    print(f"wrote {DOCS}")
+    if a.docs:
+        write_between(DOCS, BEGIN, END, markdown(rows))
 
 
 def markdown(rows: list[dict]) -> str:

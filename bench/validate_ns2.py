@@ -59,6 +59,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import tcplab as tl
+from doc_tables import ratio, write_between  # bench/, beside this file
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -152,10 +153,6 @@ def ns2_run(ns: str, kind: str, topo: str, agent: str, acks: str, per: float, se
             "timeouts": d["timeouts"], "queue_drops": d["queue_drops"]}
 
 
-def ratio(a: float, b: float) -> float:
-    return a / b if b else (1.0 if a == 0 else float("inf"))
-
-
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seeds", type=int, default=5)
@@ -229,13 +226,7 @@ def report(rows: list[dict], a: argparse.Namespace) -> None:
     text = markdown(rows, a)
     print(text)
     if a.docs:
-        doc = DOCS.read_text()
-        if BEGIN not in doc or END not in doc:
-            sys.exit(f"{DOCS}: the markers {BEGIN!r} and {END!r} are missing")
-        head, rest = doc.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
-        DOCS.write_text(head + BEGIN + "\n" + text + END + tail)
-        print(f"wrote {DOCS}")
+        write_between(DOCS, BEGIN, END, text)
 
 
 def markdown(rows: list[dict], a: argparse.Namespace) -> str:
