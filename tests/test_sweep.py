@@ -302,3 +302,24 @@ def test_checking_a_scenario_does_not_touch_its_pcap_files(tmp_path):
     assert size > 1000
     sc.check()
     assert (tmp_path / "l-0.pcap").stat().st_size == size
+
+
+def test_results_warns_when_every_seed_of_a_point_is_identical(tmp_path, capsys):
+    from tcplab.cli import main
+
+    lossless = tmp_path / "lossless.toml"
+    lossless.write_text(write_study(tmp_path, name="lossless", seeds=2, duration="5s")
+                        .read_text().replace('loss = {model = "uniform", per = 0.005}', ""))
+    lossless.write_text(lossless.read_text().replace(
+        '"links.bottleneck.loss.per" = [0.001, 0.005, 0.01, 0.02]', ""))
+    assert main(["sweep", str(lossless), "--jobs", "1"]) == 0
+    capsys.readouterr()
+    assert main(["results", str(tmp_path / "lossless.db"), "--group-by", "cc"]) == 0
+    err = capsys.readouterr().err
+    assert "identical results on every seed" in err and "2 of 2 groups" in err
+    # With random loss, seeds differ: no warning.
+    lossy = write_study(tmp_path, name="lossy", seeds=2, duration="20s")
+    assert main(["sweep", str(lossy), "--jobs", "1"]) == 0
+    capsys.readouterr()
+    assert main(["results", str(tmp_path / "lossy.db"), "--group-by", "cc,per"]) == 0
+    assert "identical" not in capsys.readouterr().err

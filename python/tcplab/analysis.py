@@ -33,6 +33,20 @@ def jain_index(allocations: Sequence[float]) -> float:
     return float(x.sum() ** 2 / (len(x) * (x**2).sum()))
 
 
+def identical_seeds(table: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
+    """The rows of a :func:`summarize` table whose seeds all gave the same values.
+
+    A group of two or more runs with a standard deviation of zero in every
+    metric: nothing random reached it (no random loss, no random start), so
+    its interval has zero width and says nothing about the variance a
+    reader would expect from more seeds.
+    """
+    same = table[[f"{m}_count" for m in metrics]].min(axis=1) > 1
+    for m in metrics:
+        same &= table[f"{m}_std"].fillna(0) == 0
+    return table[same]
+
+
 def summarize(df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str] | None = None,
               ci: float | Sequence[float] = CI_LEVEL) -> pd.DataFrame:
     """Group rows by ``by``: per metric, mean, std, min, max, count and t intervals.

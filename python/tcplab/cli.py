@@ -259,6 +259,14 @@ def cmd_results(args: argparse.Namespace) -> int:
                if args.metrics else ["goodput_bps"])
     table = summarize(flows, by, metrics, ci=args.ci)
     with_pd_options(lambda: print(table.to_string(index=False)))
+    from tcplab.analysis import identical_seeds
+
+    same = identical_seeds(table, metrics)
+    if not same.empty:
+        print(f"warning: {len(same)} of {len(table)} groups gave identical results on every "
+              "seed (nothing random reaches them: no random loss or start), so their "
+              "intervals have zero width; more seeds will not change that",
+              file=sys.stderr)
     stale = (f"; {got['stale']} runs of earlier versions of the study not shown"
              if got["stale"] else "")
     print(f"\n{got['study']}: {len(runs)} runs ({len(failed)} failed{stale})")
