@@ -63,3 +63,52 @@ def test_unlimited_ssthresh_is_infinite_not_two_to_the_53():
     res = _path().run(duration="1s", trace=["ssthresh"])
     _, v = res.trace("ssthresh", flow=0)
     assert math.isinf(v[0]) and not np.any(v == 2.0**53)
+
+
+def _two_flows(start, extra: bool = False) -> tl.Network:
+    net = tl.Network()
+    a, r, b = net.host("a"), net.router("r"), net.host("b")
+    net.link(a, r, rate="10Mbps", delay="5ms")
+    net.link(r, b, rate="2Mbps", delay="20ms", name="bottleneck")
+    for name in ["x", "y", "z"][: 3 if extra else 2]:
+        net.tcp(a, b, app=tl.Bulk(start=start), name=name)
+    net.udp(a, b, rate="100kbps", start=start, name="u")
+    return net
+
+
+def test_a_uniform_start_makes_seeds_differ_without_random_loss():
+    starts = {}
+    for seed in (1, 2, 3):
+        res = _two_flows(tl.UniformStart("1s", "3s")).run(duration="20s", seed=seed)
+        starts[seed] = res.flows.set_index("flow")["start_s"]
+        # Drawn from [1 s, 3 s), in whole nanoseconds, each flow its own.
+        assert ((starts[seed] >= 1.0) & (starts[seed] < 3.0)).all()
+        assert starts[seed].nunique() == 3
+    assert not starts[1].equals(starts[2]) and not starts[2].equals(starts[3])
+    # The same seed draws the same starts; a flow added leaves them alone.
+    again = _two_flows(tl.UniformStart("1s", "3s")).run(duration="20s", seed=1)
+    more = _two_flows(tl.UniformStart("1s", "3s"), extra=True).run(duration="20s", seed=1)
+    assert again.flows.set_index("flow")["start_s"].equals(starts[1])
+    kept = ["x", "y", "u"]
+    assert more.flows.set_index("flow")["start_s"][kept].equals(starts[1][kept])
+    # Without it, every seed gives the same bytes on this lossless path.
+    fixed = [_two_flows("1s").run(duration="20s", seed=s).flows["delivered_bytes"].to_list()
+             for s in (1, 2)]
+    assert fixed[0] == fixed[1]
+
+
+def test_a_uniform_start_is_start_plus_start_jitter_and_bad_ones_are_refused():
+    sc = _two_flows(tl.UniformStart("1s", "3s")).scenario(duration="20s")
+    f = sc.to_dict()["flows"][0]
+    assert (f["start"], f["start_jitter"]) == ("1000000000ns", "2000000000ns")
+    import pytest
+
+    with pytest.raises(tl.ScenarioError, match="must be after low"):
+        tl.UniformStart("2s", "1s").fields()
+    late = _two_flows(tl.UniformStart("15s", "30s")).scenario(duration="20s")
+    with pytest.raises(tl.ScenarioError, match=r"flows\[0\]\.start_jitter: .* after the end"):
+        late.run()
+    d = sc.to_dict()
+    d["flows"][0]["start_jitter"] = "0s"
+    with pytest.raises(tl.ScenarioError, match=r"flows\[0\]\.start_jitter: 0 s spreads nothing"):
+        tl.Scenario(d).run()

@@ -94,6 +94,27 @@ def test_tshark_counts_equal_tcplab_counters(tmp_path):
     assert sacks, "the receiver's dupACKs carry SACK blocks"
 
 
+def test_tshark_calls_early_retransmissions_out_of_order_and_the_sum_is_tcplab_s(tmp_path):
+    # Under random loss, tshark 4.0 labels a retransmission sent less than
+    # an RTT after the highest segment "out-of-order" rather than
+    # "retransmission": its retransmission count alone falls short of
+    # tcplab's, and the two labels together equal it.
+    net = tl.Network()
+    s, r, k = net.host("source"), net.router("router"), net.host("sink")
+    net.link(s, r, rate="10Mbps", delay="45ms", mtu=400, name="access")
+    net.link(r, k, rate="2Mbps", delay="10us", mtu=400, loss=tl.Uniform(0.02),
+             name="bottleneck")
+    net.tcp(s, k, cc="newreno")
+    res = net.run(duration="60s", seed=1, pcap=tl.Pcap(dir=str(tmp_path), links=["access"]))
+    data = tmp_path / "access-0.pcap"
+    retx = fields(data, "tcp.analysis.retransmission || tcp.analysis.fast_retransmission",
+                  "frame.number")
+    ooo = fields(data, "tcp.analysis.out_of_order", "frame.number")
+    n = res.flow("tcp0")["retransmitted_segments"]
+    assert len(ooo) > 0 and len(retx) < n
+    assert len(retx) + len(ooo) == n
+
+
 def test_retransmissions_appear_at_the_expected_times(tmp_path):
     res = lossy_transfer(tmp_path)
     ev = res.events[res.events["event"] == "retransmit"]

@@ -43,6 +43,7 @@ from tcplab.scenario import (
     Scenario,
     Transfer,
     Uniform,
+    UniformStart,
     load,
 )
 from tcplab.schema import schema
@@ -119,5 +120,6 @@ __all__ = [
     "TcplabError",
     "Transfer",
     "Uniform",
+    "UniformStart",
     "load",
 ]

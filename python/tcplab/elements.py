@@ -148,6 +148,41 @@ class Pcap:
 
 
 @dataclass(frozen=True)
+class UniformStart:
+    """A start time drawn uniformly from [``low``, ``high``).
+
+    For ``start=`` of any application (``tl.Bulk(start=tl.UniformStart("0s",
+    "1s"))``) or UDP flow.
+
+    Each flow draws from its own random stream (the seed, the run and the
+    flow's name), so seeds differ even without random loss, and adding a flow
+    leaves the others' starts alone. In a scenario it is ``start = low`` with
+    ``start_jitter = high - low``; the drawn start is the flow's ``start_s``
+    in the results.
+    """
+
+    low: Quantity
+    high: Quantity
+
+    def fields(self) -> dict[str, Any]:
+        """``start`` and ``start_jitter``, in whole nanoseconds."""
+        lo = _duration_ns(self.low, "low")
+        hi = _duration_ns(self.high, "high")
+        if hi <= lo:
+            raise ScenarioError(f"UniformStart: high ({self.high}) must be after low ({self.low})",
+                                "start_jitter", "high not after low", "high > low")
+        return {"start": f"{lo}ns", "start_jitter": f"{hi - lo}ns"}
+
+
+def _duration_ns(value: Quantity, what: str) -> int:
+    try:
+        return int(_core.parse_duration(str(value)))
+    except ValueError as e:
+        raise ScenarioError(f"UniformStart.{what}: {e}", "start", str(e),
+                            "a duration, e.g. '1s'") from None
+
+
+@dataclass(frozen=True)
 class Bulk:
     """A persistent source: always has data to send (an "FTP" source).
 
@@ -155,7 +190,7 @@ class Bulk:
     writing (data already sent is still delivered).
     """
 
-    start: Quantity = 0
+    start: Quantity | UniformStart = 0
     stop: Quantity | None = None
 
     def to_dict(self) -> dict[str, Any]:  # noqa: D102
@@ -171,7 +206,7 @@ class Transfer:
     """
 
     size: Quantity
-    start: Quantity = 0
+    start: Quantity | UniformStart = 0
 
     @property
     def stop(self) -> None:  # noqa: D102
@@ -192,7 +227,7 @@ class OnOff:
     """
 
     schedule: list[tuple[Quantity, Quantity]]
-    start: Quantity = 0
+    start: Quantity | UniformStart = 0
 
     @property
     def stop(self) -> None:  # noqa: D102

@@ -35,6 +35,7 @@ from tcplab.elements import (  # noqa: F401 - re-exported: tcplab.scenario's nam
     TcpApp,
     Transfer,
     Uniform,
+    UniformStart,
 )
 from tcplab.errors import ScenarioError
 from tcplab.scenario_io import (  # noqa: F401 - re-exported
@@ -211,15 +212,15 @@ class Network:
         Args:
             rate: the application's rate in payload bits per second.
             size: payload bytes per datagram (28 B of IPv4/UDP headers are added).
-            start: when the source starts; ``stop``: when it stops (default: the
-                end of the run); ``count``: stop after this many datagrams.
+            start: when the source starts (or :class:`UniformStart`, a random
+                start); ``stop``: when it stops (default: the end of the run);
+                ``count``: stop after this many datagrams.
 
         Lists for ``src``, ``dst``, ``start`` or ``name`` add a group of flows,
         as :meth:`link` does for links.
         """
         d: dict[str, Any] = {"kind": "udp", "src": _ends(src), "dst": _ends(dst), "rate": rate,
-                             "size": size, "start": list(start) if isinstance(start, tuple)
-                             else start}
+                             "size": size, **_start(start)}
         if stop is not None:
             d["stop"] = stop
         if count is not None:
@@ -331,9 +332,8 @@ class Network:
             self._custom[self._n_flows] = custom
             if recovery is None:
                 recovery = custom.recovery
-        start = list(app.start) if isinstance(app.start, tuple) else app.start
         d: dict[str, Any] = {"kind": "tcp", "src": _ends(src), "dst": _ends(dst),
-                             "cc": spec, "app": app.to_dict(), "start": start}
+                             "cc": spec, "app": app.to_dict(), **_start(app.start)}
         if app.stop is not None:
             d["stop"] = app.stop
         if delayed_ack is True:
@@ -434,6 +434,13 @@ class Network:
         return self.scenario(duration=duration, seed=seed, run=run, trace=trace,
                              interval=interval, pcap=pcap, memory_budget=memory_budget,
                              delay_percentiles=delay_percentiles).run()
+
+
+def _start(start: Any) -> dict[str, Any]:
+    """A flow's ``start`` field (and ``start_jitter`` for a :class:`UniformStart`)."""
+    if isinstance(start, UniformStart):
+        return start.fields()
+    return {"start": list(start) if isinstance(start, tuple) else start}
 
 
 class Scenario:

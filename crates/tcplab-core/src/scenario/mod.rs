@@ -285,6 +285,11 @@ pub struct FlowSpec {
     /// When the source starts (default 0).
     #[serde(default = "zero_start")]
     pub start: OneOrMany<SimDuration>,
+    /// A random delay added to each flow's start: uniform in [0, this),
+    /// drawn from the flow's own stream (seed, run and its name), so that
+    /// seeds differ without random loss (default none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_jitter: Option<SimDuration>,
     /// When the source stops (default: the end of the run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<SimDuration>,
@@ -431,6 +436,7 @@ impl FlowSpec {
             src: OneOrMany::One("a".into()),
             dst: OneOrMany::One("b".into()),
             start: zero_start(),
+            start_jitter: None,
             stop: None,
             rate: None,
             size: None,

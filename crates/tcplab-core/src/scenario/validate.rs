@@ -272,11 +272,34 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
         for k in 0..n {
             let flow = flows.len();
             m.mss = given_mss;
-            m.start = OneOrMany::One(*starts.get(k));
             let name = match &names {
                 Some(v) => v.get(k).clone(),
                 None => format!("{}{flow}", f.kind.name()),
             };
+            if let Some(j) = f.start_jitter {
+                if j.is_zero() {
+                    return Err(Error::invalid_allowed(
+                        p("start_jitter"),
+                        "0 s spreads nothing",
+                        "a duration longer than 0 s, or leave it out",
+                    ));
+                }
+                let latest = *starts.get(k) + j;
+                if duration.is_some_and(|d| latest > d) {
+                    return Err(Error::invalid(
+                        p("start_jitter"),
+                        format!(
+                            "a start of {} plus up to {j} may fall after the end of the run ({})",
+                            starts.get(k),
+                            duration.expect("checked")
+                        ),
+                    ));
+                }
+            }
+            let jitter = f.start_jitter.map_or(SimDuration::ZERO, |j| {
+                start_jitter(sc.seed, sc.run, &name, j)
+            });
+            m.start = OneOrMany::One(*starts.get(k) + jitter);
             let name_path = || match &names {
                 Some(v) => member_path(&entry, "name", v, k),
                 None => p("name"),
@@ -399,4 +422,13 @@ fn link_entry_path(l: &LinkPlan) -> String {
         Some(k) => format!("links[{}], member {k}", l.entry),
         None => format!("links[{}]", l.entry),
     }
+}
+
+/// Flow `name`'s random start delay: uniform over the whole nanoseconds
+/// in [0, `jitter`), from its own stream, so that adding a flow leaves the
+/// others' draws alone.
+fn start_jitter(seed: u64, run: u64, name: &str, jitter: SimDuration) -> SimDuration {
+    let mut rng = crate::rng::Rng::stream(seed, run, &format!("start:{name}"));
+    let ns = ((rng.next_u64() as u128 * jitter.as_nanos() as u128) >> 64) as u64;
+    SimDuration::from_nanos(ns)
 }

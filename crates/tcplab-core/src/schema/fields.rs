@@ -321,6 +321,14 @@ pub(super) const BEFORE_TCP: &[Field] = &[
         "",
     ),
     f(
+        "flows[].start_jitter",
+        "duration",
+        "s",
+        "none",
+        "a uniform random delay in [0, this) added to each flow's start, from the flow's own random stream",
+        "",
+    ),
+    f(
         "flows[].stop",
         "duration",
         "s",
