@@ -81,3 +81,24 @@ def test_run_json_prints_the_results_alone_on_stdout(tmp_path, capsys):
     saved = json.loads((tmp_path / "results.json").read_text())
     assert data == saved and data["scenario"]["seed"] == 2
     assert "goodput Mb/s" not in cap.out and "wrote" in cap.err
+
+
+def test_bash_completion_completes_commands_options_values_and_studies(tmp_path, capsys):
+    assert main(["completion", "bash"]) == 0
+    path = tmp_path / "tcplab.bash"
+    path.write_text(capsys.readouterr().out)
+
+    def complete(*words: str) -> list[str]:
+        quoted = " ".join(f"'{w}'" for w in words)
+        code = (f"source {path}; COMP_WORDS=(tcplab {quoted}); COMP_CWORD={len(words)}; "
+                'cd /nonexistent 2>/dev/null; _tcplab; printf "%s\\n" "${COMPREPLY[@]}"')
+        out = subprocess.run(["bash", "-c", code], capture_output=True, text=True, check=True)
+        return out.stdout.split()
+
+    assert complete("re") == ["reproduce", "results"]
+    assert complete("reproduce", "wi") == ["wireless-last-hop"]
+    assert complete("run", "x.toml", "--trace-f") == ["--trace-format"]
+    assert complete("run", "x.toml", "--trace-format", "") == ["csv", "parquet"]
+    assert complete("completion", "") == ["bash", "zsh"]
+    assert main(["completion", "zsh"]) == 0
+    assert "bashcompinit" in capsys.readouterr().out

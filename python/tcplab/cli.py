@@ -351,6 +351,15 @@ def cmd_variants(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_completion(args: argparse.Namespace) -> int:
+    """Print the shell completion script."""
+    from tcplab.completion import script
+    from tcplab.presets import PRESETS
+
+    print(script(args.shell, build_parser(), list(PRESETS)), end="")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``tcplab`` command."""
     p = _Parser(
@@ -440,6 +449,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"confidence level of the error bars (default {CI_LEVEL})")
     pl.add_argument("--out", required=True, help="output .png or .svg")
     pl.set_defaults(func=cmd_plot)
+
+    co = sub.add_parser("completion", help="print a shell completion script: "
+                        'eval "$(tcplab completion bash)"')
+    co.add_argument("shell", choices=["bash", "zsh"], help="the shell to complete in")
+    co.set_defaults(func=cmd_completion)
     return p
 
 
