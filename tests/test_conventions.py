@@ -112,3 +112,16 @@ def test_a_uniform_start_is_start_plus_start_jitter_and_bad_ones_are_refused():
     d["flows"][0]["start_jitter"] = "0s"
     with pytest.raises(tl.ScenarioError, match=r"flows\[0\]\.start_jitter: 0 s spreads nothing"):
         tl.Scenario(d).run()
+
+
+def test_scenarios_and_results_display_as_html_tables():
+    sc = _two_flows(tl.UniformStart("0s", "1s")).scenario(duration="5s")
+    html = sc._repr_html_()
+    assert "<b>tcplab scenario</b>" in html and "duration 5s" in html
+    assert html.count("<tr>") == 1 + 2 + 1 + 3  # links header + 2 links, flows header + 3
+    res = sc.run()
+    html = res._repr_html_()
+    assert "<b>tcplab results</b>" in html and "<th>goodput Mb/s</th>" in html
+    # One row per flow and per link direction, the same cells as res.table().
+    assert html.count("<tr>") == 1 + 3 + 1 + 4
+    assert "x" in res.table() and "<td>x</td>" in html

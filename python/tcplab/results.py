@@ -349,12 +349,25 @@ class Results:
 
     def table(self) -> str:
         """A readable summary: the run, the flows, the links (built without pandas)."""
+        head, sections = self._summary_tables()
+        lines = [head, ""]
+        for title, cols in sections:
+            lines += [f"{title}:", _text_table(cols), ""]
+        return "\n".join(lines).rstrip("\n")
+
+    def _repr_html_(self) -> str:
+        """The same summary as :meth:`table`, as HTML tables (notebooks)."""
+        from tcplab.display import results_html
+
+        return results_html(*self._summary_tables())
+
+    def _summary_tables(self) -> tuple[str, list[tuple[str, list[tuple[str, list[Any]]]]]]:
+        """The run's line and the flows' and links' columns, for both forms."""
         s, t = self.summary, self.timing
-        lines = [
-            f"simulated {s['sim_seconds']:.3f} s in {t.get('wall_seconds', 0.0):.3f} s wall "
-            f"({s['events']:,} events, {t.get('events_per_second', 0.0) / 1e6:.1f} M events/s)",
-            "",
-        ]
+        head = (f"simulated {s['sim_seconds']:.3f} s in {t.get('wall_seconds', 0.0):.3f} s wall "
+                f"({s['events']:,} events, {t.get('events_per_second', 0.0) / 1e6:.1f} M "
+                "events/s)")
+        sections: list[tuple[str, list[tuple[str, list[Any]]]]] = []
         flows = self.raw["flows"]
         if flows:
             cols: list[tuple[str, list[Any]]] = [
@@ -374,7 +387,7 @@ class Results:
                     ("timeouts", [f["timeouts"] for f in flows]),
                     ("done s", [_scaled(f["completion_time_s"], 1.0, 3) for f in flows]),
                 ]
-            lines += ["flows:", _text_table(cols), ""]
+            sections.append(("flows", cols))
         links = self.raw["links"]
         if links:
             lcols = [
@@ -392,8 +405,8 @@ class Results:
                 if any(lk.get(key) for lk in links):
                     lcols.insert(at, (label, [lk[key] for lk in links]))
                     at += 1
-            lines += ["links:", _text_table(lcols)]
-        return "\n".join(lines)
+            sections.append(("links", lcols))
+        return head, sections
 
     def __repr__(self) -> str:
         links = _count(self._tables["links"])

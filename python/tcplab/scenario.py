@@ -568,6 +568,12 @@ class Scenario:
     def __repr__(self) -> str:
         return f"Scenario({self.data!r})"
 
+    def _repr_html_(self) -> str:
+        """The scenario at a glance (notebooks): its settings, links and flows."""
+        from tcplab.display import scenario_html
+
+        return scenario_html(self.data)
+
 
 
 def load(path: str | Path) -> Scenario:
