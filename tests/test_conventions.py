@@ -125,3 +125,27 @@ def test_scenarios_and_results_display_as_html_tables():
     # One row per flow and per link direction, the same cells as res.table().
     assert html.count("<tr>") == 1 + 3 + 1 + 4
     assert "x" in res.table() and "<td>x</td>" in html
+
+
+def test_plots_draw_into_a_given_axes_return_the_figure_and_leave_the_backend_alone(tmp_path):
+    import matplotlib
+
+    # A backend that is not Agg, as a notebook's inline one is not: plotting
+    # must leave it selected.
+    before = matplotlib.get_backend()
+    matplotlib.use("svg")
+    from matplotlib.figure import Figure
+
+    res = _two_flows("0s").run(duration="5s", trace=["cwnd"])
+    t, w = res.trace("cwnd", flow=0)
+    fig = Figure()
+    ax = fig.subplots()
+    got = plot.timeseries([("x", t, w)], ax=ax, ylabel="cwnd (B)")
+    assert got is fig and ax.get_ylabel() == "cwnd (B)" and len(ax.lines) == 1
+    # Without ax: a new figure, saved when asked, in PDF too.
+    made = plot.timeseries([("x", t, w)], tmp_path / "c.pdf")
+    assert made is not fig and (tmp_path / "c.pdf").read_bytes().startswith(b"%PDF")
+    try:
+        assert matplotlib.get_backend() == "svg"
+    finally:
+        matplotlib.use(before)

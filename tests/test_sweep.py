@@ -234,11 +234,12 @@ def test_interval_goodput_and_interval_bars(tmp_path):
     assert iv["delivered_bytes"].sum() == res.flow("u")["delivered_bytes"]
     from tcplab.plot import interval_bars, timeseries
 
-    p = interval_bars(iv, tmp_path / "iv.png")
-    assert p.stat().st_size > 5_000
+    fig = interval_bars(iv, tmp_path / "iv.png")
+    assert (tmp_path / "iv.png").stat().st_size > 5_000 and len(fig.axes[0].patches) == 4
     res2 = net.run(duration="5s", seed=1, trace=["queue"])
     t, q = res2.trace("queue", link="a-b")
-    assert timeseries([("queue", t, q)], tmp_path / "q.svg").exists()
+    timeseries([("queue", t, q)], tmp_path / "q.pdf")
+    assert (tmp_path / "q.pdf").read_bytes().startswith(b"%PDF")
 
 
 def simple_sweep(tmp_path, **kw) -> Sweep:

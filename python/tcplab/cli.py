@@ -289,9 +289,10 @@ def with_pd_options(fn) -> None:  # noqa: ANN001
 
 def cmd_plot(args: argparse.Namespace) -> int:
     """Plot a metric against a grid parameter, with CI error bars, one line per hue."""
-    if Path(args.out).suffix not in (".png", ".svg"):
-        raise UsageError(f"--out: {args.out}: write a .png or .svg file")
-    from tcplab.plot import line_ci
+    from tcplab.plot import FORMATS, line_ci
+
+    if Path(args.out).suffix not in FORMATS:
+        raise UsageError(f"--out: {args.out}: write a .png, .svg or .pdf file")
 
     got = _read_study(args.db, args.study)
     flows = got["flows"]
@@ -301,7 +302,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     x, y = _column(flows, args.x, "--x"), _column(flows, args.y, "--y")
     hue = _column(flows, args.hue, "--hue") if args.hue else None
-    print(f"wrote {line_ci(flows, x, y, args.out, hue=hue, ci=args.ci)}")
+    line_ci(flows, x, y, args.out, hue=hue, ci=args.ci)
+    print(f"wrote {args.out}")
     return EXIT_OK
 
 
@@ -447,7 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--hue", help="one line per value of this parameter, e.g. cc")
     pl.add_argument("--ci", type=_level, default=CI_LEVEL,
                     help=f"confidence level of the error bars (default {CI_LEVEL})")
-    pl.add_argument("--out", required=True, help="output .png or .svg")
+    pl.add_argument("--out", required=True, help="output .png, .svg or .pdf")
     pl.set_defaults(func=cmd_plot)
 
     co = sub.add_parser("completion", help="print a shell completion script: "

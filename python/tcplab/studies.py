@@ -105,11 +105,12 @@ def _cwnd_over_time(name: str, variants: list[str], **kw: Any):  # noqa: ANN202
         paths = []
         title = name.replace("_", " ")
         for ext in ("png", "svg"):
-            paths.append(timeseries(cwnd, out / f"{name}.{ext}", ylabel="cwnd (segments)",
-                                    title=f"{title}: cwnd as ns-3 reports it (with inflation)"))
-            paths.append(timeseries(flight, out / f"{name}_inflight.{ext}",
-                                    ylabel="in flight (segments)",
-                                    title=f"{title}: data in flight (pipe-limited window)"))
+            paths.append(out / f"{name}.{ext}")
+            timeseries(cwnd, paths[-1], ylabel="cwnd (segments)",
+                       title=f"{title}: cwnd as ns-3 reports it (with inflation)")
+            paths.append(out / f"{name}_inflight.{ext}")
+            timeseries(flight, paths[-1], ylabel="in flight (segments)",
+                       title=f"{title}: data in flight (pipe-limited window)")
         return paths
 
     return make
@@ -291,14 +292,13 @@ def _panel_table(panel: Panel, flows: pd.DataFrame, intervals: pd.DataFrame) -> 
 
 
 def _figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -> list[Path]:
-    from tcplab.plot import _plt, _save
+    from tcplab.plot import new_figure, save
 
-    plt = _plt()
     m = panel.metric if panel.stat != "intervals" else "goodput_bps"
     hue, x = table.columns[0], table.columns[1]
     paths = []
     for ext in ("png", "svg"):
-        fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=100)
+        fig, ax = new_figure((6.4, 4.0))
         labels = [str(v) for v in table[x].drop_duplicates()]
         pos = {lab: i for i, lab in enumerate(labels)}
         for h, g in table.groupby(hue, sort=False):
@@ -319,7 +319,7 @@ def _figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -> list[Pa
         ax.set_title(f"{study}: {panel.name.replace('_', ' ')} ({kind})", fontsize=10)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-        paths.append(_save(fig, out / f"{study}_{panel.name}.{ext}"))
+        paths.append(save(fig, out / f"{study}_{panel.name}.{ext}"))
     return paths
 
 
