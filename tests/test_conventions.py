@@ -149,3 +149,23 @@ def test_plots_draw_into_a_given_axes_return_the_figure_and_leave_the_backend_al
         assert matplotlib.get_backend() == "svg"
     finally:
         matplotlib.use(before)
+
+
+def test_line_ci_labels_units_styles_series_and_draws_bars_or_log_axes():
+    import pandas as pd
+    import pytest
+
+    df = pd.DataFrame({"cc": ["a", "a", "b", "b"] * 2, "per": [0.001] * 4 + [0.01] * 4,
+                       "goodput_bps": [1.0e6, 1.2e6, 0.8e6, 0.9e6, 0.5e6, 0.6e6, 0.3e6, 0.4e6]})
+    fig = plot.line_ci(df, "per", "goodput_bps", hue="cc", logx=True)
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "goodput (Mb/s)" and ax.get_xscale() == "log"
+    lines = [c.lines[0] for c in ax.containers]  # each series' data line
+    assert len(lines) == 2 and lines[0].get_ydata()[0] == pytest.approx(1.1)  # Mb/s: mean 1.1
+    assert lines[0].get_marker() != lines[1].get_marker()
+    assert lines[0].get_linestyle() != lines[1].get_linestyle()
+    bars = plot.line_ci(df, "per", "goodput_bps", hue="cc", kind="bar", xlabel="PER").axes[0]
+    assert len(bars.patches) == 4 and bars.get_xlabel() == "PER"
+    assert [t.get_text() for t in bars.get_xticklabels()] == ["0.001", "0.01"]
+    assert plot.axis_label("delay_mean_s") == ("delay mean (s)", 1.0)
+    assert plot.axis_label("per") == ("per", 1.0)

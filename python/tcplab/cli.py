@@ -302,7 +302,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     x, y = _column(flows, args.x, "--x"), _column(flows, args.y, "--y")
     hue = _column(flows, args.hue, "--hue") if args.hue else None
-    line_ci(flows, x, y, args.out, hue=hue, ci=args.ci)
+    line_ci(flows, x, y, args.out, hue=hue, ci=args.ci, kind=args.kind, logx=args.logx,
+            logy=args.logy, xlabel=args.xlabel, ylabel=args.ylabel)
     print(f"wrote {args.out}")
     return EXIT_OK
 
@@ -449,6 +450,14 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--hue", help="one line per value of this parameter, e.g. cc")
     pl.add_argument("--ci", type=_level, default=CI_LEVEL,
                     help=f"confidence level of the error bars (default {CI_LEVEL})")
+    pl.add_argument("--kind", choices=["line", "bar"], default="line",
+                    help="line: a marker and dash style per series; bar: grouped bars at "
+                    "evenly spaced categories (default line)")
+    pl.add_argument("--logx", action="store_true", help="a log x axis (values over decades)")
+    pl.add_argument("--logy", action="store_true", help="a log y axis")
+    pl.add_argument("--xlabel", help="the x axis's label (default: the parameter's name)")
+    pl.add_argument("--ylabel", help="the y axis's label (default: the metric with its unit, "
+                    "e.g. goodput (Mb/s))")
     pl.add_argument("--out", required=True, help="output .png, .svg or .pdf")
     pl.set_defaults(func=cmd_plot)
 

@@ -37,27 +37,80 @@ def _axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
     return new_figure(figsize) if ax is None else (ax.figure, ax)
 
 
+def axis_label(name: str) -> tuple[str, float]:
+    """A result column's axis label with its unit, and the factor its values take.
+
+    From the core's column metadata: ``goodput_bps`` is "goodput (Mb/s)" with
+    values times 1e-6; ``delay_mean_s`` "delay mean (s)"; a name that is not a
+    result column (a grid parameter) is itself, unscaled.
+    """
+    from tcplab.schema import columns
+
+    meta = {c["name"]: c for t in ("flows", "links") for c in columns(t)}.get(name)
+    if meta is None:
+        return name, 1.0
+    unit = meta["unit"]
+    quantity = name
+    for suffix in ("_bps", "_bytes", "_packets", "_s"):
+        if quantity.endswith(suffix):
+            quantity = quantity[: -len(suffix)]
+    quantity = quantity.replace("_", " ")
+    if unit == "bit/s":
+        return f"{quantity} (Mb/s)", 1e-6
+    return (f"{quantity} ({unit})" if unit else quantity), 1.0
+
+
+MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+LINES = ("-", "--", "-.", ":")
+
+
 def line_ci(flows: pd.DataFrame, x: str, y: str, out: str | Path | None = None,
             hue: str | None = None, ci: float = CI_LEVEL, title: str | None = None,
-            ylabel: str | None = None, ax: Axes | None = None) -> Figure:
-    """Mean of ``y`` vs ``x`` with Student-t CI error bars, one line per ``hue`` value."""
+            ylabel: str | None = None, ax: Axes | None = None, kind: str = "line",
+            xlabel: str | None = None, logx: bool = False, logy: bool = False) -> Figure:
+    """Mean of ``y`` vs ``x`` with Student-t CI error bars, one series per ``hue`` value.
+
+    ``kind="line"`` draws lines with a marker and a dash style per series (so
+    overlapping ones stay visible); ``"bar"`` grouped bars at evenly spaced
+    categories (for x values that are names, or uneven). The y axis takes its
+    label and unit from the result column (goodput in Mb/s); ``logx``,
+    ``logy`` set log scales.
+    """
+    if kind not in ("line", "bar"):
+        raise ValueError(f"kind {kind!r}: line or bar")
     fig, ax = _axes(ax, (6.4, 4.0))
     by = [x] if hue is None else [hue, x]
     s = summarize(flows, by, [y], ci=ci)
     tag = f"ci{round(ci * 100)}"
+    label_y, scale = axis_label(y)
     groups = [(None, s)] if hue is None else list(s.groupby(hue, sort=True))
-    for label, g in groups:
+    categories = sorted(s[x].unique(), key=lambda v: (isinstance(v, str), v))
+    width = 0.8 / max(len(groups), 1)
+    for i, (label, g) in enumerate(groups):
         g = g.sort_values(x)
-        mean = g[f"{y}_mean"]
-        err = [(mean - g[f"{y}_{tag}_low"]).fillna(0), (g[f"{y}_{tag}_high"] - mean).fillna(0)]
-        ax.errorbar(g[x], mean, yerr=err, marker="o", capsize=3, label=None if label is None
-                    else str(label))
-    ax.set_xlabel(x)
-    ax.set_ylabel(ylabel or y)
+        mean = g[f"{y}_mean"] * scale
+        err = [((g[f"{y}_mean"] - g[f"{y}_{tag}_low"]) * scale).fillna(0),
+               ((g[f"{y}_{tag}_high"] - g[f"{y}_mean"]) * scale).fillna(0)]
+        name = None if label is None else str(label)
+        if kind == "bar":
+            pos = [categories.index(v) - 0.4 + width * (i + 0.5) for v in g[x]]
+            ax.bar(pos, mean, width=width, yerr=err, capsize=3, label=name)
+        else:
+            ax.errorbar(g[x], mean, yerr=err, marker=MARKERS[i % len(MARKERS)],
+                        linestyle=LINES[i % len(LINES)], capsize=3, label=name)
+    if kind == "bar":
+        ax.set_xticks(range(len(categories)))
+        ax.set_xticklabels([str(c) for c in categories])
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel or axis_label(x)[0])
+    ax.set_ylabel(ylabel or label_y)
     ax.grid(alpha=0.3)
     if hue is not None:
         ax.legend(title=hue)
-    ax.set_title(title or f"{y} vs {x} (mean, {round(ci * 100)}% CI)")
+    ax.set_title(title or f"{label_y} vs {xlabel or x} (mean, {round(ci * 100)}% CI)")
     return _done(fig, out)
 
 
