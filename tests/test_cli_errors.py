@@ -61,7 +61,7 @@ def test_unknown_columns_are_bad_input(tmp_path, capsys):
     assert "--y: no column 'nosuch'" in one_error_line(capsys)
     assert main(["plot", db, "--x", "per", "--y", "goodput", "--out",
                  str(tmp_path / "p.jpg")]) == 2
-    assert ".png or .svg" in one_error_line(capsys)
+    assert ".png, .svg or .pdf" in one_error_line(capsys)
     assert main(["results", db, "--study", "nosuch"]) == 2
     assert "holds no study named 'nosuch'" in one_error_line(capsys)
 
