@@ -357,9 +357,9 @@ def cmd_variants(args: argparse.Namespace) -> int:
 def cmd_completion(args: argparse.Namespace) -> int:
     """Print the shell completion script."""
     from tcplab.completion import script
-    from tcplab.presets import PRESETS
+    from tcplab.studies import STUDIES  # the names reproduce takes
 
-    print(script(args.shell, build_parser(), list(PRESETS)), end="")
+    print(script(args.shell, build_parser(), list(STUDIES)), end="")
     return EXIT_OK
 
 

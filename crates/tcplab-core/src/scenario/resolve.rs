@@ -65,6 +65,7 @@ pub fn tcp(
     // ns-3 3.18/3.19 (2013-2014): tcp-socket.cc, tcp-newreno.cc,
     // rtt-estimator.cc at that release (docs/tcp.md).
     let ns3_18 = ns3 && *f.ns3_release.get_or_insert(Ns3Release::V3_44) == Ns3Release::V3_18;
+    // From here `ns3` means ns-3 3.44's defaults; 3.18's are `ns3_18`'s.
     let ns3 = ns3 && !ns3_18;
     // INET 2.x's TCP.ned and TCPBaseAlg (docs/tcp.md).
     let inet = profile == Profile::Inet;

@@ -267,6 +267,13 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
         let names = f.name.take();
         let starts = std::mem::replace(&mut f.start, OneOrMany::One(SimDuration::ZERO));
         let given_mss = f.mss;
+        if f.start_jitter.is_some_and(|j| j.is_zero()) {
+            return Err(Error::invalid_allowed(
+                p("start_jitter"),
+                "0 s spreads nothing",
+                "a duration longer than 0 s, or leave it out",
+            ));
+        }
         let mut m = f.clone();
         let mut first_mss = None;
         for k in 0..n {
@@ -276,30 +283,23 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
                 Some(v) => v.get(k).clone(),
                 None => format!("{}{flow}", f.kind.name()),
             };
-            if let Some(j) = f.start_jitter {
-                if j.is_zero() {
-                    return Err(Error::invalid_allowed(
-                        p("start_jitter"),
-                        "0 s spreads nothing",
-                        "a duration longer than 0 s, or leave it out",
-                    ));
+            let start = *starts.get(k);
+            let jitter = match f.start_jitter {
+                None => SimDuration::ZERO,
+                Some(j) => {
+                    if let Some(end) = duration.filter(|&d| start + j > d) {
+                        return Err(Error::invalid(
+                            p("start_jitter"),
+                            format!(
+                                "a start of {start} plus up to {j} may fall after the end of \
+                                 the run ({end})"
+                            ),
+                        ));
+                    }
+                    start_jitter(sc.seed, sc.run, &name, j)
                 }
-                let latest = *starts.get(k) + j;
-                if duration.is_some_and(|d| latest > d) {
-                    return Err(Error::invalid(
-                        p("start_jitter"),
-                        format!(
-                            "a start of {} plus up to {j} may fall after the end of the run ({})",
-                            starts.get(k),
-                            duration.expect("checked")
-                        ),
-                    ));
-                }
-            }
-            let jitter = f.start_jitter.map_or(SimDuration::ZERO, |j| {
-                start_jitter(sc.seed, sc.run, &name, j)
-            });
-            m.start = OneOrMany::One(*starts.get(k) + jitter);
+            };
+            m.start = OneOrMany::One(start + jitter);
             let name_path = || match &names {
                 Some(v) => member_path(&entry, "name", v, k),
                 None => p("name"),

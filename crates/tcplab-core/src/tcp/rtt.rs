@@ -126,21 +126,13 @@ impl RttEstimator {
     /// and the timeout here. `tcb.snd_una` is that of the acknowledgement
     /// the sample came with.
     pub fn sample(&mut self, tcb: &mut Tcb, r: SimDuration) {
-        if self.policy == RtoPolicy::Ns2 {
-            self.ns2_sample(tcb, r);
-            return;
-        }
         let r_ns = r.as_nanos();
-        if self.policy == RtoPolicy::Linux {
-            self.linux_sample(tcb, r_ns);
-        }
-        if self.policy == RtoPolicy::Ns3_18 {
-            self.ns3_18_sample(tcb, r);
-            return;
-        }
-        if self.policy == RtoPolicy::Inet {
-            self.inet_sample(tcb, r);
-            return;
+        match self.policy {
+            RtoPolicy::Ns2 => return self.ns2_sample(tcb, r),
+            RtoPolicy::Ns3_18 => return self.ns3_18_sample(tcb, r),
+            RtoPolicy::Inet => return self.inet_sample(tcb, r),
+            RtoPolicy::Linux => self.linux_sample(tcb, r_ns),
+            RtoPolicy::Rfc6298 => {}
         }
         let srtt = match tcb.srtt {
             None => {
@@ -237,15 +229,9 @@ impl RttEstimator {
                 (s + GAIN * err, v + GAIN * (err.abs() - v))
             }
         };
-        tcb.srtt = Some(SimDuration::from_nanos(srtt.round() as u64));
-        self.rttvar = SimDuration::from_nanos(var.max(0.0).round() as u64);
-        self.count(tcb, r);
         // Each term in whole milliseconds, as `GetMilliSeconds` truncates.
         let ms = (srtt / 1e6).floor() as u64 + 4 * (var.max(0.0) / 1e6).floor() as u64;
-        self.rto = SimDuration::from_millis(ms)
-            .max(self.bounds.min)
-            .min(self.bounds.max);
-        self.backoff = 0;
+        self.settle(tcb, r, srtt, var, SimDuration::from_millis(ms));
     }
 
     /// INET's estimator: err = R - SRTT, SRTT += err/8, RTTVAR += (|err| -
@@ -259,12 +245,18 @@ impl RttEstimator {
         let err = m - s;
         let srtt = s + err / 8.0;
         let var = v + (err.abs() - v) / 8.0;
+        let rto = SimDuration::from_nanos((srtt + 4.0 * var).round() as u64);
+        self.settle(tcb, r, srtt, var, rto);
+    }
+
+    /// The end of a sample in floating-point nanoseconds (ns-3.18's and
+    /// INET's estimators): SRTT and the deviation kept, the sample counted,
+    /// `rto` bounded, the backoff reset.
+    fn settle(&mut self, tcb: &mut Tcb, r: SimDuration, srtt: f64, var: f64, rto: SimDuration) {
         tcb.srtt = Some(SimDuration::from_nanos(srtt.round() as u64));
         self.rttvar = SimDuration::from_nanos(var.max(0.0).round() as u64);
         self.count(tcb, r);
-        self.rto = SimDuration::from_nanos((srtt + 4.0 * var).round() as u64)
-            .max(self.bounds.min)
-            .min(self.bounds.max);
+        self.rto = rto.max(self.bounds.min).min(self.bounds.max);
         self.backoff = 0;
     }
 
