@@ -181,7 +181,25 @@ def test_a_python_controller_after_a_group_drives_its_own_flow():
     from tcplab.cc import controllers_for, pinned_spec
 
     pinned = pinned_spec(sc.data, sc.custom)
-    assert list(controllers_for(pinned)) == [2]
+    # Keyed by the flow's entry in `flows` (the group is entry 0), so that a
+    # workload before it, of a number of flows known only at the run, does
+    # not move the key.
+    assert list(controllers_for(pinned)) == [1]
+
+
+def test_a_python_controller_after_a_workload_drives_its_own_flow():
+    net = tl.Network()
+    r = net.router("r")
+    net.link(net.hosts(["a", "c"]), r, rate="10Mbps", delay="1ms")
+    net.host("b")
+    net.link(r, "b", rate="1Mbps", delay="20ms", queue="1000p")
+    w = net.tcp(["a", "c"], "b", app=tl.Poisson(sizes="websearch", arrival_rate=5, until="2s"))
+    fixed = Fixed()
+    f = net.tcp("c", "b", cc=fixed, mss=1000)
+    res = net.run(duration="3s", seed=1)
+    assert len(w.of(res.flows)) > 3
+    assert res.flows["cc"].iloc[-1] == "python" and res.flows["flow"].iloc[-1] == f.name
+    assert fixed.mss == 1000
 
 
 def test_scenario_json_takes_numpy_and_paths_and_names_a_bad_value():

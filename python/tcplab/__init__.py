@@ -40,11 +40,14 @@ from tcplab.scenario import (
     Node,
     OnOff,
     Pcap,
+    Poisson,
     Scenario,
     Transfer,
     Uniform,
     UniformStart,
+    Workload,
     load,
+    read_cdf,
 )
 from tcplab.schema import schema
 
@@ -52,6 +55,7 @@ from tcplab.schema import schema
 # installed: about 90 MB of memory together); they load on first use, so that
 # `tcplab run` and a plain simulation stay small.
 _LAZY = {
+    "fct_summary": "tcplab.analysis",
     "jain_index": "tcplab.analysis",
     "summarize": "tcplab.analysis",
     "t_interval": "tcplab.analysis",
@@ -90,6 +94,7 @@ __all__ = [
     "Westwood",
     "WestwoodPlus",
     "variants",
+    "fct_summary",
     "jain_index",
     "load_study",
     "summarize",
@@ -119,6 +124,9 @@ __all__ = [
     "SweepInterrupted",
     "TcplabError",
     "Transfer",
+    "Poisson",
+    "Workload",
+    "read_cdf",
     "Uniform",
     "UniformStart",
     "load",

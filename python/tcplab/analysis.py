@@ -81,6 +81,64 @@ def summarize(df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str] | None
     return pd.DataFrame(rows)
 
 
+#: pFabric's size classes for flow-completion times: small, medium, large.
+SIZE_BINS: tuple[float, ...] = (0, 100e3, 10e6, math.inf)
+
+
+def _bytes(x: float) -> str:
+    for unit, f in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if x >= f:
+            return f"{x / f:g}{unit}"
+    return f"{x:g}B"
+
+
+def _size_label(lo: float, hi: float) -> str:
+    """A size class's name: "0-100kB", "100kB-10MB", ">10MB"."""
+    if math.isinf(hi):
+        return f">{_bytes(lo)}"
+    return f"{0 if lo == 0 else _bytes(lo)}-{_bytes(hi)}"
+
+
+def fct_summary(flows: pd.DataFrame, by: Sequence[str] = (),
+                bins: Sequence[float] | None = SIZE_BINS,
+                percentiles: Sequence[float] = (50, 95, 99)) -> pd.DataFrame:
+    """Flow-completion times and slowdowns of transfers, by size class.
+
+    Over the rows of ``flows`` with a transfer size (``transfer_bytes`` >
+    0: a :class:`~tcplab.Transfer` or the flows of a
+    :class:`~tcplab.Poisson` workload), grouped by ``by`` and by size
+    class (``bins`` in bytes, right-closed: by default pFabric's (0, 100 kB],
+    (100 kB, 10 MB] and above; ``None`` for one class): how many, how many
+    finished, and the mean and percentiles of ``completion_time_s`` and
+    ``slowdown`` over the finished ones. Unfinished transfers are counted,
+    not averaged: a run that ends before they finish biases the times
+    towards the short ones, which the ``finished`` column shows.
+    """
+    t = flows[flows["transfer_bytes"] > 0].copy()
+    keys = list(by)
+    if bins is not None:
+        edges = list(bins)
+        labels = [_size_label(lo, hi) for lo, hi in zip(edges, edges[1:], strict=False)]
+        t["size_class"] = pd.cut(t["transfer_bytes"], edges, right=True, labels=labels)
+        keys.append("size_class")
+    rows = []
+    groups = (t.groupby(keys, sort=True, dropna=False, observed=True) if keys
+              else [((), t)])
+    for group, sub in groups:
+        group = group if isinstance(group, tuple) else (group,)
+        row: dict[str, object] = dict(zip(keys, group, strict=True))
+        done = sub.dropna(subset=["completion_time_s"])
+        row["flows"] = len(sub)
+        row["finished"] = len(done)
+        for col, short in (("completion_time_s", "fct"), ("slowdown", "slowdown")):
+            x = done[col].astype(float)
+            row[f"{short}_mean"] = x.mean() if len(x) else math.nan
+            for q in percentiles:
+                row[f"{short}_p{q:g}"] = float(np.percentile(x, q)) if len(x) else math.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def fairness(flows: pd.DataFrame, by: Sequence[str], metric: str = "goodput_bps") -> pd.DataFrame:
     """Jain's index of ``metric`` across the flows of each run, grouped by ``by`` + seed."""
     keys = [*by, "seed"] if "seed" in flows.columns else list(by)

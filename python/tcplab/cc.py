@@ -312,26 +312,16 @@ def _python_flows(data: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
     flows = data.get("flows") if isinstance(data, dict) else None
     if not isinstance(flows, list):
         return out  # the core refuses it, naming the field
-    i = 0  # the flow's index among all flows, a group's members each counting
-    for f in flows:
+    for i, f in enumerate(flows):
         cc = f.get("cc") if isinstance(f, dict) else None
         if cc == "python" or (isinstance(cc, dict) and cc.get("name") == "python"):
             out.append((i, f))
-        i += _members(f)
     return out
-
-
-def _members(f: Any) -> int:
-    """How many flows one entry of ``flows`` holds (a group holds one per list value)."""
-    if not isinstance(f, dict):
-        return 1
-    sizes = [len(f[k]) for k in ("src", "dst", "start", "name") if isinstance(f.get(k), list)]
-    return max(sizes) if sizes else 1
 
 
 def controllers_for(data: dict[str, Any],
                     given: dict[int, Any] | None = None) -> dict[int, CongestionControl]:
-    """The Python controllers of a scenario, by flow index.
+    """The Python controllers of a scenario, by the index of the flow's entry in ``flows``.
 
     A flow keeps the object in ``given`` when there is one; otherwise its cc
     table must name the class by import path, and a new instance is made

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tcplab import _core
@@ -237,7 +238,109 @@ class OnOff:
         return {"kind": "onoff", "schedule": [[on, off] for on, off in self.schedule]}
 
 
-TcpApp = Bulk | Transfer | OnOff
+@dataclass(frozen=True)
+class Poisson:
+    """A workload of short transfers arriving as a Poisson process.
+
+    ``sizes``: the flow-size distribution: ``"websearch"`` (DCTCP's web
+    search, as pFabric used it), ``"datamining"`` (VL2's data mining), or a
+    CDF as points ``[(bytes, probability), ...]`` (see :func:`read_cdf` for
+    a file), interpolated linearly between points.
+
+    The rate of arrivals is given by exactly one of ``load`` (the offered
+    load as a fraction of the bottleneck's rate on the path: arrivals per
+    second = load x rate / (8 x mean size)) or ``arrival_rate`` (transfers
+    per second). Arrivals run from ``start`` until ``until`` (default: the
+    end of the run); each is a :class:`Transfer` with its own connection,
+    between a (src, dst) pair drawn uniformly when ``src`` or ``dst`` is a
+    list. Times, sizes and pairs come from the workload's own random stream
+    (the seed, the run, and its name), so seeds give different workloads.
+
+    Each transfer is one row of the results, named ``<name><k>`` when the
+    workload is named (``name="web"``: web0, web1, ...), with its
+    ``transfer_bytes``, ``completion_time_s`` and ``slowdown``; see
+    :func:`tcplab.fct_summary`.
+    """
+
+    sizes: str | list[tuple[Quantity, float]]
+    load: float | None = None
+    arrival_rate: float | None = None
+    until: Quantity | None = None
+    start: Quantity = 0
+
+    @property
+    def stop(self) -> None:  # noqa: D102
+        return None
+
+    def to_dict(self) -> dict[str, Any]:  # noqa: D102
+        d: dict[str, Any] = {"kind": "poisson", "sizes": self.sizes if isinstance(self.sizes, str)
+                             else [[b, p] for b, p in self.sizes]}
+        for k in ("load", "arrival_rate", "until"):
+            if getattr(self, k) is not None:
+                d[k] = getattr(self, k)
+        return d
+
+
+def read_cdf(path: str | os.PathLike[str], unit: float = 1.0,
+             percent: bool = False) -> list[tuple[float, float]]:
+    """A flow-size CDF from a text file, as points for ``Poisson(sizes=...)``.
+
+    One point per line: the size, then the cumulative probability as the
+    last column (a middle column, as in ns-2's ``CDF_*.tcl`` files, is
+    ignored); blank lines and ``#`` comments are skipped, and columns may be
+    separated by spaces, tabs or commas. ``unit`` multiplies the sizes into
+    bytes (1460 for files in packets of 1460 B); ``percent`` reads the
+    probabilities as percentages (0 to 100).
+    """
+    from tcplab.scenario_io import read_text_file
+
+    p = Path(path)
+    points: list[tuple[float, float]] = []
+    for n, line in enumerate(read_text_file(p, "CDF file").splitlines(), 1):
+        cols = line.split("#", 1)[0].replace(",", " ").split()
+        if not cols:
+            continue
+        try:
+            if len(cols) not in (2, 3):
+                raise ValueError
+            size, prob = float(cols[0]), float(cols[-1])
+        except ValueError:
+            raise ScenarioError(f"{p}, line {n}: {line.strip()!r} is not 'size probability'",
+                                "sizes", "not a CDF point",
+                                "size and probability, e.g. '1460 0.5'") from None
+        points.append((size * unit, prob / 100 if percent else prob))
+    if not points:
+        raise ScenarioError(f"{p}: no CDF points", "sizes", "no CDF points",
+                            "lines of 'size probability'")
+    return points
+
+
+def read_cdf_files(data: dict[str, Any], base: Path) -> None:
+    """Replace each ``app.sizes = { file = ..., unit = ..., percent = ... }`` by its points.
+
+    A relative path is from the scenario file's folder.
+    """
+    flows = data.get("flows")
+    for i, f in enumerate(flows if isinstance(flows, list) else []):
+        app = f.get("app") if isinstance(f, dict) else None
+        sizes = app.get("sizes") if isinstance(app, dict) else None
+        if not isinstance(sizes, dict):
+            continue
+        field = f"flows[{i}].app.sizes"
+        extra = set(sizes) - {"file", "unit", "percent"}
+        if "file" not in sizes or extra:
+            raise ScenarioError(f"{field}: a CDF file is {{ file = 'path', unit = 1, percent = "
+                                f"false }}", field, "not a CDF file table",
+                                "a name, a list of [bytes, probability], or { file = ... }")
+        try:
+            app["sizes"] = [list(pt) for pt in read_cdf(
+                base / str(sizes["file"]), float(sizes.get("unit", 1.0)),
+                bool(sizes.get("percent", False)))]
+        except ScenarioError as e:
+            raise ScenarioError(f"{field}.file: {e}", f"{field}.file", str(e)) from None
+
+
+TcpApp = Bulk | Transfer | OnOff | Poisson
 
 
 # ---- builder ----------------------------------------------------------------
@@ -294,6 +397,11 @@ class Group:
     @property
     def rows(self) -> slice:
         """The members' rows of ``res.flows`` (``res.links`` for links: ``link_rows``)."""
+        if self.first < 0:
+            raise ValueError(
+                "this group was added after a Poisson workload, whose number of flows depends "
+                "on its draws, so its rows are not known before the run; select them by name: "
+                "res.flows[res.flows.flow.isin(group.names)]")
         return slice(self.first, self.first + self.count)
 
     @property
@@ -310,6 +418,24 @@ class Group:
             a, b = (e if isinstance(e, list) else [e] * self.count for e in self.ends)
             return [f"{x}-{y}" for x, y in zip(a, b, strict=True)]
         return [f"{self.kind}{self.first + k}" for k in range(self.count)]
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A :class:`Poisson` workload added to a network.
+
+    Its transfers are the flows named ``prefix`` + 0, 1, ... (how many
+    depends on the draws).
+    """
+
+    prefix: str
+    ends: tuple[str | list[str], str | list[str]] = ("", "")
+
+    def of(self, flows: Any) -> Any:
+        """The workload's rows of a flows table (``res.flows``), in arrival order."""
+        names = flows["flow"].astype(str)
+        tail = names.str.slice(len(self.prefix))
+        return flows[names.str.startswith(self.prefix) & tail.str.fullmatch(r"\d+")]
 
 
 NodeRef = Node | str

@@ -31,11 +31,15 @@ from tcplab.elements import (  # noqa: F401 - re-exported: tcplab.scenario's nam
     NodeRef,
     OnOff,
     Pcap,
+    Poisson,
     Quantity,
     TcpApp,
     Transfer,
     Uniform,
     UniformStart,
+    Workload,
+    read_cdf,  # noqa: F401 - re-exported
+    read_cdf_files,
 )
 from tcplab.errors import ScenarioError
 from tcplab.scenario_io import (  # noqa: F401 - re-exported
@@ -118,6 +122,8 @@ class Network:
         self._n_links = 0
         self._n_flows = 0
         self._custom: dict[int, Any] = {}
+        #: Whether a Poisson workload (of a number of flows unknown here) came before.
+        self._after_workload = False
 
     def host(self, name: str) -> Node:
         """Add an end host (hosts do not forward)."""
@@ -231,6 +237,9 @@ class Network:
                   dst: Ends) -> Flow | Group:
         """Names the flow (or the group's flows, by the core) and adds it."""
         n = _is_group(d["src"], d["dst"], d.get("start"), name)
+        if n is not None and name is None and self._after_workload:
+            # The core's default names count the workload's flows; these cannot.
+            name = [f"{kind}{self._n_flows + k}" for k in range(n)]
         if n is None:
             fname = name if name is not None else f"{kind}{self._n_flows}"
             d["name"] = fname
@@ -241,7 +250,8 @@ class Network:
             d["name"] = list(name)
         self._flows.append(d)
         self._n_flows += n
-        return Group(kind, self._n_flows - n, n, list(name) if name is not None else None,
+        first = -1 if self._after_workload else self._n_flows - n
+        return Group(kind, first, n, list(name) if name is not None else None,
                      (d["src"], d["dst"]))
 
     def tcp(
@@ -281,7 +291,7 @@ class Network:
         reno_recover_guard: bool | None = None,
         ecn: bool | None = None,
         ecn_response: Literal["immediate", "linux", "ns3"] | None = None,
-    ) -> Flow:
+    ) -> Flow | Group | Workload:
         """Add a TCP connection: data from ``src`` (the sender) to ``dst`` (the receiver).
 
         Args:
@@ -294,7 +304,8 @@ class Network:
                 ``"linux"``, ``"ns3"``, ``"ns2"`` or ``"inet"`` (OMNeT++'s INET 2.x).
             ns3_release: with ``profile="ns3"``, which release's defaults:
                 ``"3.44"`` (the default) or ``"3.18"`` (ns-3 of 2013-2014).
-            app: :class:`Bulk` (default), :class:`Transfer` or :class:`OnOff`.
+            app: :class:`Bulk` (default), :class:`Transfer`, :class:`OnOff`, or
+                :class:`Poisson` (a workload of transfers: returns a :class:`Workload`).
             recovery: override the variant's loss recovery (``"tahoe"``,
                 ``"reno"``, ``"newreno"``, ``"sack"``, ``"prr"``).
             mss: payload bytes per segment (default: the smallest MTU on the
@@ -314,12 +325,12 @@ class Network:
         """
         app = app if app is not None else Bulk()
         index = len(self._flows)
-        if not isinstance(app, Bulk | Transfer | OnOff):
-            allowed = "tl.Bulk(...), tl.Transfer(...) or tl.OnOff(...)"
+        if not isinstance(app, Bulk | Transfer | OnOff | Poisson):
+            allowed = "tl.Bulk(...), tl.Transfer(...), tl.OnOff(...) or tl.Poisson(...)"
             raise ScenarioError(f"flows[{index}].app: {app!r} is not a TCP application "
                                 f"(allowed: {allowed})", f"flows[{index}].app",
                                 f"{app!r} is not a TCP application", allowed)
-        group = _is_group(src, dst, app.start, name) is not None
+        group = _is_group(src, dst, app.start, name) is not None or isinstance(app, Poisson)
         from tcplab.cc import spec_for
 
         spec, custom = spec_for(cc, f"flows[{index}].cc")
@@ -327,9 +338,9 @@ class Network:
             if group:
                 raise ScenarioError(
                     f"flows[{index}].cc: a variant written in Python drives one flow, not a "
-                    "group; add these flows one by one", f"flows[{index}].cc",
+                    "group or a workload; add flows one by one", f"flows[{index}].cc",
                     "a variant written in Python for a group")
-            self._custom[self._n_flows] = custom
+            self._custom[index] = custom
             if recovery is None:
                 recovery = custom.recovery
         d: dict[str, Any] = {"kind": "tcp", "src": _ends(src), "dst": _ends(dst),
@@ -356,6 +367,12 @@ class Network:
             "ecn_response": ecn_response,
         }
         d.update({k: v for k, v in options.items() if v is not None})
+        if isinstance(app, Poisson):
+            d["name"] = name if name is not None else f"tcp{self._n_flows}_"
+            self._flows.append(d)
+            self._n_flows += 1
+            self._after_workload = True
+            return Workload(d["name"], (d["src"], d["dst"]))
         return self._add_flow(d, "tcp", name, src, dst)
 
     def scenario(
@@ -451,10 +468,8 @@ class Scenario:
             raise ScenarioError(f"a scenario is a dict of fields, not {type(data).__name__}",
                                 "", f"not a dict but {type(data).__name__}", "a dict of fields")
         self.data = data
-        #: Python congestion controllers by flow index (flows whose cc is "python").
+        #: Python congestion controllers (flows whose cc is "python"), by their entry in ``flows``.
         self.custom: dict[int, Any] = dict(custom or {})
-        #: (file, text) when read from a TOML file: errors then name its line.
-        self.source: tuple[str, str] | None = None
         #: (file, text) when read from a TOML file: errors then name its line.
         self.source: tuple[str, str] | None = None
 
@@ -480,6 +495,7 @@ class Scenario:
         if not isinstance(data, dict):
             raise ScenarioError(f"{p}: a scenario is a table of fields, not a "
                                 f"{type(data).__name__}", "", "not a table of fields")
+        read_cdf_files(data, p.parent)
         sc = cls(data)
         sc.source = (str(p), text)
         return sc

@@ -74,6 +74,11 @@ pub struct FlowResult<S = String> {
     /// From the flow's start to the last byte delivered (transfers); NaN if
     /// unfinished or not a transfer.
     pub completion_time_s: f64,
+    /// TCP transfers: the size to deliver (0 for other applications).
+    pub transfer_bytes: u64,
+    /// TCP transfers: the completion time over the ideal one alone on the
+    /// path (NaN if unfinished or not a transfer).
+    pub slowdown: f64,
     /// TCP: application bytes the sender has seen cumulatively acknowledged
     /// (an independent count: at the end, acked <= delivered).
     pub acked_bytes: u64,
@@ -333,7 +338,8 @@ pub fn flow_columns<S: AsRef<str>>(rows: &[FlowResult<S>]) -> Columns {
         throughput_bps: f64, unique_sent_bps: f64,
         retransmitted_segments: u64, retransmission_ratio: f64, timeouts: u64,
         fast_retransmits: u64, dupacks: u64, ecn_reductions: u64, rtt_samples: u64,
-        rtt_min_s: f64, rtt_mean_s: f64, rtt_max_s: f64, completion_time_s: f64, acked_bytes: u64,
+        rtt_min_s: f64, rtt_mean_s: f64, rtt_max_s: f64, completion_time_s: f64,
+        transfer_bytes: u64, slowdown: f64, acked_bytes: u64,
         ack_packets: u64, acks_lost: u64, cc: str, recovery: str, mss: u64)
 }
 
@@ -438,6 +444,8 @@ mod tests {
             rtt_mean_s: 0.0,
             rtt_max_s: 0.0,
             completion_time_s: 0.0,
+            transfer_bytes: 0,
+            slowdown: 0.0,
             acked_bytes: 0,
             ack_packets: 0,
             acks_lost: 0,

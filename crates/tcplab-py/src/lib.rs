@@ -144,7 +144,7 @@ impl EffectiveScenario {
 /// bytes)`, little-endian, or `("str", text)`, the values joined with NUL),
 /// `small` (the summary, timing and pcap files as JSON text), `scenario`
 /// (an [`EffectiveScenario`]) and `series` (name, target, times as u64 ns
-/// and values as f64, as bytes). `custom` maps flow indices to Python
+/// and values as f64, as bytes). `custom` maps flows' entry indices to Python
 /// congestion controllers (flows whose cc is "python").
 #[pyfunction]
 #[pyo3(signature = (scenario, custom=None))]

@@ -271,7 +271,9 @@ impl Probe {
 }
 
 /// Supplies user-written controllers (the Python bindings' `cc` objects) by
-/// flow index, for flows whose `cc` is named "python".
+/// the index of the flow's entry in `flows`, for flows whose `cc` is named
+/// "python" (never a group, so an entry is one flow; keyed by entry, the
+/// index does not depend on how many flows a workload before it draws).
 pub type CustomCc<'a> = &'a mut dyn FnMut(usize) -> Option<Box<dyn CongestionControl>>;
 
 /// RFC 5681 slow start: cwnd += min(acked, limit), with limit = 1 MSS per

@@ -191,6 +191,19 @@ pub const FLOW_COLUMNS: &[Column] = &[
         "TCP transfers: from the start to the last byte delivered (NaN if unfinished)",
     ),
     col(
+        "transfer_bytes",
+        "B",
+        "int",
+        "TCP transfers: the size to deliver (0 for other applications)",
+    ),
+    col(
+        "slowdown",
+        "",
+        "float",
+        "TCP transfers: completion time / the ideal one alone on the path (handshake, \
+         propagation, the bytes at the bottleneck's rate; NaN if unfinished)",
+    ),
+    col(
         "acked_bytes",
         "B",
         "int",

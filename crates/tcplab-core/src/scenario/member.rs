@@ -56,7 +56,8 @@ pub(super) type FindNode<'a> = dyn Fn(&str, &dyn Fn() -> String) -> Result<u32> 
 /// What checking one flow needs from the rest of the plan.
 pub(super) struct MemberCtx<'a> {
     pub(super) entry: &'a str,
-    pub(super) flow: usize,
+    /// The entry's index in `flows` (a user-written controller's key).
+    pub(super) entry_index: usize,
     pub(super) k: usize,
     pub(super) src: &'a OneOrMany<String>,
     pub(super) dst: &'a OneOrMany<String>,
@@ -121,8 +122,13 @@ pub(super) fn member(
         }
     };
     let mut path_mtu = 65535;
+    // One-way propagation each way, and the bottleneck's rate.
+    let (mut fwd, mut rev, mut bottleneck) = (SimDuration::ZERO, SimDuration::ZERO, u64::MAX);
     route::walk(c.tables, c.link_to, c.is_host, src, dst, |ld| {
-        path_mtu = path_mtu.min(c.links[ld as usize / 2].mtu);
+        let l = &c.links[ld as usize / 2];
+        path_mtu = path_mtu.min(l.mtu);
+        fwd = fwd + l.delay;
+        bottleneck = bottleneck.min(l.rate.bps());
     })
     .map_err(|d| route_err(src, dst, d))?;
     let start = *m.start.get(0);
@@ -157,6 +163,7 @@ pub(super) fn member(
             ),
         )
     };
+    let mut ideal = None;
     let app = match m.kind {
         FlowKind::Udp => {
             let rate = m.rate.ok_or_else(|| {
@@ -191,9 +198,14 @@ pub(super) fn member(
             }
         }
         FlowKind::Tcp => {
-            route::walk(c.tables, c.link_to, c.is_host, dst, src, |_| {})
-                .map_err(|d| route_err(dst, src, format!("for the ACKs: {d}")))?;
-            let tcp = resolve::tcp(c.flow, entry, m, path_mtu, c.trace, custom)?;
+            route::walk(c.tables, c.link_to, c.is_host, dst, src, |ld| {
+                rev = rev + c.links[ld as usize / 2].delay;
+            })
+            .map_err(|d| route_err(dst, src, format!("for the ACKs: {d}")))?;
+            let tcp = resolve::tcp(c.entry_index, entry, m, path_mtu, c.trace, custom)?;
+            if let Some(size) = tcp.transfer {
+                ideal = Some(ideal_completion(size, &tcp.cfg, fwd, rev, bottleneck));
+            }
             let endless =
                 tcp.transfer.is_none() && m.stop.is_none() && tcp.edges.last().is_none_or(|e| e.1);
             if c.duration.is_none() && endless {
@@ -210,5 +222,28 @@ pub(super) fn member(
         start: SimTime::ZERO + start,
         stop: m.stop.map(|s| SimTime::ZERO + s),
         app,
+        ideal,
     })
+}
+
+/// A transfer's completion time alone on its path, the denominator of its
+/// slowdown: the handshake's propagation there and back (SYN, SYN-ACK),
+/// then the data's propagation and its bytes on the wire (payload and 40 B
+/// of headers plus the options of each segment) at the bottleneck's rate.
+/// A lower bound: it leaves out the small packets' serialization and the
+/// store-and-forward of the links other than the bottleneck, and assumes a
+/// window that never limits.
+pub(super) fn ideal_completion(
+    size: u64,
+    cfg: &crate::tcp::TcpConfig,
+    fwd: SimDuration,
+    rev: SimDuration,
+    bottleneck_bps: u64,
+) -> SimDuration {
+    let mss = cfg.mss as u64;
+    let segments = size.div_ceil(mss);
+    let header = 40 + crate::tcp::base_options(cfg.timestamps) as u64;
+    let wire_bits = (size + segments * header) as u128 * 8;
+    let tx_ns = (wire_bits * 1_000_000_000).div_ceil(bottleneck_bps as u128) as u64;
+    fwd + rev + fwd + SimDuration::from_nanos(tx_ns)
 }

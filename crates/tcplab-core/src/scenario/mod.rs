@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+mod app;
 mod checks;
 mod group;
 mod member;
@@ -16,7 +17,9 @@ mod parse;
 pub mod resolve;
 mod trace;
 pub mod validate;
+pub mod workload;
 
+pub use app::{AppKind, AppSpec};
 pub use group::OneOrMany;
 use parse::{delayed_ack_from, without_position};
 pub use trace::{TraceKind, TraceSpec};
@@ -239,36 +242,6 @@ impl FlowKind {
             FlowKind::Tcp => "tcp",
         }
     }
-}
-
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum AppKind {
-    /// Always has data to send (persistent, "FTP").
-    Bulk,
-    /// Sends `size` bytes, then closes; completion time is reported.
-    Transfer,
-    /// Has data to send only inside the ON windows of `schedule`.
-    Onoff,
-}
-
-crate::deserialize_names!(AppKind {
-    "bulk" => AppKind::Bulk,
-    "transfer" => AppKind::Transfer,
-    "onoff" => AppKind::Onoff,
-});
-
-/// The application driving a TCP flow.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct AppSpec {
-    pub kind: AppKind,
-    /// transfer: bytes to send.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size: Option<Bytes>,
-    /// onoff: [on, off] time pairs (absolute, increasing).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub schedule: Option<Vec<(SimDuration, SimDuration)>>,
 }
 
 /// A traffic flow from host `src` to host `dst` (or a group of flows: see

@@ -41,7 +41,7 @@ pub struct TcpPlan {
 
 /// Resolves a TCP flow's configuration, filling the defaults into `f` so
 /// that the effective scenario shows them.
-/// `flow` is the flow's index (for `custom`), `entry` the path of its
+/// `flow` is the index of the flow's entry (for `custom`), `entry` the path of its
 /// entry in the scenario (`flows[3]`, for messages).
 pub fn tcp(
     flow: usize,
@@ -422,10 +422,27 @@ pub fn tcp(
         kind: AppKind::Bulk,
         size: None,
         schedule: None,
+        load: None,
+        arrival_rate: None,
+        sizes: None,
+        until: None,
     });
     let start = SimTime::ZERO + *f.start.get(0);
     let mut edges = Vec::new();
     let mut transfer = None;
+    for (field, set) in [
+        ("load", app.load.is_some()),
+        ("arrival_rate", app.arrival_rate.is_some()),
+        ("sizes", app.sizes.is_some()),
+        ("until", app.until.is_some()),
+    ] {
+        if set {
+            return Err(Error::invalid(
+                p(&format!("app.{field}")),
+                "only a poisson application has one",
+            ));
+        }
+    }
     match app.kind {
         AppKind::Bulk | AppKind::Transfer => {
             if app.schedule.is_some() {
@@ -450,6 +467,13 @@ pub fn tcp(
                 return Err(Error::invalid(p("app.size"), "only a transfer has a size"));
             }
             edges.push((start, true));
+        }
+        // Expanded into its transfers before any member is resolved.
+        AppKind::Poisson => {
+            return Err(Error::invalid(
+                p("app.kind"),
+                "a poisson workload is expanded into transfers before this point",
+            ))
         }
         AppKind::Onoff => {
             if app.size.is_some() {

@@ -10,7 +10,9 @@ use rustc_hash::FxHashMap;
 use super::checks::{check_name, check_nodes, check_pcap, check_probes, check_top_level};
 use super::member::{member, member_path, members, MemberCtx};
 use super::resolve::TcpPlan;
-use super::{flow_kind_params, FlowKind, FlowSpec, LinkSpec, OneOrMany, Scenario};
+use super::{
+    flow_kind_params, workload, AppKind, FlowKind, FlowSpec, LinkSpec, OneOrMany, Scenario,
+};
 use crate::cc::CustomCc;
 use crate::error::{list_names, Error, Result};
 use crate::net::error_model::ErrorModel;
@@ -63,6 +65,9 @@ pub struct FlowPlan {
     pub start: SimTime,
     pub stop: Option<SimTime>,
     pub app: AppPlan,
+    /// A TCP transfer's completion time alone on its path (see
+    /// `member::ideal_completion`): its slowdown's denominator.
+    pub ideal: Option<SimDuration>,
 }
 
 pub enum AppPlan {
@@ -230,18 +235,24 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
         let entry = format!("flows[{i}]");
         let p = |field: &str| format!("{entry}.{field}");
         let name_count = f.name.as_ref().and_then(|x| x.count());
-        let n = members(
-            &[
-                ("src", f.src.count()),
-                ("dst", f.dst.count()),
-                ("name", name_count),
-                ("start", f.start.count()),
-            ],
-            &entry,
-        )?;
-        let group = [f.src.count(), f.dst.count(), name_count, f.start.count()]
-            .iter()
-            .any(Option::is_some);
+        let poisson = f.app.as_ref().is_some_and(|a| a.kind == AppKind::Poisson);
+        let n = if poisson {
+            1
+        } else {
+            members(
+                &[
+                    ("src", f.src.count()),
+                    ("dst", f.dst.count()),
+                    ("name", name_count),
+                    ("start", f.start.count()),
+                ],
+                &entry,
+            )?
+        };
+        let group = poisson
+            || [f.src.count(), f.dst.count(), name_count, f.start.count()]
+                .iter()
+                .any(Option::is_some);
         for (field, is_set) in f.kind_fields() {
             if is_set && !flow_kind_params(f.kind).contains(&field) {
                 return Err(Error::invalid_allowed(
@@ -258,6 +269,49 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
                 "a built-in variant for a group, or one flow per controller",
             ));
         }
+        // A workload becomes a group of transfers, one per arrival.
+        let expanded = if poisson {
+            let bottleneck = |a: &str, b: &str| -> Result<u64> {
+                let s = find_node(a, &|| p("src"))?;
+                let d = find_node(b, &|| p("dst"))?;
+                let mut c = u64::MAX;
+                route::walk(&tables, &link_to, &is_host, s, d, |ld| {
+                    c = c.min(links[ld as usize / 2].rate.bps());
+                })
+                .map_err(|detail| Error::Unroutable {
+                    path: entry.clone(),
+                    from: a.to_string(),
+                    to: b.to_string(),
+                    detail,
+                })?;
+                Ok(c)
+            };
+            let stream = match &f.name {
+                Some(OneOrMany::One(n)) => format!("workload:{n}"),
+                _ => format!("workload:{i}"),
+            };
+            let mut rng = crate::rng::Rng::stream(sc.seed, sc.run, &stream);
+            Some(workload::expand(
+                &entry,
+                f,
+                &mut rng,
+                duration,
+                &bottleneck,
+            )?)
+        } else {
+            None
+        };
+        let original = expanded.as_ref().map(|_| f.clone());
+        let (n, sizes) = match expanded {
+            Some(x) => {
+                f.src = x.src;
+                f.dst = x.dst;
+                f.start = x.starts;
+                f.name = x.names;
+                (x.sizes.len(), x.sizes)
+            }
+            None => (n, Vec::new()),
+        };
         // The members' own values, taken out of the entry; the rest is
         // resolved into one copy that every member reuses (resolving fills
         // in the same defaults each time, except the mss, which follows
@@ -283,6 +337,9 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
                 Some(v) => v.get(k).clone(),
                 None => format!("{}{flow}", f.kind.name()),
             };
+            if !sizes.is_empty() {
+                m.app = Some(workload::transfer(sizes[k]));
+            }
             let start = *starts.get(k);
             let jitter = match f.start_jitter {
                 None => SimDuration::ZERO,
@@ -308,7 +365,7 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
             let plan = member(
                 MemberCtx {
                     entry: &entry,
-                    flow,
+                    entry_index: i,
                     k,
                     src: &src,
                     dst: &dst,
@@ -353,6 +410,11 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
         eff.start = starts;
         eff.name =
             names.or_else(|| (!group).then(|| OneOrMany::One(flows[flows.len() - 1].name.clone())));
+        if let Some(o) = original {
+            // A workload shows as written, with its flows' resolved defaults.
+            (eff.src, eff.dst, eff.start, eff.name, eff.app) =
+                (o.src, o.dst, o.start, o.name, o.app);
+        }
         *f = eff;
     }
 

@@ -164,7 +164,8 @@ mod tests {
                      "restart_after_idle": true, "recovery_exit": "flight", "dupthresh": 3, "limited_transmit": true,
                      "rescue_retransmit": false, "slow_start": "hystart",
                      "rack": false, "tlp": false, "reno_recover_guard": false, "ecn": true, "ecn_response": "immediate",
-                     "app": {"kind": "onoff", "size": 1, "schedule": [[0, 1]]}}]
+                     "app": {"kind": "onoff", "size": 1, "schedule": [[0, 1]], "load": 1,
+                             "arrival_rate": 1, "sizes": "websearch", "until": 1}}]
         }"#;
         let sc = crate::scenario::Scenario::from_json(text).unwrap();
         let mut got = BTreeSet::new();

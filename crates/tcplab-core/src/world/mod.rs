@@ -250,6 +250,8 @@ pub struct World {
     drop_log: Option<Vec<DropEntry>>,
     /// When `trace` asks for "events": (flow, event).
     event_log: Option<Vec<(u32, TcpEvent)>>,
+    /// Per flow, a TCP transfer's completion time alone on its path.
+    ideal: Vec<Option<SimDuration>>,
     /// Reused buffer for the segments a TCP endpoint emits.
     scratch: Vec<TcpHeader>,
     /// Some connection records a time series / runs a user-written
@@ -342,6 +344,7 @@ impl World {
                 routes: n.routes,
             })
             .collect();
+        let ideal = plan.flows.iter().map(|f| f.ideal).collect();
         let flows: Vec<Flow> = plan
             .flows
             .into_iter()
@@ -398,6 +401,7 @@ impl World {
             sojourn_trace: None,
             drop_log: None,
             event_log: None,
+            ideal,
             scratch: Vec::new(),
             any_series: false,
             pcap: Vec::new(),

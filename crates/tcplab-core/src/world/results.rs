@@ -7,7 +7,8 @@ use crate::results::HistogramRecord;
 
 impl World {
     /// One flow's record, borrowing its names from the world.
-    fn flow_row<'a>(&'a self, f: &'a Flow, end: SimTime) -> FlowResult<&'a str> {
+    fn flow_row(&self, i: usize, end: SimTime) -> FlowResult<&str> {
+        let f = &self.flows[i];
         let s = &f.stats;
         let (tcp, completion) = match &f.app {
             App::Tcp(t) => (Some(t), t.completion),
@@ -117,6 +118,11 @@ impl World {
             rtt_mean_s,
             rtt_max_s,
             completion_time_s: completion.map_or(f64::NAN, |c| (c - f.start).as_secs_f64()),
+            transfer_bytes: tcp.and_then(|t| t.transfer).unwrap_or(0),
+            slowdown: match (completion, self.ideal[i]) {
+                (Some(c), Some(ideal)) => (c - f.start).as_nanos() as f64 / ideal.as_nanos() as f64,
+                _ => f64::NAN,
+            },
             acked_bytes: tcp.map_or(0, |t| t.snd.bytes_acked()),
             ack_packets: s.rev.sent,
             acks_lost: s.rev.lost_queue + s.rev.lost_error,
@@ -186,8 +192,13 @@ impl World {
     /// link rows. The tables are those of `into_results().tables()`.
     pub fn into_tables(self) -> (Tables, Results) {
         let end = self.end();
-        let flows = chunked(&self.flows, |f| {
-            flow_columns(&f.iter().map(|f| self.flow_row(f, end)).collect::<Vec<_>>())
+        let ids: Vec<usize> = (0..self.flows.len()).collect();
+        let flows = chunked(&ids, |ids| {
+            flow_columns(
+                &ids.iter()
+                    .map(|&i| self.flow_row(i, end))
+                    .collect::<Vec<_>>(),
+            )
         });
         let links = chunked(&self.links, |l| {
             link_columns(&l.iter().map(|l| self.link_row(l, end)).collect::<Vec<_>>())
@@ -215,10 +226,8 @@ impl World {
         let end = self.end();
         let (mut flows, mut links) = (Vec::new(), Vec::new());
         if rows {
-            flows = self
-                .flows
-                .iter()
-                .map(|f| owned_flow(self.flow_row(f, end)))
+            flows = (0..self.flows.len())
+                .map(|i| owned_flow(self.flow_row(i, end)))
                 .collect();
             links = self
                 .links
@@ -446,6 +455,8 @@ fn owned_flow(r: FlowResult<&str>) -> FlowResult {
         rtt_mean_s: r.rtt_mean_s,
         rtt_max_s: r.rtt_max_s,
         completion_time_s: r.completion_time_s,
+        transfer_bytes: r.transfer_bytes,
+        slowdown: r.slowdown,
         acked_bytes: r.acked_bytes,
         ack_packets: r.ack_packets,
         acks_lost: r.acks_lost,
