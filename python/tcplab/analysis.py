@@ -25,6 +25,49 @@ def t_interval(values: Sequence[float], level: float = CI_LEVEL) -> tuple[float,
     return (m - half, m + half)
 
 
+#: Result columns that are fractions in [0, 1].
+RATIOS = frozenset({"retransmission_ratio", "utilization", "jain"})
+
+
+def bounds_of(metric: str) -> tuple[float | None, float | None]:
+    """The range a metric's values can take.
+
+    (0, 1) for ratios, (0, None) for rates, sizes, times and counts (from the
+    result columns' units), else unbounded.
+    """
+    if metric in RATIOS:
+        return (0.0, 1.0)
+    from tcplab.schema import columns
+
+    meta = {c["name"]: c for t in ("flows", "links") for c in columns(t)}.get(metric)
+    if meta is not None and (meta["kind"] == "int" or meta["unit"]
+                             or metric == "slowdown"):
+        return (0.0, None)
+    if metric.endswith(("_bps", "_bytes", "_packets", "_s")):
+        return (0.0, None)
+    return (None, None)
+
+
+def bounded_interval(values: Sequence[float], level: float = CI_LEVEL,
+                     bounds: tuple[float | None, float | None] = (None, None),
+                     ) -> tuple[float, float, str]:
+    """The Student-t confidence interval of the mean, kept inside ``bounds``; and its method.
+
+    ``"t"`` where the t interval lies inside the metric's range; where it
+    would cross a bound (few seeds, a mean near 0 or 1), the part inside,
+    ``"t-cut"``. The mean of a metric that cannot leave its range cannot
+    either, so cutting keeps the interval's coverage exactly: it covers the
+    true mean whenever the t interval does.
+    """
+    lo, hi = t_interval(values, level)
+    low_b, high_b = bounds
+    cut_lo = low_b is not None and lo < low_b
+    cut_hi = high_b is not None and hi > high_b
+    if math.isnan(lo) or not (cut_lo or cut_hi):
+        return (lo, hi, "t")
+    return (low_b if cut_lo else lo, high_b if cut_hi else hi, "t-cut")
+
+
 def jain_index(allocations: Sequence[float]) -> float:
     """Jain's fairness index: (sum x)^2 / (n sum x^2); 1 when all are equal, 1/n at worst."""
     x = np.asarray(allocations, dtype=float)
@@ -48,12 +91,15 @@ def identical_seeds(table: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame
 
 
 def summarize(df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str] | None = None,
-              ci: float | Sequence[float] = CI_LEVEL) -> pd.DataFrame:
-    """Group rows by ``by``: per metric, mean, std, min, max, count and t intervals.
+              ci: float | Sequence[float] = CI_LEVEL, bounded: bool = True) -> pd.DataFrame:
+    """Group rows by ``by``: per metric, mean, std, min, max, count and intervals.
 
-    The confidence interval of the mean is Student-t based, one per level in
-    ``ci`` (default :data:`tcplab.CI_LEVEL`, 0.95: columns
-    ``<metric>_ci95_low`` / ``_high``; ``ci=(0.90, 0.95)`` gives both).
+    One confidence interval of the mean per level in ``ci`` (default
+    :data:`tcplab.CI_LEVEL`, 0.95: columns ``<metric>_ci95_low`` / ``_high``;
+    ``ci=(0.90, 0.95)`` gives both), with its method in
+    ``<metric>_ci95_method``: Student-t, with ``bounded`` (the default) cut
+    at the metric's range (goodput >= 0, ratios in [0, 1]) where it would
+    cross it (see :func:`bounded_interval`).
     """
     missing = [c for c in by if c not in df.columns]
     if missing:
@@ -62,6 +108,7 @@ def summarize(df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str] | None
         metrics = [c for c in df.columns if c not in by and c not in ("key", "seed")
                    and pd.api.types.is_numeric_dtype(df[c])]
     levels = [ci] if isinstance(ci, float) else list(ci)
+    limits = {m: bounds_of(m) if bounded else (None, None) for m in metrics}
     rows = []
     for group, sub in df.groupby(list(by), sort=True, dropna=False):
         group = group if isinstance(group, tuple) else (group,)
@@ -74,9 +121,10 @@ def summarize(df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str] | None
             row[f"{m}_max"] = x.max()
             row[f"{m}_count"] = len(x)
             for level in levels:
-                lo, hi = t_interval(x.to_numpy(), level)
+                lo, hi, method = bounded_interval(x.to_numpy(), level, limits[m])
                 tag = f"ci{round(level * 100)}"
                 row[f"{m}_{tag}_low"], row[f"{m}_{tag}_high"] = lo, hi
+                row[f"{m}_{tag}_method"] = method
         rows.append(row)
     return pd.DataFrame(rows)
 

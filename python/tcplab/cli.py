@@ -288,10 +288,10 @@ def with_pd_options(fn) -> None:  # noqa: ANN001
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    """Plot a metric against a grid parameter, with CI error bars, one line per hue."""
-    from tcplab.plot import FORMATS, line_ci
+    """Plot a metric against a grid parameter (CI bars or boxes), or its CDF."""
+    from tcplab import plot
 
-    if Path(args.out).suffix not in FORMATS:
+    if Path(args.out).suffix not in plot.FORMATS:
         raise UsageError(f"--out: {args.out}: write a .png, .svg or .pdf file")
 
     got = _read_study(args.db, args.study)
@@ -300,10 +300,20 @@ def cmd_plot(args: argparse.Namespace) -> int:
         print(f"error: {args.db} has no successful runs of study {got['study']!r}",
               file=sys.stderr)
         return EXIT_FAILED
-    x, y = _column(flows, args.x, "--x"), _column(flows, args.y, "--y")
+    if args.x is None and args.kind != "cdf":
+        raise UsageError(f"--x: required with --kind {args.kind} (only a cdf has no x)")
+    y = _column(flows, args.y, "--y")
     hue = _column(flows, args.hue, "--hue") if args.hue else None
-    line_ci(flows, x, y, args.out, hue=hue, ci=args.ci, kind=args.kind, logx=args.logx,
-            logy=args.logy, xlabel=args.xlabel, ylabel=args.ylabel)
+    logx = True if args.logx else None
+    if args.kind == "cdf":
+        plot.cdf(flows, y, args.out, hue=hue, logx=logx, xlabel=args.xlabel, size=args.size)
+    elif args.kind == "box":
+        plot.box(flows, _column(flows, args.x, "--x"), y, args.out, hue=hue,
+                 xlabel=args.xlabel, ylabel=args.ylabel, logy=args.logy, size=args.size)
+    else:
+        plot.line_ci(flows, _column(flows, args.x, "--x"), y, args.out, hue=hue, ci=args.ci,
+                     kind=args.kind, logx=logx, logy=args.logy, xlabel=args.xlabel,
+                     ylabel=args.ylabel, size=args.size)
     print(f"wrote {args.out}")
     return EXIT_OK
 
@@ -442,18 +452,25 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--raw", action="store_true", help="export the per-run rows, not the table")
     rs.set_defaults(func=cmd_results)
 
-    pl = sub.add_parser("plot", help="plot a metric vs a parameter with CI bars")
+    pl = sub.add_parser("plot", help="plot a metric vs a parameter (CI bars, boxes) or its CDF")
     pl.add_argument("db", help="the study's store (.db)")
     pl.add_argument("--study", help="the study to plot, when the store holds several")
-    pl.add_argument("--x", required=True, help="the parameter on the x axis, e.g. per")
+    pl.add_argument("--x", help="the parameter on the x axis, e.g. per (not for a cdf)")
     pl.add_argument("--y", required=True, help="the metric, e.g. goodput (or goodput_bps)")
     pl.add_argument("--hue", help="one line per value of this parameter, e.g. cc")
     pl.add_argument("--ci", type=_level, default=CI_LEVEL,
-                    help=f"confidence level of the error bars (default {CI_LEVEL})")
-    pl.add_argument("--kind", choices=["line", "bar"], default="line",
-                    help="line: a marker and dash style per series; bar: grouped bars at "
-                    "evenly spaced categories (default line)")
-    pl.add_argument("--logx", action="store_true", help="a log x axis (values over decades)")
+                    help=f"confidence level of the error bars (default {CI_LEVEL}); Student-t, "
+                    "cut at the metric's range (see docs/sweeps.md)")
+    pl.add_argument("--kind", choices=["auto", "line", "bar", "cdf", "box"], default="auto",
+                    help="line: means with CI bars, a marker and dash style per series; bar: "
+                    "grouped bars at evenly spaced categories; auto (default): line for "
+                    "numbers, durations and rates, bar for names; cdf: the metric's "
+                    "distribution over runs (no --x); box: its quartiles per x value")
+    pl.add_argument("--logx", action="store_true", help="a log x axis (default: log when the "
+                    "values span more than a decade, symlog when one is 0)")
+    pl.add_argument("--size", choices=["column", "page", "screen"], default="column",
+                    help="column (3.5 in wide, default), page (7.16 in: a two-column "
+                    "paper's full width) or screen (6.4 in)")
     pl.add_argument("--logy", action="store_true", help="a log y axis")
     pl.add_argument("--xlabel", help="the x axis's label (default: the parameter's name)")
     pl.add_argument("--ylabel", help="the y axis's label (default: the metric with its unit, "

@@ -1,4 +1,4 @@
-"""Figures with matplotlib: metric vs parameter with CI bars, time series, interval bars.
+"""Figures with matplotlib: metric vs parameter with CI bars, CDFs, boxes, time series.
 
 Each function draws into ``ax`` (a matplotlib Axes of yours) or into a new
 figure, saves it to ``out`` when given (PNG, SVG or PDF, by the suffix) and
@@ -24,31 +24,63 @@ if TYPE_CHECKING:
 
 FORMATS = (".png", ".svg", ".pdf")
 
+#: Figure sizes in inches: one column and the full width of a two-column
+#: paper (IEEE and ACM: 3.5 in and 7.16 in), and a screen-sized one.
+SIZES: dict[str, tuple[float, float]] = {
+    "column": (3.5, 2.6), "page": (7.16, 2.8), "screen": (6.4, 4.0)}
+#: Font size (points) of tick labels, legends and axis labels, per size: a
+#: column figure printed at its size reads as the paper's 8 to 9 pt text.
+FONTS: dict[str, float] = {"column": 8.0, "page": 8.0, "screen": 10.0}
 
-def new_figure(figsize: tuple[float, float] = (6.4, 4.0)) -> tuple[Figure, Axes]:
-    """A figure with one Axes, outside pyplot (no backend is selected or kept)."""
+Size = str | tuple[float, float]
+
+
+def new_figure(figsize: Size = "screen") -> tuple[Figure, Axes]:
+    """A figure with one Axes, outside pyplot (no backend is selected or kept).
+
+    ``figsize`` is a name of :data:`SIZES` or (width, height) in inches.
+    """
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=figsize, dpi=100)
+    size = SIZES[figsize] if isinstance(figsize, str) else figsize
+    fig = Figure(figsize=size, dpi=100 if isinstance(figsize, tuple) else 200)
+    fig._tcplab_font = FONTS.get(figsize, 10.0) if isinstance(figsize, str) else 10.0
     return fig, fig.subplots()
 
 
-def _axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+def _axes(ax: Axes | None, figsize: Size) -> tuple[Figure, Axes]:
     return new_figure(figsize) if ax is None else (ax.figure, ax)
+
+
+def style_axes(fig: Any, ax: Axes) -> None:
+    """Sets the texts' sizes for the figure's size (explicitly, not through rcParams)."""
+    pt = getattr(fig, "_tcplab_font", None)
+    if pt is None:
+        return
+    ax.tick_params(labelsize=pt)
+    ax.xaxis.label.set_size(pt + 1)
+    ax.yaxis.label.set_size(pt + 1)
+    ax.title.set_size(pt + 1)
+    legend = ax.get_legend()
+    if legend is not None:
+        for t in legend.get_texts():
+            t.set_size(pt)
+        legend.get_title().set_size(pt)
 
 
 def axis_label(name: str) -> tuple[str, float]:
     """A result column's axis label with its unit, and the factor its values take.
 
     From the core's column metadata: ``goodput_bps`` is "goodput (Mb/s)" with
-    values times 1e-6; ``delay_mean_s`` "delay mean (s)"; a name that is not a
-    result column (a grid parameter) is itself, unscaled.
+    values times 1e-6; ``delay_mean_s`` "delay mean (s)". A grid parameter
+    known to tcplab's studies gets its quantity (``per`` is "packet error
+    rate"); any other name is itself, unscaled.
     """
     from tcplab.schema import columns
 
     meta = {c["name"]: c for t in ("flows", "links") for c in columns(t)}.get(name)
     if meta is None:
-        return name, 1.0
+        return PARAM_LABELS.get(name, name), 1.0
     unit = meta["unit"]
     quantity = name
     for suffix in ("_bps", "_bytes", "_packets", "_s"):
@@ -60,93 +92,290 @@ def axis_label(name: str) -> tuple[str, float]:
     return (f"{quantity} ({unit})" if unit else quantity), 1.0
 
 
+#: Quantities of the grid parameters tcplab's studies and presets use.
+PARAM_LABELS: dict[str, str] = {
+    "per": "packet error rate", "ber": "bit error rate", "delay": "one-way delay",
+    "bottleneck_delay": "bottleneck one-way delay", "access_delay": "access one-way delay",
+    "bottleneck_rate": "bottleneck rate", "rate": "rate", "udp_rate": "UDP rate",
+    "mtu": "MTU (B)", "delayed_ack": "delayed ACK", "reverse_flows": "reverse flows",
+    "window": "window (packets)", "queue": "queue limit", "reverse_queue":
+    "reverse-direction queue limit", "m": "flows (M)", "hops": "hops",
+    "bad_time": "Bad state's mean duration", "good_time": "Good state's mean duration",
+    "load": "offered load", "flows": "flows", "start_s": "start (s)",
+}
+
+
+def x_values(values: Sequence[Any]) -> tuple[list[float] | None, str]:
+    """Numeric positions for parameter values, and their unit; None for categories.
+
+    Numbers are themselves; durations (``"25ms"``) are placed in ms or s,
+    rates (``"2Mbps"``) in kb/s or Mb/s, queue limits (``"49p"``) in
+    packets; booleans, names and mixed values are categories.
+    """
+    vals = list(values)
+    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in vals):
+        return [float(v) for v in vals], ""
+    if not all(isinstance(v, str) for v in vals) or not vals:
+        return None, ""
+    from tcplab import _core
+
+    for parse, units in ((_core.parse_duration, ((1e9, "s"), (1e6, "ms"), (1e3, "us"))),
+                         (_core.parse_rate, ((1e6, "Mb/s"), (1e3, "kb/s"), (1.0, "b/s")))):
+        try:
+            base = [float(parse(v)) for v in vals]
+        except ValueError:
+            continue
+        top = max(base)
+        for factor, unit in units:
+            if top >= factor or factor == units[-1][0]:
+                return [b / factor for b in base], unit
+    if all(v.endswith("p") and v[:-1].isdigit() for v in vals):
+        return [float(v[:-1]) for v in vals], "packets"
+    return None, ""
+
+
+def _auto_log(xs: Sequence[float]) -> bool:
+    """Whether positions span more than a decade (log or symlog, then, reads better)."""
+    pos = [x for x in xs if x > 0]
+    return (len(pos) > 2 and min(xs) >= 0 and max(pos) / min(pos) >= 20)
+
+
+def _set_logx(ax: Axes, xs: Sequence[float]) -> None:
+    pos = [x for x in xs if x > 0]
+    if min(xs) == 0 and pos:
+        # 0 has no logarithm: linear up to the smallest positive value.
+        ax.set_xscale("symlog", linthresh=min(pos), linscale=0.5)
+    else:
+        ax.set_xscale("log")
+
+
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 LINES = ("-", "--", "-.", ":")
 
 
-def line_ci(flows: pd.DataFrame, x: str, y: str, out: str | Path | None = None,
-            hue: str | None = None, ci: float = CI_LEVEL, title: str | None = None,
-            ylabel: str | None = None, ax: Axes | None = None, kind: str = "line",
-            xlabel: str | None = None, logx: bool = False, logy: bool = False) -> Figure:
-    """Mean of ``y`` vs ``x`` with Student-t CI error bars, one series per ``hue`` value.
+def ci_note(table: pd.DataFrame, metric: str, tag: str) -> str:
+    """How a summary's intervals were made, for a title or caption."""
+    col = f"{metric}_{tag}_method"
+    methods = sorted(set(table[col].dropna())) if col in table else ["t"]
+    level = f"{tag[2:]}% CI"
+    if "t-cut" in methods:
+        return f"{level}, Student-t, cut at the metric's range"
+    return f"{level}, Student-t"
 
-    ``kind="line"`` draws lines with a marker and a dash style per series (so
-    overlapping ones stay visible); ``"bar"`` grouped bars at evenly spaced
-    categories (for x values that are names, or uneven). The y axis takes its
-    label and unit from the result column (goodput in Mb/s); ``logx``,
-    ``logy`` set log scales.
+
+def draw_summary(ax: Axes, table: pd.DataFrame, x: str, metric: str, hue: str | None = None,
+                 low: str = "ci95_low", high: str = "ci95_high", scale: float = 1.0,
+                 kind: str = "auto", logx: bool | None = None) -> str:
+    """Draws a :func:`~tcplab.summarize` table's mean of ``metric`` vs ``x``.
+
+    Error bars come from the ``<metric>_<low>`` and ``_<high>`` columns.
+
+    ``kind="auto"`` draws lines at the parameter's values (numbers, or
+    durations and rates with their unit) and grouped bars for categories
+    (names, booleans); ``logx=None`` makes the x axis logarithmic when the
+    values span more than a decade (symlog when one is 0). Returns the x
+    axis's unit ("" for none).
     """
+    order = list(dict.fromkeys(table[x]))
+    xs, unit = x_values(order)
+    if kind == "auto":
+        kind = "line" if xs is not None else "bar"
     if kind not in ("line", "bar"):
-        raise ValueError(f"kind {kind!r}: line or bar")
-    fig, ax = _axes(ax, (6.4, 4.0))
-    by = [x] if hue is None else [hue, x]
-    s = summarize(flows, by, [y], ci=ci)
-    tag = f"ci{round(ci * 100)}"
-    label_y, scale = axis_label(y)
-    groups = [(None, s)] if hue is None else list(s.groupby(hue, sort=True))
-    categories = sorted(s[x].unique(), key=lambda v: (isinstance(v, str), v))
+        raise ValueError(f"kind {kind!r}: line, bar or auto")
+    place = dict(zip(order, xs, strict=True)) if xs is not None and kind == "line" else None
+    groups = [(None, table)] if hue is None else list(table.groupby(hue, sort=False))
     width = 0.8 / max(len(groups), 1)
     for i, (label, g) in enumerate(groups):
-        g = g.sort_values(x)
-        mean = g[f"{y}_mean"] * scale
-        err = [((g[f"{y}_mean"] - g[f"{y}_{tag}_low"]) * scale).fillna(0),
-               ((g[f"{y}_{tag}_high"] - g[f"{y}_mean"]) * scale).fillna(0)]
+        mean = g[f"{metric}_mean"] * scale
+        err = [((g[f"{metric}_mean"] - g[f"{metric}_{low}"]) * scale).clip(lower=0).fillna(0),
+               ((g[f"{metric}_{high}"] - g[f"{metric}_mean"]) * scale).clip(lower=0).fillna(0)]
         name = None if label is None else str(label)
-        if kind == "bar":
-            pos = [categories.index(v) - 0.4 + width * (i + 0.5) for v in g[x]]
-            ax.bar(pos, mean, width=width, yerr=err, capsize=3, label=name)
+        if place is None:
+            pos = [order.index(v) - 0.4 + width * (i + 0.5) for v in g[x]]
+            ax.bar(pos, mean, width=width, yerr=err, capsize=2, label=name,
+                   error_kw={"elinewidth": 0.8})
         else:
-            ax.errorbar(g[x], mean, yerr=err, marker=MARKERS[i % len(MARKERS)],
-                        linestyle=LINES[i % len(LINES)], capsize=3, label=name)
-    if kind == "bar":
-        ax.set_xticks(range(len(categories)))
-        ax.set_xticklabels([str(c) for c in categories])
-    if logx:
-        ax.set_xscale("log")
+            ax.errorbar([place[v] for v in g[x]], mean, yerr=err,
+                        marker=MARKERS[i % len(MARKERS)], markersize=4,
+                        linestyle=LINES[i % len(LINES)], linewidth=1.0, capsize=2, label=name)
+    if place is None:
+        ax.set_xticks(range(len(order)))
+        ax.set_xticklabels([str(c) for c in order])
+    elif logx or (logx is None and _auto_log(list(place.values()))):
+        _set_logx(ax, list(place.values()))
+    ax.grid(alpha=0.3)
+    return unit if place is not None else ""
+
+
+def line_ci(flows: pd.DataFrame, x: str, y: str, out: str | Path | None = None,
+            hue: str | None = None, ci: float = CI_LEVEL, title: str | None = None,
+            ylabel: str | None = None, ax: Axes | None = None, kind: str = "auto",
+            xlabel: str | None = None, logx: bool | None = None, logy: bool = False,
+            size: Size = "column") -> Figure:
+    """Mean of ``y`` vs ``x`` with confidence-interval bars, one series per ``hue`` value.
+
+    The intervals are :func:`~tcplab.summarize`'s: Student-t, cut at the
+    metric's range (goodput >= 0, ratios in [0, 1]) where they would cross
+    it; the title says when. ``kind``:
+    ``"line"`` (a marker and a dash style per series, so that overlapping
+    ones stay visible), ``"bar"`` (grouped bars at evenly spaced categories),
+    or ``"auto"``: lines for numeric values (durations and rates too, at
+    their values), bars for names. The axes take their labels and units from
+    the result column and the parameter (goodput in Mb/s, delay in ms);
+    ``logx=None`` chooses a log x axis when the values span more than a
+    decade. ``size``: ``"column"`` (default), ``"page"`` or ``"screen"``, or
+    (width, height) in inches.
+    """
+    if kind not in ("line", "bar", "auto"):
+        raise ValueError(f"kind {kind!r}: line, bar or auto")
+    fig, ax = _axes(ax, size)
+    by = [x] if hue is None else [hue, x]
+    s = summarize(flows, by, [y], ci=ci)
+    s = s.sort_values([*([hue] if hue else []), x],
+                      key=lambda c: c.map(_sort_key) if c.name == x else c)
+    tag = f"ci{round(ci * 100)}"
+    label_y, scale = axis_label(y)
+    unit = draw_summary(ax, s, x, y, hue, f"{tag}_low", f"{tag}_high", scale, kind, logx)
+    if logy:
+        ax.set_yscale("log")
+    name = axis_label(x)[0]
+    ax.set_xlabel(xlabel or (f"{name} ({unit})" if unit else name))
+    ax.set_ylabel(ylabel or label_y)
+    if hue is not None:
+        ax.legend(title=hue)
+    ax.set_title(title or f"mean, {ci_note(s, y, tag)}")
+    style_axes(fig, ax)
+    return _done(fig, out)
+
+
+def _sort_key(v: Any) -> Any:
+    """Orders parameter values by their magnitude ("5ms" before "25ms")."""
+    xs, _ = x_values([v])
+    return (0, xs[0], "") if xs is not None else (1, 0.0, str(v))
+
+
+def cdf(flows: pd.DataFrame, column: str, out: str | Path | None = None,
+        hue: str | None = None, ax: Axes | None = None, logx: bool | None = None,
+        xlabel: str | None = None, title: str | None = None, size: Size = "column") -> Figure:
+    """The empirical CDF of ``column`` over the rows, one line per ``hue`` value.
+
+    For distributions across flows or runs: completion times and slowdowns
+    of a workload, per-flow goodput. NaN rows are left out (unfinished
+    transfers have no completion time: the legend counts them). ``logx=None``
+    chooses a log x axis when the values span more than a decade.
+    """
+    import numpy as np
+
+    fig, ax = _axes(ax, size)
+    label, scale = axis_label(column)
+    groups = [(None, flows)] if hue is None else list(flows.groupby(hue, sort=True))
+    everything = []
+    for i, (name, g) in enumerate(groups):
+        v = np.sort(g[column].astype(float).dropna().to_numpy() * scale)
+        everything.extend(v)
+        missing = len(g) - len(v)
+        text = None if name is None else str(name)
+        if missing:
+            text = f"{text or column} ({missing} NaN left out)"
+        ax.step(v, np.arange(1, len(v) + 1) / max(len(v), 1), where="post", lw=1.0,
+                linestyle=LINES[i % len(LINES)], label=text)
+    if logx or (logx is None and everything and _auto_log(everything)):
+        _set_logx(ax, everything)
+    ax.set_xlabel(xlabel or label)
+    ax.set_ylabel("fraction of rows (CDF)")
+    ax.set_ylim(0, 1.02)
+    ax.grid(alpha=0.3)
+    if hue is not None or any(a.get_label()[:1] != "_" for a in ax.lines):
+        ax.legend(title=hue)
+    ax.set_title(title or f"CDF of {label}")
+    style_axes(fig, ax)
+    return _done(fig, out)
+
+
+def box(flows: pd.DataFrame, x: str, y: str, out: str | Path | None = None,
+        hue: str | None = None, ax: Axes | None = None, xlabel: str | None = None,
+        ylabel: str | None = None, logy: bool = False, title: str | None = None,
+        size: Size = "column") -> Figure:
+    """Box plots of ``y`` per value of ``x`` (and of ``hue``).
+
+    The spread over seeds or flows, where a mean and its interval hide the shape.
+
+    Boxes span the quartiles with the median marked; whiskers reach the
+    furthest values within 1.5 interquartile ranges; points beyond are drawn.
+    """
+    fig, ax = _axes(ax, size)
+    label, scale = axis_label(y)
+    order = sorted(flows[x].unique(), key=_sort_key)
+    hues = [None] if hue is None else sorted(flows[hue].unique(), key=str)
+    width = 0.8 / len(hues)
+    for i, h in enumerate(hues):
+        sel = flows if h is None else flows[flows[hue] == h]
+        data = [sel[sel[x] == v][y].astype(float).dropna().to_numpy() * scale for v in order]
+        pos = [k - 0.4 + width * (i + 0.5) for k in range(len(order))]
+        parts = ax.boxplot(data, positions=pos, widths=width * 0.9, patch_artist=True,
+                           flierprops={"markersize": 3}, medianprops={"color": "black"})
+        colour = f"C{i}"
+        for b in parts["boxes"]:
+            b.set_facecolor(colour)
+            b.set_alpha(0.6)
+        if h is not None:
+            parts["boxes"][0].set_label(str(h))
+    ax.set_xticks(range(len(order)))
+    ax.set_xticklabels([str(v) for v in order])
     if logy:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel or axis_label(x)[0])
-    ax.set_ylabel(ylabel or label_y)
-    ax.grid(alpha=0.3)
+    ax.set_ylabel(ylabel or label)
+    ax.grid(alpha=0.3, axis="y")
     if hue is not None:
         ax.legend(title=hue)
-    ax.set_title(title or f"{label_y} vs {xlabel or x} (mean, {round(ci * 100)}% CI)")
+    ax.set_title(title or f"{label}: median, quartiles, 1.5 IQR")
+    style_axes(fig, ax)
     return _done(fig, out)
 
 
 def timeseries(series: Sequence[tuple[str, object, object]], out: str | Path | None = None,
                ylabel: str = "", title: str = "", step: bool = True,
-               ax: Axes | None = None) -> Figure:
-    """Time series (label, times, values), e.g. cwnd of several flows."""
-    fig, ax = _axes(ax, (7.0, 3.6))
-    for label, t, v in series:
+               ax: Axes | None = None, size: Size = "page") -> Figure:
+    """Time series (label, times in s, values), e.g. cwnd of several flows.
+
+    ``size``: ``"page"`` (default: the full width of a two-column paper),
+    ``"column"``, ``"screen"``, or (width, height) in inches.
+    """
+    fig, ax = _axes(ax, size)
+    for i, (label, t, v) in enumerate(series):
+        style = LINES[i % len(LINES)]
         if step:
-            ax.step(t, v, where="post", lw=0.9, label=label)
+            ax.step(t, v, where="post", lw=0.9, linestyle=style, label=label)
         else:
-            ax.plot(t, v, lw=0.9, label=label)
+            ax.plot(t, v, lw=0.9, linestyle=style, label=label)
     ax.set_xlabel("time (s)")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
+    style_axes(fig, ax)
     return _done(fig, out)
 
 
 def interval_bars(intervals: pd.DataFrame, out: str | Path | None = None, hue: str = "flow",
-                  y: str = "goodput_bps", title: str = "", ax: Axes | None = None) -> Figure:
+                  y: str = "goodput_bps", title: str = "", ax: Axes | None = None,
+                  size: Size = "page") -> Figure:
     """Bars of per-interval goodput (mean over rows), grouped by interval, one bar per ``hue``."""
-    fig, ax = _axes(ax, (7.0, 3.8))
-    g = intervals.groupby(["start_s", hue], sort=True)[y].mean().unstack(hue)
+    fig, ax = _axes(ax, size)
+    label, scale = axis_label(y)
+    g = intervals.groupby(["start_s", hue], sort=True)[y].mean().unstack(hue) * scale
     width = 0.8 / max(len(g.columns), 1)
     for i, col in enumerate(g.columns):
         ax.bar([k + i * width for k in range(len(g))], g[col], width=width, label=str(col))
     ax.set_xticks([k + 0.4 - width / 2 for k in range(len(g))])
-    ax.set_xticklabels([f"{s:g} s" for s in g.index])
-    ax.set_xlabel("interval start")
-    ax.set_ylabel(y)
+    ax.set_xticklabels([f"{s:g}" for s in g.index])
+    ax.set_xlabel("interval start (s)")
+    ax.set_ylabel(label)
     ax.set_title(title)
     ax.legend(fontsize=8, title=hue)
     ax.grid(alpha=0.3, axis="y")
+    style_axes(fig, ax)
     return _done(fig, out)
 
 

@@ -292,35 +292,32 @@ def _panel_table(panel: Panel, flows: pd.DataFrame, intervals: pd.DataFrame) -> 
 
 
 def _figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -> list[Path]:
-    from tcplab.plot import new_figure, save
+    """The panel's figure (PNG and SVG) at one column's width.
+
+    Lines at the parameter's values (bars for names, booleans and time
+    intervals), a log x axis where the values span decades, the x axis's unit.
+    """
+    from tcplab.plot import axis_label, ci_note, draw_summary, new_figure, save, style_axes
 
     m = panel.metric if panel.stat != "intervals" else "goodput_bps"
     hue, x = table.columns[0], table.columns[1]
-    paths = []
-    for ext in ("png", "svg"):
-        fig, ax = new_figure((6.4, 4.0))
-        labels = [str(v) for v in table[x].drop_duplicates()]
-        pos = {lab: i for i, lab in enumerate(labels)}
-        for h, g in table.groupby(hue, sort=False):
-            xs = [pos[str(v)] for v in g[x]]
-            mean = g[f"{m}_mean"] / panel.scale
-            if panel.stat == "minavgmax":
-                lo = (mean - g[f"{m}_min"] / panel.scale).fillna(0)
-                hi = (g[f"{m}_max"] / panel.scale - mean).fillna(0)
-            else:
-                lo = (mean - g[f"{m}_ci90_low"] / panel.scale).fillna(0)
-                hi = (g[f"{m}_ci90_high"] / panel.scale - mean).fillna(0)
-            ax.errorbar(xs, mean, yerr=[lo, hi], marker="o", capsize=3, label=str(h))
-        ax.set_xticks(range(len(labels)))
-        ax.set_xticklabels(labels)
-        ax.set_xlabel(panel.xlabel or x)
-        ax.set_ylabel(panel.ylabel)
-        kind = "min/avg/max" if panel.stat == "minavgmax" else "mean, 90% CI"
-        ax.set_title(f"{study}: {panel.name.replace('_', ' ')} ({kind})", fontsize=10)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        paths.append(save(fig, out / f"{study}_{panel.name}.{ext}"))
-    return paths
+    tag = f"ci{round(STUDY_CI * 100)}"
+    minmax = panel.stat == "minavgmax"
+    low, high = ("min", "max") if minmax else (f"{tag}_low", f"{tag}_high")
+    fig, ax = new_figure("column")
+    unit = draw_summary(ax, table, x, m, hue, low, high, 1 / panel.scale,
+                        kind="bar" if panel.stat == "intervals" else "auto")
+    name = panel.xlabel or ("interval start (s)" if panel.stat == "intervals"
+                            else axis_label(x)[0])
+    if unit and unit not in name:
+        name = name.replace(" (", f" ({unit}; ", 1) if " (" in name else f"{name} ({unit})"
+    ax.set_xlabel(name)
+    ax.set_ylabel(panel.ylabel)
+    kind = "min/avg/max" if minmax else f"mean, {ci_note(table, m, tag)}"
+    ax.set_title(f"{study}: {panel.name.replace('_', ' ')}\n({kind})")
+    ax.legend()
+    style_axes(fig, ax)
+    return [save(fig, out / f"{study}_{panel.name}.{ext}") for ext in ("png", "svg")]
 
 
 def reproduce(name: str, out: str | Path, *, quick: bool = False, jobs: int | None = None,
