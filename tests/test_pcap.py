@@ -158,10 +158,17 @@ net.run(duration="100000s", seed=1, pcap=tl.Pcap(dir=r"{tmp_path}", links=["bott
         time.sleep(0.1)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    assert pcap.stat().st_size >= 1_000_000
+    size = pcap.stat().st_size
+    assert size >= 1_000_000
     out = tshark(pcap, "-q", "-z", "io,stat,0")
+    if "cut short" in out.stderr:
+        # The one window docs/traces.md states: a record that straddles a
+        # 4 KiB page boundary is written alone, and Linux may stop that
+        # write at the boundary when the kill lands during it (seen once,
+        # in a full test run on a loaded machine). Any other cut is a bug.
+        assert size % 4096 == 0, (size, out.stderr)
+        return
     assert out.returncode == 0 and not warnings(out.stderr), out.stderr
-    assert "cut short" not in out.stderr
 
 
 def test_cli_writes_pcap_and_sampled_time_series(tmp_path, capsys):
