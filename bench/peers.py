@@ -23,6 +23,10 @@ What is timed:
   ns-3    Simulator::Run() only (topology building through Python excluded)
   ns-2    the whole `ns` process minus its start-up (an empty script), best
           of --repeat
+Then, as whole processes (start-up, reading the scenario and printing
+included), `tcplab run SCENARIO.json` against `ns SCRIPT.tcl` on the same
+scenarios, in alternation, best of --repeat each: what a user waits for at
+the shell.
 
 Setup (once): ns-3 comes from the ns3==3.44.post0 wheel in its own
 virtualenv (python bench/compare_ns3.py --setup), ns-2 from Debian's `ns2`
@@ -129,6 +133,29 @@ def run_ns3(python: str, kind: str, arg: str, duration: float, sack: bool) -> di
     d, _, rss = run_measured(cmd)
     rx = d["rx_bytes"] if isinstance(d["rx_bytes"], list) else [d["rx_bytes"]]
     return {"wall_s": d["wall_s"], "events": d["events"], "rx_bytes": rx, "rss_mb": rss}
+
+
+def whole_processes(ns: str | None, kind: str, arg: str, duration: float, repeat: int,
+                    sack: bool) -> dict[str, float]:
+    """Best wall seconds of `tcplab run` and of `ns` as whole processes, run in alternation."""
+    tcplab = shutil.which("tcplab", path=str(Path(sys.executable).parent)) or "tcplab"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"{kind}-{arg}.json"
+        path.write_text(tcplab_scenario(kind, arg, duration, sack).to_json())
+        cmds = {"tcplab": ([tcplab, "run", str(path)], None)}
+        if ns and not (kind == "westwood" and arg == "westwoodplus"):
+            script = (["dumbbell.tcl", arg, str(duration)] + (["sack"] if sack else [])
+                      if kind == "dumbbell" else
+                      ["westwood_path.tcl", arg, str(duration), "0.005", "1"])
+            cmds["ns-2"] = ([ns, *script], HERE / "ns2")
+        best = dict.fromkeys(cmds, float("inf"))
+        for _ in range(repeat):
+            for name, (cmd, cwd) in cmds.items():
+                t0 = time.perf_counter()
+                subprocess.run(cmd, check=True, cwd=cwd, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+                best[name] = min(best[name], time.perf_counter() - t0)
+    return best
 
 
 def ns2_startup(ns: str, repeat: int) -> float:
@@ -262,6 +289,18 @@ def main() -> None:
             res["ns-2"] = run_ns2(a.ns2, kind, arg, duration, startup, a.repeat, sack)
         row(kind, arg, duration, res)
         record.append({"scenario": kind, "arg": arg, "duration": duration, **res})
+    print(f"\nwhole processes (start-up included), best of {a.repeat} in alternation:")
+    print(f"{'scenario':<22}{'tcplab run s':>13}{'ns s':>9}{'ns/tcplab':>10}")
+    for kind, arg, duration, compare in jobs:
+        sack = a.sack and kind == "dumbbell"
+        w = whole_processes(a.ns2 if compare and have_ns2 else None, kind, arg, duration,
+                            a.repeat, sack)
+        ns_s = w.get("ns-2")
+        ratio = f"{ns_s / w['tcplab']:>9.1f}x" if ns_s else f"{'-':>10}"
+        print(f"{kind + ' ' + arg:<22}{w['tcplab']:>13.3f}"
+              f"{ns_s if ns_s else float('nan'):>9.3f}{ratio}")
+        sys.stdout.flush()
+        record.append({"scenario": kind, "arg": arg, "duration": duration, "whole": w})
     if a.json:
         Path(a.json).write_text(json.dumps(record, indent=1))
 

@@ -3,6 +3,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import tcplab as tl
 from tcplab.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +36,29 @@ def test_run_table_has_every_column_and_the_cli_never_loads_pandas():
     header = next(line for line in out.splitlines() if "goodput Mb/s" in line).split()
     assert header[:3] == ["flow", "kind", "path"] and header[-2:] == ["retx", "timeouts"]
     assert "max queue" in out and "newreno" in out
+
+
+def test_run_imports_only_what_a_run_needs(tmp_path):
+    # Start-up is most of a short run's time (docs/performance.md): `tcplab
+    # run` loads neither the builder's classes, the presets, the Python
+    # variants' machinery nor the plotting and statistics; a JSON scenario
+    # not even the TOML parser; and argparse never loads shutil.
+    scenario = tmp_path / "s.json"
+    scenario.write_text(tl.Scenario.from_toml(EXAMPLE).to_json())
+    heavy = ("tcplab.elements", "tcplab.presets", "tcplab.cc", "tcplab.scenario",
+             "tcplab.analysis", "tcplab.plot", "numpy", "pandas", "shutil", "tomllib")
+    code = (
+        "import sys\n"
+        "from tcplab.cli import main\n"
+        f"main(['run', {str(scenario)!r}])\n"
+        f"print('LOADED', [m for m in {heavy!r} if m in sys.modules])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert "LOADED []" in out
+    # The package's names still all resolve, loading their modules on use.
+    assert tl.Network and tl.presets.westwood and tl.summarize and tl.Poisson
+    assert callable(tl.schema) and sorted(tl.__all__) == sorted(set(tl.__all__))
 
 
 def test_duration_override(capsys):

@@ -1,22 +1,9 @@
 """tcplab: a fast, validated packet-level simulator for TCP congestion-control research."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tcplab import presets
 from tcplab._core import __version__
 from tcplab._defaults import CI_LEVEL
-from tcplab.cc import (
-    Bbr,
-    CongestionControl,
-    Cubic,
-    Dctcp,
-    Petra,
-    Variant,
-    Vegas,
-    Westwood,
-    WestwoodPlus,
-    variants,
-)
 from tcplab.errors import (
     InternalError,
     RoutingError,
@@ -26,35 +13,63 @@ from tcplab.errors import (
     SweepInterrupted,
     TcplabError,
 )
-from tcplab.results import Results
-from tcplab.scenario import (
-    BitErrorRate,
-    Bulk,
-    DropList,
-    Flow,
-    GilbertElliott,
-    Group,
-    Link,
-    LossModel,
-    Network,
-    Node,
-    OnOff,
-    Pcap,
-    Poisson,
-    Scenario,
-    Transfer,
-    Uniform,
-    UniformStart,
-    Workload,
-    load,
-    read_cdf,
-)
-from tcplab.schema import schema
+from tcplab.schema import schema  # eager: the submodule of the same name would shadow it
 
-# The analysis, sweep and store modules need pandas (and pyarrow, when
-# installed: about 90 MB of memory together); they load on first use, so that
-# `tcplab run` and a plain simulation stay small.
+if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editors
+    from tcplab import presets
+    from tcplab.analysis import fct_summary, jain_index, summarize, t_interval
+    from tcplab.cc import (
+        Bbr,
+        CongestionControl,
+        Cubic,
+        Dctcp,
+        Petra,
+        Variant,
+        Vegas,
+        Westwood,
+        WestwoodPlus,
+        variants,
+    )
+    from tcplab.cdf import read_cdf
+    from tcplab.results import Results
+    from tcplab.scenario import (
+        BitErrorRate,
+        Bulk,
+        DropList,
+        Flow,
+        GilbertElliott,
+        Group,
+        Link,
+        LossModel,
+        Network,
+        Node,
+        OnOff,
+        Pcap,
+        Poisson,
+        Transfer,
+        Uniform,
+        UniformStart,
+        Workload,
+    )
+    from tcplab.scenario_file import Scenario, load
+    from tcplab.store import Store
+    from tcplab.sweep import Sweep, load_study
+
+# Everything else loads on first use: `tcplab run` then imports only what a
+# run needs (the scenario, the core, the results' text table), not the
+# builder's element classes, the presets, or pandas and numpy (the analysis,
+# sweep and store modules; about 90 MB of memory with pyarrow).
 _LAZY = {
+    **dict.fromkeys(["Bbr", "CongestionControl", "Cubic", "Dctcp", "Petra", "Variant", "Vegas",
+                     "Westwood", "WestwoodPlus", "variants"], "tcplab.cc"),
+    **dict.fromkeys(["BitErrorRate", "Bulk", "DropList", "Flow", "GilbertElliott", "Group",
+                     "Link", "LossModel", "Network", "Node", "OnOff", "Pcap", "Poisson",
+                     "Transfer", "Uniform", "UniformStart", "Workload"], "tcplab.scenario"),
+    "Scenario": "tcplab.scenario_file",
+    "load": "tcplab.scenario_file",
+    "read_cdf": "tcplab.cdf",
+    "Results": "tcplab.results",
+    "presets": "tcplab.presets",
     "fct_summary": "tcplab.analysis",
     "jain_index": "tcplab.analysis",
     "summarize": "tcplab.analysis",
@@ -71,7 +86,8 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'tcplab' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(module), name)
+    loaded = importlib.import_module(module)
+    value = loaded if module == f"tcplab.{name}" else getattr(loaded, name)
     globals()[name] = value
     return value
 
