@@ -34,8 +34,9 @@ def test_every_quick_study_writes_tables_and_figures(quick):
             csv = out / f"{name}_{panel.name}.csv"
             t = pd.read_csv(csv)
             assert not t.empty, csv
-            metric = "goodput_bps" if panel.stat == "intervals" else panel.metric
-            for col in ("mean", "std", "min", "max", "count", "ci90_low", "ci90_high"):
+            metric = {"intervals": "goodput_bps", "jain": "jain"}.get(panel.stat, panel.metric)
+            for col in ("mean", "std", "min", "max", "count", "ci90_low", "ci90_high",
+                        "ci90_method"):
                 assert f"{metric}_{col}" in t.columns, (csv, col)
             assert t[f"{metric}_count"].min() >= 1
             for ext in ("png", "svg"):
@@ -96,3 +97,17 @@ def test_cli_studies_and_reproduce(tmp_path, capsys):
     assert main(["reproduce", "ack-compression", "--quick", "--out", str(tmp_path)]) == 0
     assert "goodput_vs_reverse_flows" in capsys.readouterr().out
     assert (Path(tmp_path) / "ack-compression_goodput_vs_reverse_flows.png").exists()
+
+
+def test_fairness_and_parking_lot_seeds_differ_by_their_random_starts():
+    # Lossless paths: only the flows' random starts (start_spread) make the
+    # seeds differ; without them every seed is the same run.
+    for make, flow in ((lambda **k: presets.fairness(m=4, reverse_flows=2, **k), "f0"),
+                       (lambda **k: presets.parking_lot(hops=2, **k), "cross0_0")):
+        runs = [make(duration="20s", seed=s).run() for s in (1, 2)]
+        starts = [r.flow(flow)["start_s"] for r in runs]
+        assert starts[0] != starts[1] and all(0 <= s < 1 for s in starts)
+        delivered = [r.flows["delivered_bytes"].tolist() for r in runs]
+        assert delivered[0] != delivered[1]
+        fixed = [make(duration="20s", seed=s, start_spread=None).run() for s in (1, 2)]
+        assert fixed[0].flows.equals(fixed[1].flows) and fixed[0].flow(flow)["start_s"] == 0

@@ -11,12 +11,9 @@ the UDP flow's mean one-way delay under each discipline.
 
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import tcplab as tl  # noqa: E402
+import numpy as np
+import tcplab as tl
+from tcplab.plot import save, timeseries
 
 QUEUES = [("drop-tail, 100 packets", "100p"), ("CoDel", {"kind": "codel"}),
           ("FQ-CoDel", {"kind": "fq_codel"})]
@@ -36,7 +33,7 @@ def binned(t: np.ndarray, v: np.ndarray, end: float) -> tuple[np.ndarray, np.nda
 
 def main() -> None:
     duration = 30.0
-    fig, ax = plt.subplots(figsize=(8, 3.6), dpi=100)
+    series = []
     for label, queue in QUEUES:
         net = tl.Network()
         a, r, b = net.host("a"), net.router("r"), net.host("b")
@@ -51,19 +48,17 @@ def main() -> None:
         row = res.link("bottleneck")
         udp = res.flow("udp4")["delay_mean_s"] * 1e3
         print(f"{label}: UDP mean one-way delay {udp:.1f} ms")
-        ax.plot(x, y, lw=0.9, label=f"{label}: mean {row['sojourn_mean_s'] * 1e3:.1f} ms, "
-                f"p99 {row['sojourn_p99_s'] * 1e3:.0f} ms")
+        series.append((f"{label}: mean {row['sojourn_mean_s'] * 1e3:.1f} ms, "
+                       f"p99 {row['sojourn_p99_s'] * 1e3:.0f} ms", x, y))
+    # The full width of a two-column paper, as every time series.
+    fig = timeseries(series, step=False, ylabel="queueing delay (ms, 50-ms means)",
+                     title="4 NewReno flows (from 0, 5, 10, 15 s) and 100 kb/s UDP over "
+                     "10 Mb/s, 20 ms")
+    ax = fig.axes[0]
     ax.set_yscale("log")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("queueing delay (ms, 50 ms mean)")
-    ax.set_title("4 NewReno flows (from 0, 5, 10, 15 s) and 100 kb/s UDP over 10 Mb/s, 20 ms",
-                 fontsize=10)
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="lower right", fontsize=7)
     ax.grid(alpha=0.3, which="both")
-    fig.tight_layout()
-    out = Path(__file__).with_suffix(".png")
-    fig.savefig(out)
-    print(f"wrote {out}")
+    print(f"wrote {save(fig, Path(__file__).with_suffix('.png'))}")
 
 
 if __name__ == "__main__":

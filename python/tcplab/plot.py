@@ -394,5 +394,7 @@ def save(fig: Any, out: str | Path) -> Path:
     fig.tight_layout()
     from tcplab._files import atomic_write
 
-    atomic_write(p, lambda f: fig.savefig(f, format=p.suffix[1:]), binary=True)
+    # "tight": a long label or title widens the saved image rather than being cut off.
+    atomic_write(p, lambda f: fig.savefig(f, format=p.suffix[1:], bbox_inches="tight",
+                                          pad_inches=0.03), binary=True)
     return p

@@ -18,7 +18,16 @@ from __future__ import annotations
 from typing import Any
 
 from tcplab import _core
-from tcplab.scenario import GilbertElliott, Network, OnOff, Scenario, Transfer, Uniform
+from tcplab.scenario import (
+    Bulk,
+    GilbertElliott,
+    Network,
+    OnOff,
+    Scenario,
+    Transfer,
+    Uniform,
+    UniformStart,
+)
 
 NS2_QUEUE = "49p"
 """ns-2.35's default queue (``Queue set limit_ 50``), for every link its papers
@@ -233,14 +242,18 @@ def reverse_traffic(*, cc: Any = "newreno", reverse_flows: int = 10, queue: str 
 
 def fairness(*, cc: Any = "newreno", m: int = 10, reverse_flows: int = 10,
              queue: str = NS2_QUEUE, window: int | None = NS2_BIG_WINDOW,
-             profile: str = "ns2", duration: str = "1000s", seed: int = 1) -> Scenario:
+             profile: str = "ns2", start_spread: str | None = "1s", duration: str = "1000s",
+             seed: int = 1) -> Scenario:
     """M flows of one variant share a 10 Mb/s bottleneck (Grieco and Mascolo 2004; ns-2).
 
     Flow i's round-trip time is spread uniformly over [20 + 230/M, 250] ms (its
     access link carries the extra delay); 10 NewReno reverse flows. ns-2.35's
     defaults (``profile="ns2"``): 1000-B segments, an ACK per segment,
     ns-2's default queues (``NS2_QUEUE``). Not stated: the bottleneck's own delay (5 ms one way);
-    the window, raised so that it never limits (``NS2_BIG_WINDOW``).
+    the window, raised so that it never limits (``NS2_BIG_WINDOW``); the
+    start times: each of the M flows starts at a random time in the first
+    ``start_spread`` (drawn per seed, so that seeds differ on this lossless
+    path; ``None`` starts them all at 0).
     """
     net = Network("fairness")
     r1, r2 = net.router("r1"), net.router("r2")
@@ -251,7 +264,8 @@ def fairness(*, cc: Any = "newreno", m: int = 10, reverse_flows: int = 10,
         one_way = (rtt / 2 - 5) / 2  # split what remains between the two access links
         net.link(s, r1, rate="100Mbps", delay=f"{max(one_way, 0.0):.6f}ms", queue=queue)
         net.link(r2, d, rate="100Mbps", delay=f"{max(one_way, 0.0):.6f}ms", queue=queue)
-        net.tcp(s, d, cc=cc, name=f"f{i}", **tcp)
+        start = UniformStart("0s", start_spread) if start_spread else 0
+        net.tcp(s, d, cc=cc, name=f"f{i}", app=Bulk(start=start), **tcp)
     _reverse_flows(net, r2, r1, reverse_flows, access_in=("100Mbps", "20ms"),
                    access_out=("100Mbps", "20ms"), prefix=("rs", "rd", "reverse"),
                    queue=queue, tcp=tcp)
@@ -260,7 +274,8 @@ def fairness(*, cc: Any = "newreno", m: int = 10, reverse_flows: int = 10,
 
 def parking_lot(*, cc: Any = "newreno", hops: int = 4, hop_rate: str = "10Mbps",
                 hop_delay: str = "10ms", window: int | None = NS2_BIG_WINDOW,
-                profile: str = "ns2", duration: str = "1000s", seed: int = 1) -> Scenario:
+                profile: str = "ns2", start_spread: str | None = "1s",
+                duration: str = "1000s", seed: int = 1) -> Scenario:
     """Parking lot (Grieco and Mascolo 2004; ns-2): C1 against cross traffic on every hop.
 
     Routers r0..rN in a chain of `hops` links; C1 goes from r0's side to rN's and
@@ -269,10 +284,10 @@ def parking_lot(*, cc: Any = "newreno", hops: int = 4, hop_rate: str = "10Mbps",
     packets (ns-2's ``limit_ 125``: 124 waiting, as ``NS2_QUEUE``). ns-2.35's
     defaults (``profile="ns2"``): 1000-B segments, an ACK per segment. Not
     stated: the hop links (10 Mb/s, 10 ms); the window,
-    raised so that it never limits (``NS2_BIG_WINDOW``).
+    raised so that it never limits (``NS2_BIG_WINDOW``); the cross flows'
+    starts: each at a random time in the first ``start_spread`` (drawn per
+    seed, so that seeds differ on this lossless path; ``None``: all at 0).
     """
-    from tcplab.scenario import Bulk
-
     net = Network("parking-lot")
     tcp = tool_settings(profile, window)
     routers = [net.router(f"r{i}") for i in range(hops + 1)]
@@ -289,7 +304,8 @@ def parking_lot(*, cc: Any = "newreno", hops: int = 4, hop_rate: str = "10Mbps",
             s, d = net.host(f"x{i}_{j}_src"), net.host(f"x{i}_{j}_dst")
             net.link(s, routers[i], rate="100Mbps", delay="20ms", queue=NS2_PARKING_QUEUE)
             net.link(routers[i + 1], d, rate="100Mbps", delay="20ms", queue=NS2_PARKING_QUEUE)
-            net.tcp(s, d, cc="newreno", name=f"cross{i}_{j}", **tcp)
+            start = UniformStart("0s", start_spread) if start_spread else 0
+            net.tcp(s, d, cc="newreno", name=f"cross{i}_{j}", app=Bulk(start=start), **tcp)
     return net.scenario(duration=duration, seed=seed)
 
 

@@ -197,8 +197,8 @@ STUDIES: dict[str, Study] = {s.name: s for s in [
         Panel("goodput_vs_reverse_buffer", "reverse-traffic", "reverse_queue",
               ["10p", "25p", "49p", "100p", "200p"], V3, flow="forward", stat="on_intervals",
               on=[250.0, 750.0], quick_values=["10p", "100p"],
-              ylabel="forward goodput, reverse on (Mb/s)",
-              xlabel="bottleneck's reverse-direction buffer (packets waiting)"),
+              ylabel="goodput, reverse on (Mb/s)",
+              xlabel="reverse-direction buffer (packets waiting)"),
     ], quick_fixed={"duration": "1000s"}, quick_seeds=1),
     Study("fairness", "total goodput and Jain's index vs the number of flows M", [
         Panel("total_goodput_vs_m", "fairness", "m", [10, 20, 50, 100, 200], V3, flow="f",
@@ -283,12 +283,19 @@ def _panel_table(panel: Panel, flows: pd.DataFrame, intervals: pd.DataFrame) -> 
     if panel.stat in ("sum", "jain"):
         sel = rows[rows["flow"].str.startswith(panel.flow)]
         agg = jain_index if panel.stat == "jain" else np.sum
-        per_run = sel.groupby([*by, "seed"])[panel.metric].agg(agg).rename(panel.metric)
+        per_run = sel.groupby([*by, "seed"])[panel.metric].agg(agg).rename(_column(panel))
         rows = per_run.reset_index()
     else:
         name = panel.flow
         rows = rows[rows["flow"] == name] if name else rows.groupby("key").head(1)
-    return summarize(rows, by, [panel.metric], ci=STUDY_CI)
+    return summarize(rows, by, [_column(panel)], ci=STUDY_CI)
+
+
+def _column(panel: Panel) -> str:
+    """The summary table's metric: Jain's index is "jain" (a ratio, its intervals within [0, 1])."""
+    if panel.stat == "intervals":
+        return "goodput_bps"
+    return "jain" if panel.stat == "jain" else panel.metric
 
 
 def _figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -> list[Path]:
@@ -299,7 +306,7 @@ def _figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -> list[Pa
     """
     from tcplab.plot import axis_label, ci_note, draw_summary, new_figure, save, style_axes
 
-    m = panel.metric if panel.stat != "intervals" else "goodput_bps"
+    m = _column(panel)
     hue, x = table.columns[0], table.columns[1]
     tag = f"ci{round(STUDY_CI * 100)}"
     minmax = panel.stat == "minavgmax"
@@ -314,7 +321,12 @@ def _figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -> list[Pa
     ax.set_xlabel(name)
     ax.set_ylabel(panel.ylabel)
     kind = "min/avg/max" if minmax else f"mean, {ci_note(table, m, tag)}"
-    ax.set_title(f"{study}: {panel.name.replace('_', ' ')}\n({kind})")
+    # Named by its axes (quantities without units), so that title and axes agree.
+    y_name, x_name = (t.split(" (")[0] for t in (panel.ylabel, name))
+    import textwrap
+
+    head = textwrap.fill(f"{study}: {y_name} vs {x_name}", 40)  # one column at 9 pt
+    ax.set_title(f"{head}\n({kind})")
     ax.legend()
     style_axes(fig, ax)
     return [save(fig, out / f"{study}_{panel.name}.{ext}") for ext in ("png", "svg")]
