@@ -164,12 +164,18 @@ def test_python_controllers_drive_one_flow_not_a_group():
     assert info.value.path == "flows[0].cc"
 
 
-def test_a_python_controller_after_a_group_drives_its_own_flow():
+def _two_senders() -> tl.Network:
+    """a and c -(10 Mb/s, 1 ms)- r -(1 Mb/s, 20 ms)- b."""
     net = tl.Network()
     r = net.router("r")
     net.link(net.hosts(["a", "c"]), r, rate="10Mbps", delay="1ms")
     net.host("b")
     net.link(r, "b", rate="1Mbps", delay="20ms", queue="1000p")
+    return net
+
+
+def test_a_python_controller_after_a_group_drives_its_own_flow():
+    net = _two_senders()
     net.tcp(["a", "c"], "b", cc="newreno", app=tl.Bulk(start=[0, 0]))
     fixed = Fixed()
     net.tcp("c", "b", cc=fixed, mss=1000)
@@ -188,11 +194,7 @@ def test_a_python_controller_after_a_group_drives_its_own_flow():
 
 
 def test_a_python_controller_after_a_workload_drives_its_own_flow():
-    net = tl.Network()
-    r = net.router("r")
-    net.link(net.hosts(["a", "c"]), r, rate="10Mbps", delay="1ms")
-    net.host("b")
-    net.link(r, "b", rate="1Mbps", delay="20ms", queue="1000p")
+    net = _two_senders()
     w = net.tcp(["a", "c"], "b", app=tl.Poisson(sizes="websearch", arrival_rate=5, until="2s"))
     fixed = Fixed()
     f = net.tcp("c", "b", cc=fixed, mss=1000)
