@@ -180,3 +180,19 @@ def test_fct_summary_by_size_class() -> None:
     whole = tl.fct_summary(flows, bins=None)
     # The 99th percentile of 1.5, 2 and 4: 2 + 0.98 x (4 - 2).
     assert whole["flows"][0] == 4 and whole["slowdown_p99"][0] == pytest.approx(3.96)
+
+
+def test_the_text_table_of_a_large_workload_shows_its_ends() -> None:
+    net, srcs, d = dumbbell()
+    net.tcp(srcs, d, name="w", app=tl.Poisson(sizes=[(1460, 0), (1460, 1)], arrival_rate=20,
+                                                until="10s"))
+    res = net.run(duration="12s", seed=1)
+    n = len(res.flows)
+    assert n > 100
+    lines = res.table().splitlines()
+    rows = lines[lines.index("flows:") + 2:lines.index("links:") - 1]
+    assert len(rows) == 35 + 1 + 5  # the first 35, "(k more)", the last 5
+    assert rows[0].split()[0] == "w0" and rows[-1].split()[0] == f"w{n - 1}"
+    assert rows[35].split()[:2] == [f"({n - 40:,}", "more)"]
+    full = res.table(max_rows=None).splitlines()
+    assert len(full) == len(lines) + n - 41

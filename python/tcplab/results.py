@@ -347,9 +347,14 @@ class Results:
         atomic_write_text(paths[3], json.dumps(self.timing, indent=2) + "\n")
         return paths
 
-    def table(self) -> str:
-        """A readable summary: the run, the flows, the links (built without pandas)."""
-        head, sections = self._summary_tables()
+    def table(self, max_rows: int | None = 40) -> str:
+        """A readable summary: the run, the flows, the links (built without pandas).
+
+        A table of more than ``max_rows`` rows shows its first and last rows
+        and says how many it leaves out (all are in ``res.flows`` and
+        ``res.links``); ``None`` shows every row.
+        """
+        head, sections = self._summary_tables(max_rows)
         lines = [head, ""]
         for title, cols in sections:
             lines += [f"{title}:", _text_table(cols), ""]
@@ -359,9 +364,10 @@ class Results:
         """The same summary as :meth:`table`, as HTML tables (notebooks)."""
         from tcplab.display import results_html
 
-        return results_html(*self._summary_tables())
+        return results_html(*self._summary_tables(40))
 
-    def _summary_tables(self) -> tuple[str, list[tuple[str, list[tuple[str, list[Any]]]]]]:
+    def _summary_tables(self, max_rows: int | None = None,
+                        ) -> tuple[str, list[tuple[str, list[tuple[str, list[Any]]]]]]:
         """The run's line and the flows' and links' columns, for both forms."""
         s, t = self.summary, self.timing
         head = (f"simulated {s['sim_seconds']:.3f} s in {t.get('wall_seconds', 0.0):.3f} s wall "
@@ -406,7 +412,7 @@ class Results:
                     lcols.insert(at, (label, [lk[key] for lk in links]))
                     at += 1
             sections.append(("links", lcols))
-        return head, sections
+        return head, [(title, _elided(cols, max_rows)) for title, cols in sections]
 
     def __repr__(self) -> str:
         links = _count(self._tables["links"])
@@ -418,6 +424,19 @@ def _scaled(x: float | None, factor: float, digits: int) -> float | None:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return None
     return round(x * factor, digits)
+
+
+def _elided(cols: list[tuple[str, list[Any]]], max_rows: int | None,
+            ) -> list[tuple[str, list[Any]]]:
+    """The first and last rows of columns longer than ``max_rows``, a row of "..." between."""
+    n = len(cols[0][1]) if cols else 0
+    if max_rows is None or n <= max_rows:
+        return cols
+    tail = min(5, max_rows // 4)
+    head = max_rows - tail
+    gap = f"({n - head - tail:,} more)"
+    return [(name, [*v[:head], gap if i == 0 else "...", *v[n - tail:]])
+            for i, (name, v) in enumerate(cols)]
 
 
 def _text_table(cols: list[tuple[str, list[Any]]]) -> str:
