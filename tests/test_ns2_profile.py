@@ -58,3 +58,15 @@ def test_ns2_s_reno_guard_turns_second_losses_in_a_window_into_timeouts():
     guarded, rfc = run(True), run(False)
     assert guarded["timeouts"] > 2 * rfc["timeouts"]
     assert guarded["goodput_bps"] < rfc["goodput_bps"]
+
+
+def test_ns2_s_vegas_measures_its_rounds_as_ns2_does():
+    # The ns2 profile's Vegas takes ns-2's rounds (tcp-vegas.cc); the
+    # paper's remain selectable, and the two differ on a lossy path (the
+    # exact per-ACK rule is tested in cc/vegas.rs).
+    assert effective(cc="vegas")["cc"]["rounds"] == "ns2"
+    assert effective(cc=tl.Vegas(rounds="paper"))["cc"]["rounds"] == "paper"
+    net = {r: tl.presets.westwood(cc=tl.Vegas(rounds=r), profile="ns2", per=0.01,
+                                  duration="120s").run() for r in ("ns2", "paper")}
+    goodput = {r: res.flows.iloc[0]["goodput_bps"] for r, res in net.items()}
+    assert goodput["ns2"] != goodput["paper"]

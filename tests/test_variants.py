@@ -152,7 +152,7 @@ def test_parameters_and_profiles_are_resolved_into_the_scenario():
 @pytest.mark.parametrize(("cc", "message", "path"), [
     ({"name": "vegas", "alfa": 2}, "flows[0].cc.alfa: not a parameter of 'vegas' (allowed: "
      "alpha, beta, congestion_avoidance, fine_retransmit, fine_timeout, gamma, increase_per_ack, "
-     "loss_keep, modified_slow_start, retransmit_backoff)",
+     "loss_keep, modified_slow_start, retransmit_backoff, rounds)",
      "flows[0].cc.alfa"),
     ({"name": "vegas", "loss_keep": 1.5},
      "flows[0].cc.loss_keep: 1.5 is not a fraction between 0 and 1", "flows[0].cc.loss_keep"),

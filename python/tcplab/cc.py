@@ -54,6 +54,11 @@ class Vegas(Variant):
             channel paper's Algorithm 1 and INET: about 1.06 (SRTT + 2
             deviations); the paper and inet profiles) or ``"rfc6298"``
             (SRTT + 4 RTTVAR; the ns2 profile).
+        rounds: how a round measures Diff: ``"paper"`` (the smallest RTT of
+            the round, Diff = cwnd (RTT - BaseRTT) / RTT) or ``"ns2"``
+            (ns-2.35's: the mean of per-ACK RTT samples, Expected from the
+            outstanding segments plus one, Diff rounded; its slow-start exit;
+            the ns2 profile). See docs/variants.md.
     """
 
     name = "vegas"
@@ -64,13 +69,13 @@ class Vegas(Variant):
                  fine_retransmit: bool | None = None, loss_keep: float | None = None,
                  increase_per_ack: bool | None = None,
                  retransmit_backoff: bool | None = None,
-                 fine_timeout: str | None = None) -> None:
+                 fine_timeout: str | None = None, rounds: str | None = None) -> None:
         super().__init__(alpha=alpha, beta=beta, gamma=gamma, fine_timeout=fine_timeout,
                          congestion_avoidance=congestion_avoidance,
                          modified_slow_start=modified_slow_start,
                          fine_retransmit=fine_retransmit, loss_keep=loss_keep,
                          increase_per_ack=increase_per_ack,
-                         retransmit_backoff=retransmit_backoff)
+                         retransmit_backoff=retransmit_backoff, rounds=rounds)
 
 
 class Westwood(Variant):

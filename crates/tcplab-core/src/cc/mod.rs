@@ -151,6 +151,10 @@ pub struct Ack {
     pub is_dup: bool,
     /// A valid RTT sample carried by this ACK (Karn's rule or timestamps).
     pub rtt: Option<SimDuration>,
+    /// The RTT of the newest segment this ACK acknowledges, if it was sent
+    /// once: a sample on every ACK of new data, from the per-segment send
+    /// times of Vegas's fine-grained retransmission (None without it).
+    pub seg_rtt: Option<SimDuration>,
     pub prior_in_flight: u64,
     /// The ACK echoes Congestion Experienced (ECE, with ECN agreed).
     pub ece: bool,
@@ -351,6 +355,7 @@ pub(crate) mod testing {
                 segments_acked: segments,
                 is_dup: false,
                 rtt,
+                seg_rtt: rtt,
                 prior_in_flight: self.tcb.bytes_in_flight(),
                 ece: false,
             };
@@ -371,6 +376,7 @@ pub(crate) mod testing {
                 segments_acked: segments,
                 is_dup: false,
                 rtt: None,
+                seg_rtt: None,
                 prior_in_flight: self.tcb.bytes_in_flight(),
                 ece,
             };
@@ -407,6 +413,7 @@ pub(crate) mod testing {
                 segments_acked: 0,
                 is_dup: true,
                 rtt: None,
+                seg_rtt: None,
                 prior_in_flight: self.tcb.bytes_in_flight(),
                 ece: false,
             };

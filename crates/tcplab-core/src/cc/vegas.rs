@@ -28,7 +28,10 @@
 //! (tcp-vegas.cc: win - win / 4, of the whole segments, at least 2), and
 //! grows by 1/cwnd per ACK in the rounds whose Diff is below alpha (while
 //! cwnd is at most 3 segments above what is outstanding), rather than by one
-//! segment at the end of the round (`increase_per_ack`).
+//! segment at the end of the round (`increase_per_ack`), and measures its
+//! rounds as ns-2 does ([`Rounds::Ns2`]: the mean of per-ACK samples,
+//! Expected from the outstanding segments plus one, Diff rounded, its own
+//! slow-start exit).
 
 use serde::{Deserialize, Serialize};
 
@@ -63,6 +66,33 @@ crate::deserialize_names!(FineTimeout {
     "bsd" => FineTimeout::Bsd,
 });
 
+/// How a round's Diff is measured and acted on.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Rounds {
+    /// The paper's form: RTT is the smallest sample of the round, Diff =
+    /// cwnd (RTT - BaseRTT) / RTT; slow start ends at Diff > gamma with
+    /// cwnd cut to the target window plus one segment.
+    #[default]
+    Paper,
+    /// ns-2.35's tcp-vegas.cc: RTT is the mean of the round's per-ACK
+    /// samples (each new ACK's newest segment, if sent once); Actual =
+    /// the segments sent in the round / RTT; Expected = (outstanding + 1)
+    /// / BaseRTT; Diff = (Expected - Actual) BaseRTT rounded to the nearest
+    /// whole segment; a round ends at the ACK of the first segment sent
+    /// after it began. Slow start decides every other round, and at Diff >
+    /// gamma sets ssthresh to 2 segments and cuts cwnd by an eighth. Every
+    /// new ACK of a round that grows adds 1 segment (slow start) or 1/cwnd
+    /// (Diff < alpha) while cwnd is at most 3 segments above what is
+    /// outstanding (2 above the outstanding plus one, as ns-2 counts).
+    Ns2,
+}
+
+crate::deserialize_names!(Rounds {
+    "paper" => Rounds::Paper,
+    "ns2" => Rounds::Ns2,
+});
+
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct VegasConfig {
@@ -86,6 +116,8 @@ pub struct VegasConfig {
     /// timer off, as ns-2's Vegas (`reset_rtx_timer(1)`), until an RTT
     /// sample arrives.
     pub retransmit_backoff: bool,
+    /// How a round measures Diff and acts on it ([`Rounds`]).
+    pub rounds: Rounds,
 }
 
 impl VegasConfig {
@@ -101,6 +133,7 @@ impl VegasConfig {
             loss_keep: 0.5,
             increase_per_ack: false,
             retransmit_backoff: false,
+            rounds: Rounds::Paper,
         }
     }
     /// ns-2.35's Agent/TCP/Vegas (v_alpha_ 1, v_beta_ 3, v_gamma_ 1).
@@ -110,6 +143,7 @@ impl VegasConfig {
             increase_per_ack: true,
             retransmit_backoff: true,
             fine_timeout: FineTimeout::Rfc6298,
+            rounds: Rounds::Ns2,
             ..Self::paper()
         }
     }
@@ -168,6 +202,22 @@ pub struct Vegas {
     pub diff: f64,
     /// With `increase_per_ack`: this round grows.
     incr: bool,
+    /// ns-2's rounds: the round's per-ACK samples (sum, count), the
+    /// sample of the ACK being processed (added after its decision), the
+    /// round's start, snd_nxt at it, and the growth per ACK (segments).
+    ns2: Ns2Round,
+}
+
+#[derive(Debug, Default)]
+struct Ns2Round {
+    sum: f64,
+    count: u32,
+    pending: Option<f64>,
+    began: Option<crate::time::SimTime>,
+    tag: u64,
+    incr: f64,
+    /// Slow start decides every other round (ns-2's v_inc_flag_).
+    decide: bool,
 }
 
 impl Vegas {
@@ -181,6 +231,78 @@ impl Vegas {
             grow: true,
             diff: 0.0,
             incr: false,
+            ns2: Ns2Round {
+                decide: true,
+                ..Ns2Round::default()
+            },
+        }
+    }
+
+    /// ns-2's per-ACK step ([`Rounds::Ns2`]): a round's decision when this
+    /// ACK covers the first segment sent after the round began, then the
+    /// growth, then this ACK's sample.
+    fn ns2_ack(&mut self, tcb: &mut Tcb, now: crate::time::SimTime) {
+        let mss = tcb.mss as f64;
+        let r = &mut self.ns2;
+        let outstanding = tcb.snd_nxt.saturating_sub(tcb.snd_una) as f64 / mss;
+        if tcb.snd_una > r.tag {
+            let rtt = if r.count > 0 {
+                r.sum / r.count as f64
+            } else {
+                r.began.map_or(0.0, |b| (now - b).as_secs_f64())
+            };
+            r.sum = 0.0;
+            r.count = 0;
+            let sent = tcb.snd_nxt.saturating_sub(r.tag) as f64 / mss;
+            if rtt > 0.0 {
+                let base = match self.base_rtt {
+                    Some(b) if b.as_secs_f64() <= rtt && sent > 1.0 => b.as_secs_f64(),
+                    _ => {
+                        self.base_rtt = Some(SimDuration::from_secs_f64(rtt).unwrap_or_default());
+                        rtt
+                    }
+                };
+                let actual = sent / rtt;
+                let expect = (outstanding + 1.0) / base;
+                let delta = ((expect - actual) * base + 0.5).trunc();
+                self.diff = delta;
+                let cwnd = tcb.cwnd as f64 / mss;
+                if tcb.in_slow_start() {
+                    r.decide = !r.decide;
+                    r.incr = 0.0;
+                    if r.decide {
+                        if delta > self.cfg.gamma {
+                            tcb.ssthresh = 2 * tcb.mss;
+                            let cut = (cwnd - cwnd / 8.0).max(2.0);
+                            tcb.set_cwnd((cut * mss) as u64);
+                        } else {
+                            r.incr = 1.0;
+                        }
+                    }
+                } else if delta > self.cfg.beta {
+                    tcb.set_cwnd(((cwnd - 1.0).max(2.0) * mss) as u64);
+                    r.incr = 0.0;
+                } else if delta < self.cfg.alpha {
+                    r.incr = 1.0 / cwnd;
+                } else {
+                    r.incr = 0.0;
+                }
+            }
+            r.tag = tcb.snd_nxt;
+            r.began = Some(now);
+        }
+        if r.incr == 1.0 && tcb.cwnd >= tcb.ssthresh {
+            r.incr = 0.0;
+        }
+        let cwnd = tcb.cwnd as f64 / mss;
+        // ns-2 compares with t_seqno_ - last_ack_: the outstanding segments
+        // plus one.
+        if r.incr > 0.0 && cwnd - (outstanding + 1.0) <= 2.0 {
+            tcb.set_cwnd(((cwnd + r.incr) * mss) as u64);
+        }
+        if let Some(s) = r.pending.take() {
+            r.sum += s;
+            r.count += 1;
         }
     }
 
@@ -223,6 +345,21 @@ impl CongestionControl for Vegas {
     }
 
     fn on_ack_sample(&mut self, _tcb: &Tcb, ack: &Ack) {
+        if self.cfg.rounds == Rounds::Ns2 {
+            // ns-2 samples every new ACK's newest segment (sent once) and
+            // adds it after the ACK's decision; a sample of an ACK no
+            // decision saw (in recovery) counts before the next one.
+            let r = &mut self.ns2;
+            if let Some(s) = r.pending.take() {
+                r.sum += s;
+                r.count += 1;
+            }
+            if let Some(s) = ack.seg_rtt {
+                self.base_rtt = Some(self.base_rtt.map_or(s, |b| b.min(s)));
+                r.pending = Some(s.as_secs_f64());
+            }
+            return;
+        }
         if let Some(r) = ack.rtt {
             self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
             self.round_rtt = Some(self.round_rtt.map_or(r, |b| b.min(r)));
@@ -232,6 +369,10 @@ impl CongestionControl for Vegas {
     fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack) {
         if !self.cfg.congestion_avoidance {
             self.reno.increase_window(tcb, ack);
+            return;
+        }
+        if self.cfg.rounds == Rounds::Ns2 {
+            self.ns2_ack(tcb, ack.now);
             return;
         }
         if tcb.snd_una >= self.round_end {
@@ -268,6 +409,9 @@ impl CongestionControl for Vegas {
     }
 
     fn on_state(&mut self, _tcb: &mut Tcb, _to: super::CaState) {
+        if self.cfg.rounds == Rounds::Ns2 {
+            return; // ns-2's rounds run on through recoveries and timeouts
+        }
         // A new round starts after any state change.
         self.round_end = 0;
         self.round_rtt = None;
@@ -365,9 +509,14 @@ mod tests {
         // A round with Diff < alpha: the paper's Vegas adds one segment at the
         // round's end; ns-2's adds 1/cwnd per ACK through the next round
         // while cwnd is at most 3 segments above what is outstanding.
-        let (w, _) = round(10, 105, VegasConfig::ns2());
+        // (With the paper's rounds; ns-2's own are tested below.)
+        let per_ack = VegasConfig {
+            rounds: Rounds::Paper,
+            ..VegasConfig::ns2()
+        };
+        let (w, _) = round(10, 105, per_ack.clone());
         assert_eq!(w, 10, "no step at the round's end");
-        let mut d = CcDriver::new(Vegas::new(VegasConfig::ns2(), false), MSS, 10);
+        let mut d = CcDriver::new(Vegas::new(per_ack, false), MSS, 10);
         d.tcb.ssthresh = 1000;
         d.ack_with_nxt(1, Some(ms(100)), 1 + 10 * MSS);
         d.ack_with_nxt(10, Some(ms(105)), 1 + 20 * MSS); // ends the round: grow
@@ -391,5 +540,66 @@ mod tests {
             p.ssthresh(&d.tcb, LossCause::DupAcks),
             reno_ssthresh(&d.tcb)
         );
+    }
+
+    /// ns-2's rounds in congestion avoidance with cwnd 10: a first ACK
+    /// (sample 100 ms) tags the round at snd_nxt 10,001; nine ACKs with
+    /// samples of `rtt` ms follow, one segment sent per ACK; the tenth ACK
+    /// (carrying a 1 s sample, which must count only in the next round)
+    /// covers the tagged segment and decides. Returns cwnd after it (bytes)
+    /// and the Diff.
+    fn ns2_round(rtt: u64) -> (u64, f64) {
+        let mut d = CcDriver::new(Vegas::new(VegasConfig::ns2(), false), MSS, 10);
+        d.tcb.ssthresh = 2 * MSS;
+        d.ack_with_nxt(1, Some(ms(100)), 1 + 10 * MSS);
+        for k in 1..10 {
+            d.ack_with_nxt(1, Some(ms(rtt)), 1 + (10 + k) * MSS);
+        }
+        assert_eq!(
+            d.tcb.cwnd,
+            10 * MSS,
+            "no decision before the tagged segment"
+        );
+        d.ack_with_nxt(1, Some(ms(1000)), 1 + 20 * MSS);
+        (d.tcb.cwnd, d.cc.diff)
+    }
+
+    #[test]
+    fn ns2_s_rounds_average_the_acks_samples_and_round_diff() {
+        // At the decision: 10 segments sent in the round, 9 outstanding
+        // after the ACK, BaseRTT 100 ms; RTT = the mean of the round's 10
+        // samples. Expected = (9 + 1) / 0.1 = 100 segments/s, Actual = 10 /
+        // RTT, Diff = (Expected - Actual) * 0.1 rounded.
+        // RTT 200: mean (0.1 + 9 * 0.2) / 10 = 0.19; Actual 52.63; Diff
+        // 4.74 -> 5 > beta 3: cwnd - 1.
+        assert_eq!(ns2_round(200), (9 * MSS, 5.0));
+        // RTT 120: mean 0.118; Actual 84.75; Diff 1.53 -> 2: hold (alpha 1,
+        // beta 3). (With the 1 s sample counted, Diff would be 5.)
+        assert_eq!(ns2_round(120), (10 * MSS, 2.0));
+        // RTT 105: mean 0.1045; Actual 95.69; Diff 0.43 -> 0 < alpha: grow
+        // by 1/cwnd on this ACK already (cwnd 10 is within 2 segments of
+        // the 9 outstanding): 10.1 segments.
+        assert_eq!(ns2_round(105), (10 * MSS + MSS / 10, 0.0));
+    }
+
+    #[test]
+    fn ns2_s_slow_start_decides_every_other_round_and_exits_by_an_eighth() {
+        // Slow start (ssthresh unlimited), cwnd 16, every sample 200 ms after
+        // a first of 100: Diff is far above gamma 1 in every round.
+        let mut d = CcDriver::new(Vegas::new(VegasConfig::ns2(), false), MSS, 16);
+        d.ack_with_nxt(1, Some(ms(100)), 1 + 16 * MSS); // tags the first round
+                                                        // Round 1 ends (its ACK covers segment 16,001): a slow-start round
+                                                        // that only flips the every-other-round flag: no growth, no exit.
+        for k in 1..=16 {
+            d.ack_with_nxt(1, Some(ms(200)), 1 + (16 + k) * MSS);
+        }
+        assert_eq!(d.tcb.cwnd, 16 * MSS);
+        assert!(d.tcb.in_slow_start());
+        // Round 2 ends: Diff > gamma: ssthresh 2 segments, cwnd - cwnd/8.
+        for k in 1..=16 {
+            d.ack_with_nxt(1, Some(ms(200)), 1 + (32 + k) * MSS);
+        }
+        assert_eq!(d.tcb.ssthresh, 2 * MSS);
+        assert_eq!(d.tcb.cwnd, 14 * MSS);
     }
 }

@@ -446,6 +446,7 @@ mod tests {
             segments_acked: bytes.div_ceil(MSS) as u32,
             is_dup: dup,
             rtt: None,
+            seg_rtt: None,
             prior_in_flight: 0,
             ece: false,
         }

@@ -43,6 +43,10 @@ pub struct FineRetransmit {
     pub last_reduction: SimTime,
     /// New ACKs after a retransmission still to be checked (two).
     check_after_retx: u8,
+    /// The last new ACK's sample: the RTT of the newest segment it
+    /// acknowledged, if that segment was sent once (ns-2's Vegas samples
+    /// every ACK so).
+    pub newest_sample: Option<SimDuration>,
 }
 
 impl FineRetransmit {
@@ -126,7 +130,9 @@ impl FineRetransmit {
                 self.bsd_sample(now - e.first, e.count == 1);
             }
         }
-        while self.sent.front().is_some_and(|e| e.seq < ack) {
+        self.newest_sample = None;
+        while let Some(e) = self.sent.front().filter(|e| e.seq < ack) {
+            self.newest_sample = (e.count == 1).then(|| now - e.first);
             self.sent.pop_front();
         }
         if self.check_after_retx > 0 {

@@ -362,6 +362,7 @@ impl Sender {
             segments_acked: acked.div_ceil(c.mss()) as u32,
             is_dup: false,
             rtt,
+            seg_rtt: c.fine.as_ref().and_then(|f| f.newest_sample),
             prior_in_flight,
             ece: c.ecn.echo,
         };
@@ -437,6 +438,7 @@ impl Sender {
             segments_acked: 0,
             is_dup: true,
             rtt: None,
+            seg_rtt: None,
             prior_in_flight: c.tcb.bytes_in_flight(),
             ece: c.ecn.echo,
         };
