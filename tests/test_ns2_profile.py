@@ -70,3 +70,13 @@ def test_ns2_s_vegas_measures_its_rounds_as_ns2_does():
                                   duration="120s").run() for r in ("ns2", "paper")}
     goodput = {r: res.flows.iloc[0]["goodput_bps"] for r, res in net.items()}
     assert goodput["ns2"] != goodput["paper"]
+
+
+def test_ns2_s_vegas_recovers_as_reno_without_the_reno_guard():
+    # tcp-vegas.cc: the first new ACK deflates the window and ends the
+    # recovery; bugFix_ blocks another fast retransmit only after a timeout.
+    f = effective(cc="vegas")
+    assert (f["recovery"], f["reno_recover_guard"]) == ("reno", False)
+    g = effective(cc="reno")
+    assert (g["recovery"], g["reno_recover_guard"]) == ("reno", True)
+    assert effective(cc="vegas", recovery="newreno")["recovery"] == "newreno"

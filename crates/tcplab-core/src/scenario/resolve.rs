@@ -104,6 +104,12 @@ pub fn tcp(
         // ns-3.18's TcpWestwood has its own Reno-style recovery: the first
         // new ACK ends it (tcp-westwood.cc DupAck, NewAck).
         Recovery::Reno
+    } else if ns2 && info.name == "vegas" {
+        // ns-2's Agent/TCP/Vegas recovers as Reno: the first new ACK
+        // deflates the window to the reduced one and ends the recovery, with
+        // no partial-ACK retransmission (tcp-vegas.cc recv); its
+        // fine-grained checks on the next two ACKs do the rest.
+        Recovery::Reno
     } else if (linux || ns3) && info.name != "tahoe" {
         // Linux and ns-3 (since 3.32) reduce the window by PRR whatever the
         // congestion control: with SACK (their default) by RFC 6675's rules,
@@ -369,8 +375,12 @@ pub fn tcp(
         rack,
         tlp,
         // ns-2's bugFix_ (on by default): its Reno needs an ACK above the
-        // last recovery point for another fast retransmit.
-        reno_recover_guard: *f.reno_recover_guard.get_or_insert(ns2),
+        // last recovery point for another fast retransmit. Its Vegas only
+        // after a timeout (tcp-vegas.cc: `last_cwnd_action_ !=
+        // CWND_ACTION_TIMEOUT`), which the Loss state already covers here.
+        reno_recover_guard: *f
+            .reno_recover_guard
+            .get_or_insert(ns2 && spec.name != "vegas"),
         // DCTCP needs ECN (RFC 8257 3.1); for the others, as Linux and
         // ns-3 by default, only when asked.
         ecn: *f.ecn.get_or_insert(spec.name == "dctcp"),
