@@ -18,6 +18,7 @@ from typing import Any
 
 from tcplab import _core
 from tcplab.errors import ScenarioError
+from tcplab.scenario_io import python_flows
 
 
 class Variant:
@@ -311,19 +312,6 @@ def source_hash(cls: type) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _python_flows(data: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
-    """(index, flow) of every flow whose cc is written in Python."""
-    out: list[tuple[int, dict[str, Any]]] = []
-    flows = data.get("flows") if isinstance(data, dict) else None
-    if not isinstance(flows, list):
-        return out  # the core refuses it, naming the field
-    for i, f in enumerate(flows):
-        cc = f.get("cc") if isinstance(f, dict) else None
-        if cc == "python" or (isinstance(cc, dict) and cc.get("name") == "python"):
-            out.append((i, f))
-    return out
-
-
 def controllers_for(data: dict[str, Any],
                     given: dict[int, Any] | None = None) -> dict[int, CongestionControl]:
     """The Python controllers of a scenario, by the index of the flow's entry in ``flows``.
@@ -333,7 +321,7 @@ def controllers_for(data: dict[str, Any],
     with the table's other keys as keyword arguments.
     """
     out: dict[int, CongestionControl] = dict(given or {})
-    for i, f in _python_flows(data):
+    for i, f in python_flows(data):
         if i in out:
             continue
         cc = f["cc"]
@@ -366,7 +354,7 @@ def pinned_spec(data: dict[str, Any], given: dict[int, Any] | None = None) -> di
     defined inside a function, arguments that are not plain data).
     """
     out = copy.deepcopy(data)
-    for i, f in _python_flows(out):
+    for i, f in python_flows(out):
         field = f"flows[{i}].cc"
         obj = (given or {}).get(i)
         cc = dict(f["cc"]) if isinstance(f["cc"], dict) else {"name": "python"}

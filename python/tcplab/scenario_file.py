@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from tcplab import _core
 from tcplab.cdf import read_cdf_files
 from tcplab.errors import ScenarioError
-from tcplab.scenario_io import read_text_file, scenario_json, toml_line
+from tcplab.scenario_io import python_flows, read_text_file, scenario_json, toml_line
 
 if TYPE_CHECKING:
     from tcplab.elements import Pcap, Quantity
@@ -97,11 +97,7 @@ class Scenario:
 
     def _controllers(self) -> dict[int, Any] | None:
         """The Python controllers: the objects given, and those named by import path."""
-        flows = self.data.get("flows")
-        if not self.custom and not any(
-                isinstance(f, dict) and (f.get("cc") == "python" or (
-                    isinstance(f.get("cc"), dict) and f["cc"].get("name") == "python"))
-                for f in (flows if isinstance(flows, list) else [])):
+        if not self.custom and not python_flows(self.data):
             return None  # no flow's cc is written in Python (tcplab.cc costs 10 ms to import)
         from tcplab.cc import controllers_for
 

@@ -118,6 +118,19 @@ def scenario_json(data: dict[str, Any]) -> str:
 
 
 
+def python_flows(data: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    """(index in ``flows``, flow) of every flow whose cc is written in Python."""
+    out: list[tuple[int, dict[str, Any]]] = []
+    flows = data.get("flows") if isinstance(data, dict) else None
+    if not isinstance(flows, list):
+        return out  # the core refuses it, naming the field
+    for i, f in enumerate(flows):
+        cc = f.get("cc") if isinstance(f, dict) else None
+        if cc == "python" or (isinstance(cc, dict) and cc.get("name") == "python"):
+            out.append((i, f))
+    return out
+
+
 def read_text_file(path: Path, what: str) -> str:
     """A UTF-8 text file's contents, or a ScenarioError saying why it cannot be read."""
     try:

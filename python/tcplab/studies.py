@@ -15,6 +15,7 @@ interval over seeds (``STUDY_CI``: the papers' level, where tcplab's default,
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -323,8 +324,6 @@ def _figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -> list[Pa
     kind = "min/avg/max" if minmax else f"mean, {ci_note(table, m, tag)}"
     # Named by its axes (quantities without units), so that title and axes agree.
     y_name, x_name = (t.split(" (")[0] for t in (panel.ylabel, name))
-    import textwrap
-
     head = textwrap.fill(f"{study}: {y_name} vs {x_name}", 40)  # one column at 9 pt
     ax.set_title(f"{head}\n({kind})")
     ax.legend()

@@ -220,6 +220,16 @@ struct Ns2Round {
     decide: bool,
 }
 
+impl Ns2Round {
+    /// Adds the sample an ACK left for after its decision to the round's.
+    fn fold_pending(&mut self) {
+        if let Some(s) = self.pending.take() {
+            self.sum += s;
+            self.count += 1;
+        }
+    }
+}
+
 impl Vegas {
     pub fn new(cfg: VegasConfig, abc: bool) -> Self {
         Vegas {
@@ -300,10 +310,7 @@ impl Vegas {
         if r.incr > 0.0 && cwnd - (outstanding + 1.0) <= 2.0 {
             tcb.set_cwnd(((cwnd + r.incr) * mss) as u64);
         }
-        if let Some(s) = r.pending.take() {
-            r.sum += s;
-            r.count += 1;
-        }
+        r.fold_pending();
     }
 
     /// End of an RTT round: compare Expected and Actual.
@@ -349,14 +356,10 @@ impl CongestionControl for Vegas {
             // ns-2 samples every new ACK's newest segment (sent once) and
             // adds it after the ACK's decision; a sample of an ACK no
             // decision saw (in recovery) counts before the next one.
-            let r = &mut self.ns2;
-            if let Some(s) = r.pending.take() {
-                r.sum += s;
-                r.count += 1;
-            }
+            self.ns2.fold_pending();
             if let Some(s) = ack.seg_rtt {
                 self.base_rtt = Some(self.base_rtt.map_or(s, |b| b.min(s)));
-                r.pending = Some(s.as_secs_f64());
+                self.ns2.pending = Some(s.as_secs_f64());
             }
             return;
         }
@@ -577,8 +580,8 @@ mod tests {
         // beta 3). (With the 1 s sample counted, Diff would be 5.)
         assert_eq!(ns2_round(120), (10 * MSS, 2.0));
         // RTT 105: mean 0.1045; Actual 95.69; Diff 0.43 -> 0 < alpha: grow
-        // by 1/cwnd on this ACK already (cwnd 10 is within 2 segments of
-        // the 9 outstanding): 10.1 segments.
+        // by 1/cwnd on this ACK already (cwnd 10 is within 2 segments of the
+        // 9 outstanding plus one): 10.1 segments.
         assert_eq!(ns2_round(105), (10 * MSS + MSS / 10, 0.0));
     }
 
@@ -587,9 +590,10 @@ mod tests {
         // Slow start (ssthresh unlimited), cwnd 16, every sample 200 ms after
         // a first of 100: Diff is far above gamma 1 in every round.
         let mut d = CcDriver::new(Vegas::new(VegasConfig::ns2(), false), MSS, 16);
-        d.ack_with_nxt(1, Some(ms(100)), 1 + 16 * MSS); // tags the first round
-                                                        // Round 1 ends (its ACK covers segment 16,001): a slow-start round
-                                                        // that only flips the every-other-round flag: no growth, no exit.
+        // The first ACK tags the first round. Round 1 ends at the ACK that
+        // covers segment 16,001: a slow-start round that only flips the
+        // every-other-round flag: no growth, no exit.
+        d.ack_with_nxt(1, Some(ms(100)), 1 + 16 * MSS);
         for k in 1..=16 {
             d.ack_with_nxt(1, Some(ms(200)), 1 + (16 + k) * MSS);
         }
