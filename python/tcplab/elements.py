@@ -113,6 +113,42 @@ class DropList(LossModel):
         return d
 
 
+# ---- link capacity ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A link direction's capacity from a trace file in mahimahi's format.
+
+    For ``rate=`` or ``reverse_rate=`` of :meth:`Network.link`:
+    ``net.link(r, ue, rate=tl.Trace("Verizon-LTE-short.down"), delay="20ms",
+    reverse_rate=tl.Trace("Verizon-LTE-short.up"))``.
+
+    Each line of the file is a delivery opportunity, in whole milliseconds
+    since the trace's start (a time repeated for several in one
+    millisecond); the trace repeats with the period of its last time. Each
+    opportunity carries up to 1504 bytes of the queue's packets, as
+    mahimahi's ``mm-link`` does; docs/scenarios.md has the details. A
+    relative path is from the working directory (in a scenario file: from
+    the file's folder); the scenario holds it made absolute.
+    """
+
+    file: str | os.PathLike[str]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.file, str | os.PathLike) or not os.fspath(self.file).strip():
+            raise ScenarioError(f"Trace: {self.file!r} is not a file name", "rate.trace",
+                                f"{self.file!r} is not a file name", "a path to a trace file")
+
+    def to_dict(self) -> dict[str, Any]:  # noqa: D102
+        return {"trace": os.path.abspath(os.fspath(self.file))}
+
+
+def link_rate(rate: Any) -> Any:
+    """A link's ``rate`` as scenario data: a :class:`Trace` as its table."""
+    return rate.to_dict() if isinstance(rate, Trace) else rate
+
+
 # ---- packet traces ----------------------------------------------------------------
 
 

@@ -29,10 +29,12 @@ from tcplab.elements import (  # noqa: F401 - re-exported: tcplab.scenario's nam
     Poisson,
     Quantity,
     TcpApp,
+    Trace,
     Transfer,
     Uniform,
     UniformStart,
     Workload,
+    link_rate,
 )
 from tcplab.errors import ScenarioError
 from tcplab.scenario_file import Scenario, load  # noqa: F401 - re-exported
@@ -140,10 +142,11 @@ class Network:
         a: Ends,
         b: Ends,
         *,
-        rate: Quantity,
+        rate: Quantity | Trace,
         delay: Quantity,
         queue: Quantity | dict[str, Any] = "100p",
         reverse_queue: Quantity | dict[str, Any] | None = None,
+        reverse_rate: Quantity | Trace | None = None,
         mtu: int = 1500,
         loss: LossModel | dict[str, Any] | None = None,
         reverse_loss: LossModel | dict[str, Any] | None = None,
@@ -152,7 +155,10 @@ class Network:
         """Join ``a`` and ``b`` with a full-duplex link.
 
         Args:
-            rate: each direction's rate, e.g. ``"2Mbps"``.
+            rate: each direction's rate, e.g. ``"2Mbps"``, or a capacity
+                trace, ``tl.Trace("file")`` (mahimahi's format).
+            reverse_rate: the b -> a direction's rate or trace, when it
+                differs from ``rate``.
             delay: one-way propagation delay, e.g. ``"45ms"``.
             queue: each direction's egress queue: a drop-tail limit in packets
                 (``"100p"``) or bytes (``"64KiB"``), or a discipline with its
@@ -173,8 +179,10 @@ class Network:
         """
         an, bn = _ends(a), _ends(b)
         n = _is_group(an, bn, name)
-        d: dict[str, Any] = {"a": an, "b": bn, "rate": rate, "delay": delay, "queue": queue,
-                             "mtu": mtu}
+        d: dict[str, Any] = {"a": an, "b": bn, "rate": link_rate(rate), "delay": delay,
+                             "queue": queue, "mtu": mtu}
+        if reverse_rate is not None:
+            d["reverse_rate"] = link_rate(reverse_rate)
         if reverse_queue is not None:
             d["reverse_queue"] = reverse_queue
         if name is not None:

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any
 from tcplab import _core
 from tcplab.cdf import read_cdf_files
 from tcplab.errors import ScenarioError
-from tcplab.scenario_io import python_flows, read_text_file, scenario_json, toml_line
+from tcplab.scenario_io import (
+    python_flows,
+    read_text_file,
+    resolve_trace_paths,
+    scenario_json,
+    toml_line,
+)
 
 if TYPE_CHECKING:
     from tcplab.elements import Pcap, Quantity
@@ -62,6 +68,7 @@ class Scenario:
             raise ScenarioError(f"{p}: a scenario is a table of fields, not a "
                                 f"{type(data).__name__}", "", "not a table of fields")
         read_cdf_files(data, p.parent)
+        resolve_trace_paths(data, p.parent)
         sc = cls(data)
         sc.source = (str(p), text)
         return sc

@@ -217,3 +217,12 @@ def toml_line(text: str, path: str) -> int | None:
     return best[1]
 
 
+def resolve_trace_paths(data: dict[str, Any], base: Any) -> None:
+    """Make each ``links[i].rate = { trace = ... }`` path absolute, from ``base``."""
+    links = data.get("links")
+    for link in links if isinstance(links, list) else []:
+        for key in ("rate", "reverse_rate"):
+            rate = link.get(key) if isinstance(link, dict) else None
+            if isinstance(rate, dict) and isinstance(rate.get("trace"), str) and rate["trace"]:
+                path = os.path.expanduser(rate["trace"])
+                rate["trace"] = os.path.abspath(os.path.join(os.fspath(base), path))

@@ -122,6 +122,10 @@ pub struct LinkResult<S = String> {
     pub sojourn_p95_s: f64,
     pub sojourn_p99_s: f64,
     pub sojourn_max_s: f64,
+    /// The capacity trace driving the direction ("" at a fixed rate; then
+    /// `rate_bps` is the trace's mean capacity) and its period.
+    pub trace: S,
+    pub trace_period_s: f64,
 }
 
 /// What the run simulated: the same for the same scenario and seed.
@@ -350,7 +354,7 @@ pub fn link_columns<S: AsRef<str>>(rows: &[LinkResult<S>]) -> Columns {
         drops_error: u64, utilization: f64,
         queue_max_packets: u64, queue_mean_packets: f64, queue_mean_bytes: f64,
         sojourn_mean_s: f64, sojourn_p50_s: f64, sojourn_p95_s: f64, sojourn_p99_s: f64,
-        sojourn_max_s: f64)
+        sojourn_max_s: f64, trace: str, trace_period_s: f64)
 }
 
 pub fn drop_columns(rows: &[DropRecord]) -> Columns {
@@ -477,6 +481,8 @@ mod tests {
             sojourn_p95_s: 0.0,
             sojourn_p99_s: 0.0,
             sojourn_max_s: 0.0,
+            trace: String::new(),
+            trace_period_s: 0.0,
         };
         let mut k = keys(&link);
         k.sort();

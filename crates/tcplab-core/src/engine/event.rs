@@ -23,6 +23,10 @@ pub enum Event {
     /// here. A link's arrivals come in the order its packets were sent, so
     /// only the head of each pipe is in the event queue.
     Arrive { ld: u32 },
+    /// Link direction `ld`, driven by a capacity trace, reaches the
+    /// opportunity at which its discipline (one that holds its queue) gives
+    /// out the next packet.
+    Dequeue { ld: u32 },
     /// The application of `flow` acts: a CBR send, an ON/OFF edge, a start.
     App { flow: u32 },
     /// A transport timer of `flow`; ignored on pop if `gen` is stale.

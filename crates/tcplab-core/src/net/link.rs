@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! One direction of a full-duplex point-to-point link: a rate, a propagation
-//! delay, an MTU, a drop-tail egress queue at the sending node, and an
-//! optional error model applied at the receiving node.
+//! One direction of a full-duplex point-to-point link: a rate (fixed, or a
+//! capacity trace: [`crate::net::capacity`]), a propagation delay, an MTU,
+//! an egress queue at the sending node, and an optional error model applied
+//! at the receiving node.
 //!
 //! A packet handed to an idle link starts serializing at once; otherwise it
 //! waits in the queue (or is dropped when the queue is full). Serialization
@@ -13,6 +14,9 @@ use crate::hist::Hist;
 use crate::net::error_model::ErrorModel;
 use crate::net::queue::LinkQueue;
 use crate::time::{Rate, SimDuration, SimTime};
+
+/// A [`LinkDir::shaper`] for a direction at a fixed rate.
+pub const NO_SHAPER: u32 = u32::MAX;
 
 /// The queue counters of a link direction (the per-packet ones live in
 /// [`LinkDir`] itself, beside what the packet path reads). The first 64
@@ -62,9 +66,13 @@ pub struct LinkDir {
     /// Time spent serializing, clipped to the end of the run.
     pub busy_ns: u64,
     pub to: u32,
-    pub from: u32,
+    /// The direction's capacity trace in the world's `shapers`, or
+    /// [`NO_SHAPER`] for a fixed rate (which the packet path's fast case
+    /// serves). The sending node is the reverse direction's `to`.
+    pub shaper: u32,
     /// Line 3: touched by a packet that waits.
     pub stats: LinkStats,
+    /// The fixed rate, or the trace's mean capacity.
     pub rate: Rate,
     /// Index of the link in the scenario; this direction is `link*2 + dir`.
     pub link: u32,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The network: packets, drop-tail queues, error models, links and routing.
+//! The network: packets, queue disciplines, error models, links (fixed-rate
+//! or trace-driven) and routing.
 
+pub mod capacity;
 pub mod error_model;
 pub mod link;
 pub mod packet;

@@ -231,7 +231,12 @@ pub const LINK_COLUMNS: &[Column] = &[
     col("link", "", "str", "the link's name"),
     col("src", "", "str", "the direction: from this node"),
     col("dst", "", "str", "the direction: to this node"),
-    col("rate_bps", "bit/s", "int", "the direction's rate"),
+    col(
+        "rate_bps",
+        "bit/s",
+        "int",
+        "the direction's rate (a capacity trace's mean)",
+    ),
     col("delay_s", "s", "float", "one-way propagation delay"),
     col("tx_packets", "packets", "int", "packets put on the wire"),
     col("tx_bytes", "B", "int", "IP bytes put on the wire"),
@@ -263,7 +268,7 @@ pub const LINK_COLUMNS: &[Column] = &[
         "utilization",
         "",
         "float",
-        "fraction of the run spent serializing",
+        "fraction of the run spent serializing (a capacity trace's: of the bytes its opportunities offered)",
     ),
     col("queue_max_packets", "packets", "int", "longest queue"),
     col(
@@ -293,4 +298,16 @@ pub const LINK_COLUMNS: &[Column] = &[
     col("sojourn_p95_s", "s", "float", "95th percentile of the sojourns, with delay_percentiles"),
     col("sojourn_p99_s", "s", "float", "99th percentile of the sojourns, with delay_percentiles"),
     col("sojourn_max_s", "s", "float", "longest sojourn"),
+    col(
+        "trace",
+        "",
+        "str",
+        "the capacity trace driving the direction (empty at a fixed rate)",
+    ),
+    col(
+        "trace_period_s",
+        "s",
+        "float",
+        "how long the capacity trace lasts before it repeats (NaN at a fixed rate)",
+    ),
 ];

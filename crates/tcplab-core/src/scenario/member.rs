@@ -128,7 +128,7 @@ pub(super) fn member(
         let l = &c.links[ld as usize / 2];
         path_mtu = path_mtu.min(l.mtu);
         fwd = fwd + l.delay;
-        bottleneck = bottleneck.min(l.rate.bps());
+        bottleneck = bottleneck.min(l.rate[ld as usize % 2].nominal.bps());
     })
     .map_err(|d| route_err(src, dst, d))?;
     let start = *m.start.get(0);

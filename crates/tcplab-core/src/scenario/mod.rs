@@ -14,6 +14,7 @@ mod checks;
 mod group;
 mod member;
 mod parse;
+mod rate;
 pub mod resolve;
 mod trace;
 pub mod validate;
@@ -22,6 +23,7 @@ pub mod workload;
 pub use app::{AppKind, AppSpec};
 pub use group::OneOrMany;
 use parse::{delayed_ack_from, without_position};
+pub use rate::{LinkRate, RateSpec, TraceFiles};
 pub use trace::{TraceKind, TraceSpec};
 
 pub use validate::{plan, AppPlan, FlowPlan, LinkPlan, NodePlan, Plan};
@@ -177,8 +179,11 @@ pub struct LinkSpec {
     pub name: Option<OneOrMany<String>>,
     pub a: OneOrMany<String>,
     pub b: OneOrMany<String>,
-    /// Rate of each direction, bit/s.
-    pub rate: Rate,
+    /// Rate of each direction, bit/s, or a capacity trace.
+    pub rate: RateSpec,
+    /// The b -> a direction's rate, when it differs from `rate`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_rate: Option<RateSpec>,
     /// One-way propagation delay.
     pub delay: SimDuration,
     /// The egress queue of each direction: a drop-tail limit ("100p", the

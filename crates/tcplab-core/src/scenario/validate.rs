@@ -11,14 +11,15 @@ use super::checks::{check_name, check_nodes, check_pcap, check_probes, check_top
 use super::member::{member, member_path, members, MemberCtx};
 use super::resolve::TcpPlan;
 use super::{
-    flow_kind_params, workload, AppKind, FlowKind, FlowSpec, LinkSpec, OneOrMany, Scenario,
+    flow_kind_params, workload, AppKind, FlowKind, FlowSpec, LinkRate, LinkSpec, OneOrMany,
+    Scenario, TraceFiles,
 };
 use crate::cc::CustomCc;
 use crate::error::{list_names, Error, Result};
 use crate::net::error_model::ErrorModel;
 use crate::net::qdisc::QueueSpec;
 use crate::net::route::{self, RouteTable};
-use crate::time::{Rate, SimDuration, SimTime};
+use crate::time::{SimDuration, SimTime};
 
 /// A memory budget below this cannot run a network of two hosts.
 pub const MIN_MEMORY_BUDGET: u64 = 1 << 20;
@@ -48,7 +49,8 @@ pub struct LinkPlan {
     pub member: Option<u32>,
     pub a: u32,
     pub b: u32,
-    pub rate: Rate,
+    /// Per direction (0: a -> b), the rate or capacity trace.
+    pub rate: [LinkRate; 2],
     pub delay: SimDuration,
     pub mtu: u32,
     /// Per direction (0: a -> b), the egress queue's discipline.
@@ -110,8 +112,15 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
     // copied some twenty times as the vector grows.
     let n_links: usize = sc.links.iter().map(LinkSpec::members).sum();
     let mut links: Vec<LinkPlan> = Vec::with_capacity(n_links);
+    let mut trace_files = TraceFiles::default();
     for (i, l) in sc.links.iter_mut().enumerate() {
         let entry = format!("links[{i}]");
+        // Each direction's rate: a trace is read (once per file) here.
+        let fwd_rate = trace_files.resolve(&l.rate, &format!("{entry}.rate"))?;
+        let rev_rate = match &l.reverse_rate {
+            Some(r) => trace_files.resolve(r, &format!("{entry}.reverse_rate"))?,
+            None => fwd_rate.clone(),
+        };
         let name_count = l.name.as_ref().and_then(|x| x.count());
         let n = members(
             &[("a", l.a.count()), ("b", l.b.count()), ("name", name_count)],
@@ -150,7 +159,7 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
                     .then_some(k as u32),
                 a,
                 b,
-                rate: l.rate,
+                rate: [fwd_rate.clone(), rev_rate.clone()],
                 delay: l.delay,
                 mtu: l.mtu,
                 queue: [
@@ -276,7 +285,7 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
                 let d = find_node(b, &|| p("dst"))?;
                 let mut c = u64::MAX;
                 route::walk(&tables, &link_to, &is_host, s, d, |ld| {
-                    c = c.min(links[ld as usize / 2].rate.bps());
+                    c = c.min(links[ld as usize / 2].rate[ld as usize % 2].nominal.bps());
                 })
                 .map_err(|detail| Error::Unroutable {
                     path: entry.clone(),

@@ -116,7 +116,15 @@ pub(super) const BEFORE_TCP: &[Field] = &[
         "rate",
         "bit/s",
         "required",
-        "the rate of each direction",
+        "the rate of each direction, or a capacity trace { trace = \"file\" } (mahimahi's format)",
+        "mahimahi's mm-link for traces (1504 B per opportunity)",
+    ),
+    f(
+        "links[].reverse_rate",
+        "rate",
+        "bit/s",
+        "rate",
+        "the b -> a direction's rate or capacity trace, when it differs from rate",
         "",
     ),
     f(

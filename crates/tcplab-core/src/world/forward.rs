@@ -65,7 +65,8 @@ impl World {
     pub(super) fn enqueue(&mut self, ld: u32, id: PacketId) {
         // Drop-tail, the common case, in few instructions: nothing to ask
         // of a discipline unless the packet would wait.
-        let Some(dt) = self.links[ld as usize].queue.drop_tail() else {
+        let l = &self.links[ld as usize];
+        let Some(dt) = l.queue.drop_tail().filter(|_| l.shaper == NO_SHAPER) else {
             return self.enqueue_disciplined(ld, id);
         };
         let now = self.now;
@@ -85,8 +86,9 @@ impl World {
         self.transmit(ld, id, size, now, tx_start);
     }
 
-    /// [`Self::enqueue`] through any other discipline: one that holds its
-    /// queue, or one that judges every arrival (RED).
+    /// [`Self::enqueue`] through any other discipline (one that holds its
+    /// queue, or one that judges every arrival: RED), or onto a link
+    /// direction driven by a capacity trace.
     #[inline(never)]
     fn enqueue_disciplined(&mut self, ld: u32, id: PacketId) {
         if self.links[ld as usize].queue.holds() {
@@ -97,18 +99,31 @@ impl World {
         let size = self.route_onwards(ld, id);
         let ect = matches!(self.packets.get(id).ecn, Ecn::Ect0 | Ecn::Ect1);
         let l = &mut self.links[ld as usize];
-        let tx_start = l.busy_until.max(now);
+        // A trace's next opportunity the packet can use, or the fixed
+        // rate's end of the packets ahead.
+        let start = (l.shaper != NO_SHAPER).then(|| self.shapers[l.shaper as usize].start_for(now));
+        let tx_start = match start {
+            Some(s) => self.shapers[l.shaper as usize].at(s),
+            None => l.busy_until.max(now),
+        };
         let verdict = l.queue.admit(now, tx_start, size, ect);
         if !matches!(verdict, Verdict::Enqueue) && self.refused(ld, id, verdict) {
             return;
         }
         let l = &mut self.links[ld as usize];
+        let shaper = l.shaper as usize;
         if tx_start > now {
             let old = l.queue.len();
             l.stats.note_queue(now, old, l.queue.bytes(), old + 1);
             self.record_queue(ld, old + 1);
         }
-        self.transmit(ld, id, size, now, tx_start);
+        match start {
+            Some(s) => {
+                let (_, done) = self.shapers[shaper].serve(s, size);
+                self.transmit_until(ld, id, size, now, tx_start, done);
+            }
+            None => self.transmit(ld, id, size, now, tx_start),
+        }
     }
 
     /// Sets packet `id`'s next hop beyond link direction `ld` (and asks for
@@ -151,9 +166,24 @@ impl World {
         queued: SimTime,
         tx_start: SimTime,
     ) {
+        let done = tx_start + self.links[ld as usize].tx_time(size as u64);
+        self.transmit_until(ld, id, size, queued, tx_start, done);
+    }
+
+    /// As [`Self::transmit`], the packet's last bit leaving at `done` (a
+    /// capacity trace's opportunity).
+    #[inline(always)]
+    pub(super) fn transmit_until(
+        &mut self,
+        ld: u32,
+        id: PacketId,
+        size: u32,
+        queued: SimTime,
+        tx_start: SimTime,
+        done: SimTime,
+    ) {
         let now = self.now;
         let l = &mut self.links[ld as usize];
-        let done = tx_start + l.tx_time(size as u64);
         l.busy_until = done;
         // Counted (and captured) only if it starts before the run ends.
         let started = self.end.is_none_or(|e| tx_start <= e);

@@ -12,6 +12,10 @@
 //! ([`World::advance_held`]). The results are those of dequeuing on time:
 //! the discipline sees the same times and the same queue, and the packets
 //! it sends arrive when they would have.
+//!
+//! A link direction driven by a capacity trace is the exception: its next
+//! opportunity can come after the packet on the wire has arrived, so it
+//! schedules an [`Event::Dequeue`] for it while packets wait.
 
 use super::*;
 use crate::net::packet::Ecn;
@@ -40,15 +44,40 @@ impl World {
         l.queue.qdisc_mut().offer(q, &mut self.held_drops);
         // An idle link sends at once: the packet passes through the
         // discipline (which sees it leave after no wait) without counting
-        // in the queue, as it would not behind a drop-tail.
-        let out = if l.busy_until <= now {
+        // in the queue, as it would not behind a drop-tail. An idle trace
+        // link waits for its next opportunity.
+        let idle = l.busy_until <= now;
+        let out = if idle && l.shaper == NO_SHAPER {
             l.queue.qdisc_mut().take(now, &mut self.held_drops)
         } else {
             None
         };
+        if idle && l.shaper != NO_SHAPER {
+            let t = &mut self.shapers[l.shaper as usize];
+            let s = t.start_for(now);
+            t.restart_at(s);
+            l.busy_until = t.at(s);
+        }
         self.settle_held(ld, now, before);
         if let Some(q) = out {
             self.send_held(ld, q, now);
+        }
+        self.wake_held(ld);
+    }
+
+    /// Makes sure a trace-driven link direction whose discipline holds
+    /// packets dequeues on time: the next dequeue (at `busy_until`, an
+    /// opportunity) may come after every packet on the wire has arrived,
+    /// so no arrival would bring the link up to date then.
+    pub(super) fn wake_held(&mut self, ld: u32) {
+        let l = &self.links[ld as usize];
+        if l.shaper == NO_SHAPER || l.queue.qdisc().waiting().0 == 0 {
+            return;
+        }
+        let t = &mut self.shapers[l.shaper as usize];
+        if t.wake < l.busy_until {
+            t.wake = l.busy_until;
+            self.queue.push(l.busy_until, Event::Dequeue { ld });
         }
     }
 
@@ -60,7 +89,7 @@ impl World {
             let l = &self.links[ld as usize];
             let at = l.busy_until;
             if at > now || l.queue.qdisc().waiting().0 == 0 {
-                return;
+                return self.wake_held(ld);
             }
             self.dequeue_held(ld, at);
         }
@@ -84,7 +113,19 @@ impl World {
             self.links[ld as usize].stats.marks += 1;
             self.packets.get_mut(q.id).ecn = Ecn::Ce;
         }
-        self.transmit(ld, q.id, q.size, q.enqueued, at);
+        let shaper = self.links[ld as usize].shaper;
+        if shaper == NO_SHAPER {
+            return self.transmit(ld, q.id, q.size, q.enqueued, at);
+        }
+        // A trace link: from the opportunity (and its rest) that `at` is;
+        // the next dequeue comes with the opportunity after the packet's.
+        let t = &mut self.shapers[shaper as usize];
+        let s = t.waiting_start();
+        debug_assert_eq!(t.at(s), at);
+        let (_, done) = t.serve(s, q.size);
+        let next = t.at(t.waiting_start());
+        self.transmit_until(ld, q.id, q.size, q.enqueued, at, done);
+        self.links[ld as usize].busy_until = next;
     }
 
     /// Accounts for what one call to `ld`'s discipline at `at` did: the

@@ -31,7 +31,8 @@ use crate::cc::CustomCc;
 use crate::engine::{Event, EventQueue, PacketId, Slab, TimerKind};
 use crate::error::{Error, Result};
 use crate::hist::Delays;
-use crate::net::link::{LinkDir, LinkStats};
+use crate::net::capacity::{CapacityTrace, TraceLink, OPPORTUNITY_BYTES};
+use crate::net::link::{LinkDir, LinkStats, NO_SHAPER};
 use crate::net::packet::TcpHeader;
 use crate::net::packet::TCP_HEADER;
 use crate::net::packet::{Packet, Proto, IPV4_HEADER, UDP_HEADER};
@@ -273,6 +274,8 @@ pub struct World {
     /// Reused buffer for the packets a discipline that holds its queue
     /// drops at one call.
     held_drops: Vec<Dropped>,
+    /// The trace-driven link directions' state ([`LinkDir::shaper`]).
+    shapers: Vec<TraceLink>,
     /// The scenario's `delay_percentiles`: every link direction's sojourn
     /// and every flow's delay distribution.
     delay_percentiles: bool,
@@ -304,11 +307,14 @@ impl World {
         let mut links = Vec::with_capacity(2 * plan.links.len());
         let mut link_names = Vec::with_capacity(plan.links.len());
         let mut link_entries = Vec::with_capacity(plan.links.len());
+        let mut shapers = Vec::new();
         let (seed, run) = (plan.effective.seed, plan.effective.run);
         for (i, l) in plan.links.into_iter().enumerate() {
             let [fwd, rev] = l.error;
             let [qf, qr] = &l.queue;
-            for (from, to, error, queue) in [(l.a, l.b, fwd, qf), (l.b, l.a, rev, qr)] {
+            let [rf, rr] = &l.rate;
+            for (from, to, error, queue, rate) in [(l.a, l.b, fwd, qf, rf), (l.b, l.a, rev, qr, rr)]
+            {
                 // A discipline that draws has a stream of its own, named
                 // after its link direction as the error models' are.
                 let rng = || {
@@ -316,15 +322,23 @@ impl World {
                     let stream = link_stream(&l.name, name(from), name(to), "queue");
                     Rng::stream(seed, run, &stream)
                 };
+                let shaper = match &rate.trace {
+                    Some(t) => {
+                        shapers.push(TraceLink::new(t.clone()));
+                        shapers.len() as u32 - 1
+                    }
+                    None => NO_SHAPER,
+                };
+                let nominal = rate.nominal;
                 links.push(LinkDir {
                     link: i as u32,
-                    from,
+                    shaper,
                     to,
-                    rate: l.rate,
-                    ns_per_byte: l.rate.exact_ns_per_byte().unwrap_or(0),
+                    rate: nominal,
+                    ns_per_byte: nominal.exact_ns_per_byte().unwrap_or(0),
                     delay: l.delay,
                     mtu: l.mtu,
-                    queue: LinkQueue::new(Qdisc::from_spec(queue, l.rate, l.mtu, rng)),
+                    queue: LinkQueue::new(Qdisc::from_spec(queue, nominal, l.mtu, rng)),
                     error: error.map(Box::new),
                     busy_until: SimTime::ZERO,
                     tx_packets: 0,
@@ -411,6 +425,7 @@ impl World {
             series_samples: 0,
             interval_buckets: 0,
             held_drops: Vec::new(),
+            shapers,
             delay_percentiles: sc.delay_percentiles,
             scenario: sc,
         };
@@ -495,6 +510,10 @@ impl World {
                 Event::App { flow } => {
                     self.app(flow);
                     true
+                }
+                Event::Dequeue { ld } => {
+                    self.advance_held(ld, t);
+                    false
                 }
                 Event::Timer { flow, kind, gen } => self.timer(flow, kind, gen),
             };

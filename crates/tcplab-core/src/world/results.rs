@@ -157,9 +157,19 @@ impl World {
             _ => f64::NAN,
         };
         let sent = |v: f64| if l.tx_packets == 0 { f64::NAN } else { v };
+        let trace = self.trace_of(l);
+        let utilization = match trace {
+            _ if end_ns == 0 => 0.0,
+            // The bytes it sent of those its opportunities offered.
+            Some(t) => {
+                let offered = t.opportunities_until(end) * OPPORTUNITY_BYTES as u64;
+                l.tx_bytes as f64 / offered.max(1) as f64
+            }
+            None => l.busy_ns as f64 / end_ns as f64,
+        };
         LinkResult {
             link: &self.link_names[l.link as usize],
-            src: &self.nodes[l.from as usize].name,
+            src: &self.nodes[self.sender_of(l) as usize].name,
             dst: &self.nodes[l.to as usize].name,
             rate_bps: l.rate.bps(),
             delay_s: l.delay.as_secs_f64(),
@@ -169,11 +179,7 @@ impl World {
             drops_aqm: s.drops_aqm,
             marks: s.marks,
             drops_error: s.drops_error,
-            utilization: if end_ns == 0 {
-                0.0
-            } else {
-                l.busy_ns as f64 / end_ns as f64
-            },
+            utilization,
             queue_max_packets: s.queue_max,
             queue_mean_packets: per_run(area),
             queue_mean_bytes: per_run(bytes_area),
@@ -182,7 +188,25 @@ impl World {
             sojourn_p95_s: quantile(0.95),
             sojourn_p99_s: quantile(0.99),
             sojourn_max_s: sent(s.sojourn_max as f64 / 1e9),
+            trace: trace.map_or("", |t| t.file.as_str()),
+            trace_period_s: trace.map_or(f64::NAN, |t| t.period_ms() as f64 / 1e3),
         }
+    }
+
+    /// The node link direction `l` leaves: where its reverse arrives.
+    fn sender_of(&self, l: &LinkDir) -> u32 {
+        let first = &self.links[2 * l.link as usize];
+        let reverse = if std::ptr::eq(first, l) {
+            &self.links[2 * l.link as usize + 1]
+        } else {
+            first
+        };
+        reverse.to
+    }
+
+    /// The capacity trace driving link direction `l`, if any.
+    fn trace_of(&self, l: &LinkDir) -> Option<&CapacityTrace> {
+        (l.shaper != NO_SHAPER).then(|| &*self.shapers[l.shaper as usize].trace)
     }
 
     /// The results with every table as columns. The flows and links tables
@@ -235,12 +259,14 @@ impl World {
                 .map(|l| owned_link(self.link_row(l, end)))
                 .collect();
         }
+        let (dirs, nodes, link_names) = (&self.links, &self.nodes, &self.link_names);
         let dir_name = |ld: usize| {
-            let l = &self.links[ld];
+            let l = &dirs[ld];
             (
-                self.link_names[l.link as usize].clone(),
-                self.nodes[l.from as usize].name.clone(),
-                self.nodes[l.to as usize].name.clone(),
+                link_names[l.link as usize].clone(),
+                // The sending node: where the reverse direction arrives.
+                nodes[dirs[ld ^ 1].to as usize].name.clone(),
+                nodes[l.to as usize].name.clone(),
             )
         };
         // In time order: a discipline that holds its queue records its
@@ -488,6 +514,8 @@ fn owned_link(r: LinkResult<&str>) -> LinkResult {
         sojourn_p95_s: r.sojourn_p95_s,
         sojourn_p99_s: r.sojourn_p99_s,
         sojourn_max_s: r.sojourn_max_s,
+        trace: r.trace.to_owned(),
+        trace_period_s: r.trace_period_s,
     }
 }
 
