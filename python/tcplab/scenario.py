@@ -147,6 +147,9 @@ class Network:
         queue: Quantity | dict[str, Any] = "100p",
         reverse_queue: Quantity | dict[str, Any] | None = None,
         reverse_rate: Quantity | Trace | None = None,
+        schedule: list[dict[str, Any]] | None = None,
+        reverse_schedule: list[dict[str, Any]] | None = None,
+        outage: Literal["hold", "drop"] | None = None,
         mtu: int = 1500,
         loss: LossModel | dict[str, Any] | None = None,
         reverse_loss: LossModel | dict[str, Any] | None = None,
@@ -159,6 +162,13 @@ class Network:
                 trace, ``tl.Trace("file")`` (mahimahi's format).
             reverse_rate: the b -> a direction's rate or trace, when it
                 differs from ``rate``.
+            schedule: changes of the a -> b direction's rate, delay and
+                loss over time: ``[{"at": "10s", "rate": "1Mbps"}, {"at":
+                "20s", "rate": 0}, {"at": "22s", "rate": "10Mbps", "delay":
+                "80ms", "loss": 0.01}]`` (rate 0: an outage).
+            reverse_schedule: the b -> a direction's changes.
+            outage: what an outage does: ``"hold"`` the packets (default)
+                or ``"drop"`` each one that would be on the wire.
             delay: one-way propagation delay, e.g. ``"45ms"``.
             queue: each direction's egress queue: a drop-tail limit in packets
                 (``"100p"``) or bytes (``"64KiB"``), or a discipline with its
@@ -183,6 +193,10 @@ class Network:
                              "queue": queue, "mtu": mtu}
         if reverse_rate is not None:
             d["reverse_rate"] = link_rate(reverse_rate)
+        for key, value in (("schedule", schedule), ("reverse_schedule", reverse_schedule),
+                           ("outage", outage)):
+            if value is not None:
+                d[key] = [dict(e) for e in value] if isinstance(value, list | tuple) else value
         if reverse_queue is not None:
             d["reverse_queue"] = reverse_queue
         if name is not None:

@@ -126,6 +126,8 @@ pub struct LinkResult<S = String> {
     /// `rate_bps` is the trace's mean capacity) and its period.
     pub trace: S,
     pub trace_period_s: f64,
+    /// Drops by the direction's schedule: its outages, with `outage = "drop"`.
+    pub drops_outage: u64,
 }
 
 /// What the run simulated: the same for the same scenario and seed.
@@ -161,6 +163,9 @@ pub enum DropCause {
     Aqm,
     /// The link direction's error model.
     Error,
+    /// An outage of the link direction's schedule (`outage = "drop"`), or
+    /// a schedule that never sends again.
+    Outage,
 }
 
 /// One dropped packet (recorded with `trace = ["drops"]`).
@@ -327,6 +332,7 @@ impl DropCause {
             DropCause::Queue => "queue",
             DropCause::Aqm => "aqm",
             DropCause::Error => "error",
+            DropCause::Outage => "outage",
         }
     }
 }
@@ -354,7 +360,7 @@ pub fn link_columns<S: AsRef<str>>(rows: &[LinkResult<S>]) -> Columns {
         drops_error: u64, utilization: f64,
         queue_max_packets: u64, queue_mean_packets: f64, queue_mean_bytes: f64,
         sojourn_mean_s: f64, sojourn_p50_s: f64, sojourn_p95_s: f64, sojourn_p99_s: f64,
-        sojourn_max_s: f64, trace: str, trace_period_s: f64)
+        sojourn_max_s: f64, trace: str, trace_period_s: f64, drops_outage: u64)
 }
 
 pub fn drop_columns(rows: &[DropRecord]) -> Columns {
@@ -483,6 +489,7 @@ mod tests {
             sojourn_max_s: 0.0,
             trace: String::new(),
             trace_period_s: 0.0,
+            drops_outage: 0,
         };
         let mut k = keys(&link);
         k.sort();

@@ -142,9 +142,6 @@ pub struct TraceLink {
     /// one after, whole.
     next: u64,
     left: u32,
-    /// The latest time a dequeue event is scheduled for (a discipline
-    /// that holds its queue: see `world::held`).
-    pub wake: SimTime,
 }
 
 /// Where a packet starts: an opportunity and the bytes it has left.
@@ -160,7 +157,6 @@ impl TraceLink {
             trace,
             next: 0,
             left: OPPORTUNITY_BYTES,
-            wake: SimTime::ZERO,
         }
     }
 
@@ -206,6 +202,14 @@ impl TraceLink {
     /// opportunities' times (it starts and leaves then). The link goes on
     /// behind it.
     pub fn serve(&mut self, s: Start, size: u32) -> (SimTime, SimTime) {
+        let slot = self.plan(s, size);
+        self.take(slot);
+        (slot.start, slot.done)
+    }
+
+    /// What [`Self::serve`] would do, without doing it.
+    #[inline]
+    pub fn plan(&self, s: Start, size: u32) -> TraceSlot {
         let (mut j, mut left, mut need) = (s.opportunity, s.left, size);
         while need > left {
             need -= left;
@@ -214,13 +218,35 @@ impl TraceLink {
         }
         left -= need;
         // An opportunity used up hands the next packet the one after it.
-        (self.next, self.left) = if left == 0 {
+        let (next, left) = if left == 0 {
             (j + 1, OPPORTUNITY_BYTES)
         } else {
             (j, left)
         };
-        (self.trace.time(s.opportunity), self.trace.time(j))
+        TraceSlot {
+            start: self.trace.time(s.opportunity),
+            done: self.trace.time(j),
+            next,
+            left,
+        }
     }
+
+    /// Takes a planned transmission: the link goes on behind it.
+    #[inline]
+    pub fn take(&mut self, slot: TraceSlot) {
+        self.next = slot.next;
+        self.left = slot.left;
+    }
+}
+
+/// A packet's transmission on a trace: its first and last opportunities'
+/// times, and where the next packet starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TraceSlot {
+    pub start: SimTime,
+    pub done: SimTime,
+    next: u64,
+    left: u32,
 }
 
 #[cfg(test)]

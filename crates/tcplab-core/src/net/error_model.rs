@@ -170,6 +170,19 @@ pub enum ErrorModel {
         /// Count only packets carrying payload.
         data_only: bool,
     },
+    /// A link schedule's loss probabilities over time, on top of the
+    /// link's own model.
+    Scheduled(Box<ScheduledLoss>),
+}
+
+/// From `at[k].0` on, each packet is lost with probability `at[k].1`,
+/// unless `base` already lost it.
+#[derive(Debug)]
+pub struct ScheduledLoss {
+    base: Option<ErrorModel>,
+    at: Vec<(SimTime, f64)>,
+    k: usize,
+    rng: Rng,
 }
 
 #[derive(Debug)]
@@ -366,10 +379,33 @@ impl ErrorModel {
         })
     }
 
+    /// `base` (the link's own model, if any) with a schedule's losses:
+    /// `(from, probability)`, the first from 0, the times increasing.
+    pub fn scheduled(base: Option<ErrorModel>, at: Vec<(SimTime, f64)>, rng: Rng) -> ErrorModel {
+        ErrorModel::Scheduled(Box::new(ScheduledLoss {
+            base,
+            at,
+            k: 0,
+            rng,
+        }))
+    }
+
     /// Decides the fate of a packet arriving at `now`: true means lost.
     #[inline]
     pub fn lose(&mut self, now: SimTime, pkt: &Packet) -> bool {
         match self {
+            ErrorModel::Scheduled(s) => {
+                // The base model decides first, so that its draws are
+                // those it makes without a schedule.
+                if s.base.as_mut().is_some_and(|b| b.lose(now, pkt)) {
+                    return true;
+                }
+                while s.at.get(s.k + 1).is_some_and(|&(t, _)| t <= now) {
+                    s.k += 1;
+                }
+                let p = s.at[s.k].1;
+                p > 0.0 && s.rng.bernoulli(p)
+            }
             ErrorModel::Uniform { per, rng } => *per > 0.0 && rng.bernoulli(*per),
             ErrorModel::Ber { ber, rng } => {
                 let bits = pkt.size as f64 * 8.0;

@@ -9,3 +9,5 @@ pub mod packet;
 pub mod qdisc;
 pub mod queue;
 pub mod route;
+pub mod schedule;
+pub mod shaper;

@@ -310,4 +310,10 @@ pub const LINK_COLUMNS: &[Column] = &[
         "float",
         "how long the capacity trace lasts before it repeats (NaN at a fixed rate)",
     ),
+    col(
+        "drops_outage",
+        "packets",
+        "int",
+        "drops by the direction's schedule: its outages, with outage = \"drop\"",
+    ),
 ];

@@ -23,7 +23,9 @@ pub mod workload;
 pub use app::{AppKind, AppSpec};
 pub use group::OneOrMany;
 use parse::{delayed_ack_from, without_position};
-pub use rate::{LinkRate, RateSpec, TraceFiles};
+pub use rate::{
+    add_schedule, LinkRate, OutageSpec, RateSpec, ScheduleEntry, ScheduleRate, TraceFiles,
+};
 pub use trace::{TraceKind, TraceSpec};
 
 pub use validate::{plan, AppPlan, FlowPlan, LinkPlan, NodePlan, Plan};
@@ -184,6 +186,16 @@ pub struct LinkSpec {
     /// The b -> a direction's rate, when it differs from `rate`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_rate: Option<RateSpec>,
+    /// Changes of the a -> b direction's rate, delay and loss over time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<Vec<ScheduleEntry>>,
+    /// Changes of the b -> a direction's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_schedule: Option<Vec<ScheduleEntry>>,
+    /// What the schedules' outages (rate 0) do: hold packets (default) or
+    /// drop them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outage: Option<OutageSpec>,
     /// One-way propagation delay.
     pub delay: SimDuration,
     /// The egress queue of each direction: a drop-tail limit ("100p", the

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! A link direction's `rate`: a fixed rate (`"10Mbps"`, a number of bit/s)
 //! or a capacity trace in mahimahi's format (`{ trace = "file" }`; see
-//! [`crate::net::capacity`]).
+//! [`crate::net::capacity`]); and its `schedule` of rate, delay and loss
+//! changes ([`crate::net::schedule`]).
 
 use std::fmt;
 use std::sync::Arc;
@@ -13,7 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::net::capacity::CapacityTrace;
-use crate::time::Rate;
+use crate::net::schedule::{LinkSchedule, Outage};
+use crate::time::{Rate, SimDuration, SimTime};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum RateSpec {
@@ -39,6 +41,10 @@ pub struct LinkRate {
     /// load, a transfer's ideal time) use.
     pub nominal: Rate,
     pub trace: Option<Arc<CapacityTrace>>,
+    /// A schedule of rate and delay changes (fixed rates only).
+    pub schedule: Option<Arc<LinkSchedule>>,
+    /// The schedule's packet loss probability from each time on.
+    pub loss_schedule: Option<Vec<(SimTime, f64)>>,
 }
 
 impl<'de> Deserialize<'de> for RateSpec {
@@ -115,6 +121,8 @@ impl TraceFiles {
                 return Ok(LinkRate {
                     nominal: *r,
                     trace: None,
+                    schedule: None,
+                    loss_schedule: None,
                 })
             }
             RateSpec::Trace { file } => file,
@@ -146,6 +154,172 @@ impl TraceFiles {
         Ok(LinkRate {
             nominal: trace.nominal(),
             trace: Some(trace),
+            schedule: None,
+            loss_schedule: None,
         })
     }
+}
+
+/// One change of a link direction's schedule: from `at` on, each field
+/// given replaces the one in force.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleEntry {
+    pub at: SimDuration,
+    /// The rate; 0 is an outage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<ScheduleRate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<SimDuration>,
+    /// The probability that a packet is lost, on top of the link's `loss`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<f64>,
+}
+
+/// A schedule's rate: a rate, or 0 for an outage.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ScheduleRate {
+    Outage,
+    Rate(Rate),
+}
+
+/// What a link's outages do to packets.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum OutageSpec {
+    #[default]
+    Hold,
+    Drop,
+}
+
+impl<'de> Deserialize<'de> for ScheduleRate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ScheduleRate;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(
+                    f,
+                    "a rate ('10Mbps', a number of bit/s), or 0 for an outage"
+                )
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<ScheduleRate, E> {
+                // "0", "0bps", "0 Mbps": an outage, in any unit.
+                let number = v
+                    .trim()
+                    .trim_end_matches(|c: char| c.is_alphabetic() || c == '/');
+                if number.trim().parse::<f64>() == Ok(0.0) {
+                    return Ok(ScheduleRate::Outage);
+                }
+                Rate::deserialize(de::value::StrDeserializer::<E>::new(v)).map(ScheduleRate::Rate)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<ScheduleRate, E> {
+                if v == 0.0 {
+                    return Ok(ScheduleRate::Outage);
+                }
+                Rate::deserialize(de::value::F64Deserializer::<E>::new(v)).map(ScheduleRate::Rate)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<ScheduleRate, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<ScheduleRate, E> {
+                self.visit_f64(v as f64)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Serialize for ScheduleRate {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            ScheduleRate::Outage => s.serialize_u64(0),
+            ScheduleRate::Rate(r) => r.serialize(s),
+        }
+    }
+}
+
+/// Adds `entries` (the field at `path`) to a direction's `rate` and the
+/// link's `delay`: its periods, and its losses if any entry sets one.
+pub fn add_schedule(
+    rate: &mut LinkRate,
+    entries: &[ScheduleEntry],
+    delay: SimDuration,
+    outage: OutageSpec,
+    path: &str,
+) -> Result<()> {
+    if rate.trace.is_some() {
+        return Err(Error::invalid_allowed(
+            path,
+            "this direction's rate is a capacity trace",
+            "a schedule for a direction at a fixed rate",
+        ));
+    }
+    if entries.is_empty() {
+        return Err(Error::invalid_allowed(
+            path,
+            "an empty schedule",
+            "one or more changes { at, rate, delay, loss }",
+        ));
+    }
+    let mut periods = vec![(SimTime::ZERO, rate.nominal.bps(), delay)];
+    let mut losses = vec![(SimTime::ZERO, 0.0)];
+    let mut any_loss = false;
+    for (i, e) in entries.iter().enumerate() {
+        let at = SimTime::ZERO + e.at;
+        let last = periods[periods.len() - 1].0;
+        if i > 0 && at <= last {
+            return Err(Error::invalid_allowed(
+                format!("{path}[{i}].at"),
+                format!(
+                    "{} does not come after the change before ({})",
+                    e.at,
+                    last - SimTime::ZERO
+                ),
+                "times that increase from one change to the next",
+            ));
+        }
+        if e.rate.is_none() && e.delay.is_none() && e.loss.is_none() {
+            return Err(Error::invalid_allowed(
+                format!("{path}[{i}]"),
+                "a change that changes nothing",
+                "one or more of rate, delay and loss",
+            ));
+        }
+        if let Some(p) = e.loss {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(Error::invalid_allowed(
+                    format!("{path}[{i}].loss"),
+                    format!("{p} is not a probability"),
+                    "0 to 1",
+                ));
+            }
+        }
+        let (_, mut bps, mut d) = periods[periods.len() - 1];
+        let mut p = losses[losses.len() - 1].1;
+        match e.rate {
+            Some(ScheduleRate::Outage) => bps = 0,
+            Some(ScheduleRate::Rate(r)) => bps = r.bps(),
+            None => {}
+        }
+        d = e.delay.unwrap_or(d);
+        if let Some(l) = e.loss {
+            p = l;
+            any_loss = true;
+        }
+        if at == SimTime::ZERO {
+            periods[0] = (at, bps, d);
+            losses[0] = (at, p);
+        } else {
+            periods.push((at, bps, d));
+            losses.push((at, p));
+        }
+    }
+    let outage = match outage {
+        OutageSpec::Hold => Outage::Hold,
+        OutageSpec::Drop => Outage::Drop,
+    };
+    rate.schedule = Some(Arc::new(LinkSchedule::new(&periods, outage)));
+    rate.loss_schedule = any_loss.then_some(losses);
+    Ok(())
 }

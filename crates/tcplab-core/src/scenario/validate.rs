@@ -11,8 +11,8 @@ use super::checks::{check_name, check_nodes, check_pcap, check_probes, check_top
 use super::member::{member, member_path, members, MemberCtx};
 use super::resolve::TcpPlan;
 use super::{
-    flow_kind_params, workload, AppKind, FlowKind, FlowSpec, LinkRate, LinkSpec, OneOrMany,
-    Scenario, TraceFiles,
+    add_schedule, flow_kind_params, workload, AppKind, FlowKind, FlowSpec, LinkRate, LinkSpec,
+    OneOrMany, Scenario, TraceFiles,
 };
 use crate::cc::CustomCc;
 use crate::error::{list_names, Error, Result};
@@ -117,10 +117,20 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
         let entry = format!("links[{i}]");
         // Each direction's rate: a trace is read (once per file) here.
         let fwd_rate = trace_files.resolve(&l.rate, &format!("{entry}.rate"))?;
-        let rev_rate = match &l.reverse_rate {
+        let mut rev_rate = match &l.reverse_rate {
             Some(r) => trace_files.resolve(r, &format!("{entry}.reverse_rate"))?,
             None => fwd_rate.clone(),
         };
+        let mut fwd_rate = fwd_rate;
+        let outage = l.outage.unwrap_or_default();
+        for (rate, field, entries) in [
+            (&mut fwd_rate, "schedule", &l.schedule),
+            (&mut rev_rate, "reverse_schedule", &l.reverse_schedule),
+        ] {
+            if let Some(entries) = entries {
+                add_schedule(rate, entries, l.delay, outage, &format!("{entry}.{field}"))?;
+            }
+        }
         let name_count = l.name.as_ref().and_then(|x| x.count());
         let n = members(
             &[("a", l.a.count()), ("b", l.b.count()), ("name", name_count)],
@@ -470,6 +480,23 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
                 sc.run,
                 &stream,
             )?);
+        }
+        // A schedule's losses come on top of the link's error model, from a
+        // stream of their own.
+        for dir in 0..2 {
+            let Some(losses) = lp.rate[dir].loss_schedule.take() else {
+                continue;
+            };
+            let (from, to) = if dir == 0 { (lp.a, lp.b) } else { (lp.b, lp.a) };
+            let field = ["schedule", "reverse_schedule"][dir];
+            let stream = crate::rng::link_stream(
+                &lp.name,
+                &nodes[from as usize].name,
+                &nodes[to as usize].name,
+                field,
+            );
+            let rng = crate::rng::Rng::stream(sc.seed, sc.run, &stream);
+            lp.error[dir] = Some(ErrorModel::scheduled(lp.error[dir].take(), losses, rng));
         }
     }
     for (n, t) in nodes.iter_mut().zip(tables) {

@@ -147,7 +147,9 @@ mod tests {
           "pcap": {"dir": "d", "links": ["l"], "snaplen": 96, "capture": "rx"},
           "routes": [{"node": "r", "to": "b", "next": "b"}],
           "links": [{"name": "l", "a": "a", "b": "r", "rate": 1, "delay": 0, "queue": "1p",
-                     "reverse_queue": "2p", "mtu": 1500,
+                     "reverse_queue": "2p", "mtu": 1500, "reverse_rate": 2,
+                     "schedule": [{"at": 1, "rate": 0, "delay": 0, "loss": 0.1}],
+                     "reverse_schedule": [{"at": 1, "rate": 5}], "outage": "drop",
                      "loss": {"model": "uniform", "per": 0.1, "ber": 0.1, "good_loss": 0,
                               "bad_loss": 0, "good_time": 1, "bad_time": 1,
                               "sojourn": "exponential", "p_bad": 0.5, "packets": [1],
@@ -172,6 +174,8 @@ mod tests {
         paths(&serde_json::to_value(&sc).unwrap(), "", &mut got);
         got.remove("links[].reverse_loss.model");
         got.remove("links[].reverse_loss.per");
+        got.remove("links[].reverse_schedule[].at");
+        got.remove("links[].reverse_schedule[].rate");
         // The table says which kind of flow a field belongs to.
         let want: BTreeSet<String> = FIELDS
             .iter()

@@ -99,31 +99,48 @@ impl World {
         let size = self.route_onwards(ld, id);
         let ect = matches!(self.packets.get(id).ecn, Ecn::Ect0 | Ecn::Ect1);
         let l = &mut self.links[ld as usize];
-        // A trace's next opportunity the packet can use, or the fixed
-        // rate's end of the packets ahead.
-        let start = (l.shaper != NO_SHAPER).then(|| self.shapers[l.shaper as usize].start_for(now));
-        let tx_start = match start {
-            Some(s) => self.shapers[l.shaper as usize].at(s),
-            None => l.busy_until.max(now),
+        let shaper = l.shaper as usize;
+        // A shaped direction's plan for the packet (a trace's
+        // opportunities, a schedule's rates), or the fixed rate's end of
+        // the packets ahead.
+        let plan = match self.shapers.get(shaper) {
+            Some(s) => match s.plan(now, size) {
+                Some(p) => Some(p),
+                None => return self.lost_to_outage(ld, id, now),
+            },
+            None => None,
         };
+        let tx_start = plan.map_or(l.busy_until.max(now), |p| p.tx_start);
         let verdict = l.queue.admit(now, tx_start, size, ect);
         if !matches!(verdict, Verdict::Enqueue) && self.refused(ld, id, verdict) {
             return;
         }
         let l = &mut self.links[ld as usize];
-        let shaper = l.shaper as usize;
         if tx_start > now {
             let old = l.queue.len();
             l.stats.note_queue(now, old, l.queue.bytes(), old + 1);
             self.record_queue(ld, old + 1);
         }
-        match start {
-            Some(s) => {
-                let (_, done) = self.shapers[shaper].serve(s, size);
-                self.transmit_until(ld, id, size, now, tx_start, done);
+        match plan {
+            Some(p) => {
+                let delay = self.links[ld as usize].delay;
+                let arrive = self.shapers[shaper].commit(p, delay);
+                self.transmit_until(ld, id, size, now, tx_start, p.done, arrive);
             }
             None => self.transmit(ld, id, size, now, tx_start),
         }
+    }
+
+    /// Drops packet `id` at link direction `ld` at `at`: its schedule's
+    /// outage (or its end of sending) leaves it no transmission.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn lost_to_outage(&mut self, ld: u32, id: PacketId, at: SimTime) {
+        let shaper = self.links[ld as usize].shaper as usize;
+        self.shapers[shaper].drops += 1;
+        let p = self.packets.remove(id);
+        self.dir_stats(&p).lost_error += 1;
+        self.record_drop_at(ld, &p, DropCause::Outage, at);
     }
 
     /// Sets packet `id`'s next hop beyond link direction `ld` (and asks for
@@ -166,13 +183,17 @@ impl World {
         queued: SimTime,
         tx_start: SimTime,
     ) {
-        let done = tx_start + self.links[ld as usize].tx_time(size as u64);
-        self.transmit_until(ld, id, size, queued, tx_start, done);
+        let l = &self.links[ld as usize];
+        let done = tx_start + l.tx_time(size as u64);
+        let arrive = done + l.delay;
+        self.transmit_until(ld, id, size, queued, tx_start, done, arrive);
     }
 
-    /// As [`Self::transmit`], the packet's last bit leaving at `done` (a
-    /// capacity trace's opportunity).
+    /// As [`Self::transmit`], the packet's last bit leaving at `done` and
+    /// the packet arriving at the far end at `arrive` (a shaped direction's
+    /// plan).
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn transmit_until(
         &mut self,
         ld: u32,
@@ -181,6 +202,7 @@ impl World {
         queued: SimTime,
         tx_start: SimTime,
         done: SimTime,
+        arrive: SimTime,
     ) {
         let now = self.now;
         let l = &mut self.links[ld as usize];
@@ -209,7 +231,6 @@ impl World {
                 }
             }
         }
-        let arrive = done + l.delay;
         // The arrival's place among events at the same instant is fixed now.
         let seq = self.queue.reserve_seq();
         if l.queue.front().is_none() {

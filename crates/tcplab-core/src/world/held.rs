@@ -46,18 +46,16 @@ impl World {
         // discipline (which sees it leave after no wait) without counting
         // in the queue, as it would not behind a drop-tail. An idle trace
         // link waits for its next opportunity.
-        let idle = l.busy_until <= now;
-        let out = if idle && l.shaper == NO_SHAPER {
+        let mut idle = l.busy_until <= now;
+        if idle && l.shaper != NO_SHAPER {
+            l.busy_until = self.shapers[l.shaper as usize].idle_start(now);
+            idle = l.busy_until <= now;
+        }
+        let out = if idle {
             l.queue.qdisc_mut().take(now, &mut self.held_drops)
         } else {
             None
         };
-        if idle && l.shaper != NO_SHAPER {
-            let t = &mut self.shapers[l.shaper as usize];
-            let s = t.start_for(now);
-            t.restart_at(s);
-            l.busy_until = t.at(s);
-        }
         self.settle_held(ld, now, before);
         if let Some(q) = out {
             self.send_held(ld, q, now);
@@ -75,7 +73,7 @@ impl World {
             return;
         }
         let t = &mut self.shapers[l.shaper as usize];
-        if t.wake < l.busy_until {
+        if t.wake < l.busy_until && l.busy_until < SimTime::MAX {
             t.wake = l.busy_until;
             self.queue.push(l.busy_until, Event::Dequeue { ld });
         }
@@ -117,14 +115,16 @@ impl World {
         if shaper == NO_SHAPER {
             return self.transmit(ld, q.id, q.size, q.enqueued, at);
         }
-        // A trace link: from the opportunity (and its rest) that `at` is;
-        // the next dequeue comes with the opportunity after the packet's.
+        // A shaped link: from `at` as its plan allows; the next dequeue
+        // comes when the link can start another packet.
+        let delay = self.links[ld as usize].delay;
         let t = &mut self.shapers[shaper as usize];
-        let s = t.waiting_start();
-        debug_assert_eq!(t.at(s), at);
-        let (_, done) = t.serve(s, q.size);
-        let next = t.at(t.waiting_start());
-        self.transmit_until(ld, q.id, q.size, q.enqueued, at, done);
+        let Some(p) = t.plan_dequeued(at, q.size) else {
+            return self.lost_to_outage(ld, q.id, at);
+        };
+        let arrive = t.commit(p, delay);
+        let next = t.next_start();
+        self.transmit_until(ld, q.id, q.size, q.enqueued, p.tx_start, p.done, arrive);
         self.links[ld as usize].busy_until = next;
     }
 

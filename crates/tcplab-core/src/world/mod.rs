@@ -40,6 +40,8 @@ use crate::net::qdisc::{Dropped, Qdisc};
 use crate::net::queue::InFlight;
 use crate::net::queue::LinkQueue;
 use crate::net::route::{RouteTable, NO_ROUTE};
+use crate::net::schedule::ScheduleLink;
+use crate::net::shaper::{Shaper, ShaperKind};
 use crate::pcap::{FlowOptions, PcapWriter};
 use crate::results::{
     append_columns, flow_columns, link_columns, ColumnData, Columns, DropCause, DropRecord,
@@ -275,7 +277,7 @@ pub struct World {
     /// drops at one call.
     held_drops: Vec<Dropped>,
     /// The trace-driven link directions' state ([`LinkDir::shaper`]).
-    shapers: Vec<TraceLink>,
+    shapers: Vec<Shaper>,
     /// The scenario's `delay_percentiles`: every link direction's sojourn
     /// and every flow's delay distribution.
     delay_percentiles: bool,
@@ -322,9 +324,14 @@ impl World {
                     let stream = link_stream(&l.name, name(from), name(to), "queue");
                     Rng::stream(seed, run, &stream)
                 };
-                let shaper = match &rate.trace {
-                    Some(t) => {
-                        shapers.push(TraceLink::new(t.clone()));
+                let kind = match (&rate.trace, &rate.schedule) {
+                    (Some(t), _) => Some(ShaperKind::Trace(TraceLink::new(t.clone()))),
+                    (None, Some(s)) => Some(ShaperKind::Schedule(ScheduleLink::new(s.clone()))),
+                    (None, None) => None,
+                };
+                let shaper = match kind {
+                    Some(k) => {
+                        shapers.push(Shaper::new(k));
                         shapers.len() as u32 - 1
                     }
                     None => NO_SHAPER,

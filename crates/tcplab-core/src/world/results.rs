@@ -190,6 +190,7 @@ impl World {
             sojourn_max_s: sent(s.sojourn_max as f64 / 1e9),
             trace: trace.map_or("", |t| t.file.as_str()),
             trace_period_s: trace.map_or(f64::NAN, |t| t.period_ms() as f64 / 1e3),
+            drops_outage: self.shaper_of(l).map_or(0, |s| s.drops),
         }
     }
 
@@ -204,9 +205,17 @@ impl World {
         reverse.to
     }
 
+    /// The shaper of link direction `l`, if it has one.
+    fn shaper_of(&self, l: &LinkDir) -> Option<&Shaper> {
+        self.shapers.get(l.shaper as usize)
+    }
+
     /// The capacity trace driving link direction `l`, if any.
     fn trace_of(&self, l: &LinkDir) -> Option<&CapacityTrace> {
-        (l.shaper != NO_SHAPER).then(|| &*self.shapers[l.shaper as usize].trace)
+        match self.shaper_of(l).map(|s| &s.kind) {
+            Some(ShaperKind::Trace(t)) => Some(&t.trace),
+            _ => None,
+        }
     }
 
     /// The results with every table as columns. The flows and links tables
@@ -516,6 +525,7 @@ fn owned_link(r: LinkResult<&str>) -> LinkResult {
         sojourn_max_s: r.sojourn_max_s,
         trace: r.trace.to_owned(),
         trace_period_s: r.trace_period_s,
+        drops_outage: r.drops_outage,
     }
 }
 
