@@ -15,8 +15,20 @@ def test_every_preset_builds_and_runs_briefly(name):
     sc = fn(size="500KB") if name == "channel" else fn(duration="20s")
     res = sc.run()
     assert len(res.flows) >= 1 and res.flows["delivered_bytes"].iloc[0] > 0
-    # In every preset each flow crosses the slowest link: no goodput beyond it.
-    assert (res.flows["goodput_bps"] <= res.links["rate_bps"].min()).all()
+    # In every preset each flow crosses the slowest link: no goodput beyond
+    # it (a capacity trace's: what it offered during the run).
+    top = offered_bps("Verizon-LTE-short", 20) if name == "cellular" else \
+        res.links["rate_bps"].min()
+    assert (res.flows["goodput_bps"] <= top).all()
+
+
+def offered_bps(trace: str, seconds: float) -> float:
+    """The mean rate a mahimahi downlink trace offers in (0, seconds]: 1504 B per opportunity."""
+    ms = [int(x) for x in (presets.default_traces() / f"{trace}.down").read_text().split()]
+    period = ms[-1]
+    n = sum(1 for k in range(int(seconds * 1000 // period) + 1) for t in ms
+            if 0 < k * period + t <= seconds * 1000)
+    return n * 1504 * 8 / seconds
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +70,8 @@ def test_goodput_never_exceeds_the_bottleneck_rate(quick):
         return bottleneck[name]
 
     for name, r in results.items():
+        if name == "cellular":  # a capacity trace: below
+            continue
         for panel, t in r["tables"].items():
             if panel.startswith("jain") or "ratio" in panel:
                 continue
@@ -111,3 +125,31 @@ def test_fairness_and_parking_lot_seeds_differ_by_their_random_starts():
         assert delivered[0] != delivered[1]
         fixed = [make(duration="20s", seed=s, start_spread=None).run() for s in (1, 2)]
         assert fixed[0].flows.equals(fixed[1].flows) and fixed[0].flow(flow)["start_s"] == 0
+
+
+def test_cellular_goodput_stays_within_the_trace_and_codel_cuts_the_delay(quick):
+    _, results = quick
+    tables = results["cellular"]["tables"]
+    # The quick study: 20 s from a start within [0, 2 s): never more than
+    # the trace offered in the first 22 s, averaged over the 20.
+    top = offered_bps("Verizon-LTE-short", 22) * 22 / 20
+    for t in tables.values():
+        assert (t["goodput_bps_max"] <= top).all()
+        assert (t["goodput_bps_mean"] > 0.3 * top).all()
+    drop, codel = (tables[f"tradeoff_{q}"].set_index("param:cc") for q in ("droptail", "codel"))
+    # A 100-packet drop-tail queue fills behind loss-based variants; CoDel
+    # keeps it near its target: a fraction of the delay.
+    for cc in ("newreno", "cubic", "westwoodplus"):
+        assert codel.loc[cc, "delay_p95_s_mean"] < 0.5 * drop.loc[cc, "delay_p95_s_mean"]
+
+
+def test_the_cellular_study_says_where_to_get_its_traces(tmp_path, capsys):
+    from tcplab.cli import main
+
+    with pytest.raises(FileNotFoundError, match="github.com/ravinet/mahimahi"):
+        reproduce("cellular", tmp_path, quick=True, traces=tmp_path / "none")
+    code = main(["reproduce", "cellular", "--quick", "--out", str(tmp_path), "--traces",
+                 str(tmp_path / "none")])
+    assert code != 0
+    err = capsys.readouterr().err
+    assert "--traces" in err and "mahimahi" in err

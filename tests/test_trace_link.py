@@ -178,7 +178,9 @@ delay = "1ms"
     # 1500-B packets always waiting, 1504 B per ms for 1 s: 1002 whole
     # packets, and the 1003rd started.
     assert res.link("a-b", "a").tx_packets == 1003
-    assert res.link("a-b", "a").trace == str(tmp_path / "traces" / "one")
+    # The links table names the file; the scenario holds its whole path.
+    assert res.link("a-b", "a").trace == "one"
+    assert res.scenario["links"][0]["rate"] == {"trace": str(tmp_path / "traces" / "one")}
 
 
 @pytest.mark.parametrize("text, problem", [

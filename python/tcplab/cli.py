@@ -345,7 +345,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         raise UsageError(f"no study {args.study!r} (studies: {', '.join(STUDIES)}; see "
                          "tcplab studies)")
     try:
-        r = reproduce(args.study, args.out, quick=args.quick, jobs=args.jobs)
+        r = reproduce(args.study, args.out, quick=args.quick, jobs=args.jobs,
+                      traces=args.traces)
+    except FileNotFoundError as e:  # the cellular study's traces
+        print(f"error: {args.study}: {e}", file=sys.stderr)
+        return EXIT_FAILED
     except RuntimeError as e:  # runs failed
         print(f"error: {args.study}: {e}", file=sys.stderr)
         return EXIT_FAILED
@@ -437,6 +441,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--quick", action="store_true", help="reduced durations and seeds")
     rp.add_argument("--jobs", type=_positive_int,
                     help="local worker processes (default: all cores)")
+    rp.add_argument("--traces", metavar="DIR",
+                    help="cellular: the folder of mahimahi's traces (default: "
+                    "../shared/traces/mahimahi)")
     rp.set_defaults(func=cmd_reproduce)
 
     sw = sub.add_parser("sweep", help="run a study (grid x seeds), resumable")

@@ -15,15 +15,18 @@ each choice and its sensitivity sweep.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from tcplab import _core
+from tcplab.errors import ScenarioError
 from tcplab.scenario import (
     Bulk,
     GilbertElliott,
     Network,
     OnOff,
     Scenario,
+    Trace,
     Transfer,
     Uniform,
     UniformStart,
@@ -349,6 +352,60 @@ def wireless_last_hop(*, cc: Any = "westwoodplus", bad_time: str = "10ms",
     return net.scenario(duration=duration, seed=seed)
 
 
+CELLULAR_TRACES = ["Verizon-LTE-short", "Verizon-EVDO-driving", "TMobile-UMTS-driving",
+                   "ATT-LTE-driving-2016"]
+"""The four mahimahi trace pairs (``NAME.down``, ``NAME.up``) the ``cellular`` study runs."""
+
+TRACES_HELP = ("mahimahi's cellular traces (Verizon-LTE-short.down, .up, ...): get them from "
+               "https://github.com/ravinet/mahimahi (folder traces/) and pass their folder")
+
+
+def default_traces() -> Path | None:
+    """The folder of mahimahi's traces beside the project (../shared/traces/mahimahi), if any.
+
+    Looked for from the working directory and from the source tree.
+    """
+    for base in (Path.cwd().parent, Path(__file__).resolve().parents[3]):
+        d = base / "shared" / "traces" / "mahimahi"
+        if (d / f"{CELLULAR_TRACES[0]}.down").is_file():
+            return d
+    return None
+
+
+def cellular(*, cc: Any = "cubic", trace: str = "Verizon-LTE-short", queue: str = "droptail",
+             traces: str | Path | None = None, limit: str = "100p", delay: str = "20ms",
+             profile: str = "linux", duration: str = "60s", seed: int = 1) -> Scenario:
+    """One bulk flow over a real cellular link, replayed from a mahimahi trace pair.
+
+    server -(100 Mb/s, 5 ms)- gw -(trace ``NAME.down`` / ``NAME.up``, ``delay``)- phone,
+    as Pantheon's emulated cellular paths (mahimahi's ``mm-delay`` and
+    ``mm-link``). The cellular link queues in ``queue``: ``"droptail"`` of
+    ``limit`` packets, or ``"codel"`` (RFC 8289's defaults) with that hard
+    limit, in both directions. The flow starts at a random time in [0, 2 s)
+    (a different stretch of the trace for each seed), with Linux's defaults
+    (``profile="linux"``): CUBIC with HyStart, PRR, RACK-TLP.
+    ``traces``: the folder with the trace files (default: ../shared/traces/mahimahi).
+    Not stated by a paper (Pantheon varies them): the delay, the queue and its size.
+    """
+    folder = Path(traces) if traces is not None else default_traces()
+    if folder is None or not (folder / f"{trace}.down").is_file():
+        where = f"in {folder}" if folder is not None else "beside the project"
+        raise ScenarioError(f"cellular: no trace {trace}.down {where}; {TRACES_HELP}",
+                            "traces", f"no trace {trace}.down {where}", TRACES_HELP)
+    if queue not in ("droptail", "codel"):
+        raise ScenarioError(f"cellular: queue {queue!r} is not 'droptail' or 'codel'", "queue",
+                            f"{queue!r} is not a queue of this study", "droptail, codel")
+    q: Any = limit if queue == "droptail" else {"kind": "codel", "limit": limit}
+    net = Network(f"cellular-{trace}")
+    server, gw, phone = net.host("server"), net.router("gw"), net.host("phone")
+    net.link(server, gw, rate="100Mbps", delay="5ms", queue="1000p")
+    net.link(gw, phone, delay=delay, queue=q, name="cellular",
+             rate=Trace(folder / f"{trace}.down"), reverse_rate=Trace(folder / f"{trace}.up"))
+    net.tcp(server, phone, cc=cc, name="bulk", profile=profile,
+            app=Bulk(start=UniformStart("0s", "2s")))
+    return net.scenario(duration=duration, seed=seed, delay_percentiles=True)
+
+
 PRESETS = {
     "channel": channel,
     "westwood": westwood,
@@ -358,4 +415,5 @@ PRESETS = {
     "fairness": fairness,
     "parking-lot": parking_lot,
     "wireless-last-hop": wireless_last_hop,
+    "cellular": cellular,
 }

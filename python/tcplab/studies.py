@@ -51,8 +51,9 @@ class Panel:
     metric: str = "goodput_bps"
     #: "mean" (with 90% CI), "minavgmax", "sum" or "jain" (across flows whose
     #: names start with `flow`), "intervals" (per-interval goodput of `flow`),
-    #: or "on_intervals" (`flow`'s goodput averaged over the intervals that
-    #: start at the times in `on`, per run).
+    #: "on_intervals" (`flow`'s goodput averaged over the intervals that
+    #: start at the times in `on`, per run), or "tradeoff" (`metric` and
+    #: `metric2` of `flow`, drawn against each other).
     stat: str = "mean"
     on: list[float] = field(default_factory=list)
     quick_values: list[Any] | None = None
@@ -60,6 +61,9 @@ class Panel:
     scale: float = MB
     #: The x axis's label (None: the parameter's name).
     xlabel: str | None = None
+    #: With stat "tradeoff": the second metric, drawn against `metric` in
+    #: one plot per x value (Pantheon's throughput-delay plot).
+    metric2: str = "delay_p95_s"
 
 
 @dataclass
@@ -82,6 +86,7 @@ W3 = ["newreno", "westwood", "westwoodplus"]
 V3 = ["newreno", "vegas", "westwoodplus"]
 PETRA = ["newreno", "westwood", "petra"]
 D5 = ["tahoe", "reno", "newreno", "vegas", "sack"]
+CELLULAR = ["newreno", "cubic", "bbr", "vegas", "westwoodplus", "petra"]
 
 
 def _cwnd_over_time(name: str, variants: list[str], **kw: Any):  # noqa: ANN202
@@ -223,22 +228,30 @@ STUDIES: dict[str, Study] = {s.name: s for s in [
               flow="main", fixed={"cross": True}, stat="minavgmax",
               quick_values=["1ms", "100ms"]),
     ], seeds=10, quick_fixed={"duration": "60s"}),
+    Study("cellular", "goodput vs 95th-percentile delay over real cellular traces (mahimahi)", [
+        Panel(f"tradeoff_{queue}", "cellular", "trace", presets.CELLULAR_TRACES, CELLULAR,
+              fixed={"queue": queue}, stat="tradeoff", quick_values=[presets.CELLULAR_TRACES[0]],
+              xlabel="trace")
+        for queue in ("droptail", "codel")
+    ], quick_fixed={"duration": "20s"}),
 ]}
 
 
 # ---- running them ----------------------------------------------------------------
 
 
-def _specs(study: Study, quick: bool) -> list[RunSpec]:
+def _specs(study: Study, quick: bool, traces: str | Path | None = None) -> list[RunSpec]:
     seeds = range(1, (study.quick_seeds if quick else study.seeds) + 1)
     specs = []
     for panel in study.panels:
         fn = presets.PRESETS[panel.preset]
         values = panel.quick_values if quick and panel.quick_values else panel.values
+        # The cellular preset's trace folder: given, or found beside the project.
+        files = {} if panel.preset != "cellular" else {"traces": _traces(traces)}
         for h in panel.hues:
             for v in values:
                 for seed in seeds:
-                    kw = {**panel.fixed, panel.hue: h, panel.x: v, "seed": seed}
+                    kw = {**panel.fixed, **files, panel.hue: h, panel.x: v, "seed": seed}
                     if quick:
                         # Quick settings never lengthen a panel's own duration.
                         for k, q in study.quick_fixed.items():
@@ -253,6 +266,16 @@ def _specs(study: Study, quick: bool) -> list[RunSpec]:
                                    "scenario": resolved})
                     specs.append(RunSpec(params, seed, resolved, key))
     return specs
+
+
+def _traces(traces: str | Path | None) -> str:
+    """The folder of mahimahi's traces: ``traces``, or the one beside the project."""
+    folder = Path(traces) if traces is not None else presets.default_traces()
+    if folder is None or not (folder / f"{presets.CELLULAR_TRACES[0]}.down").is_file():
+        where = f"no {presets.CELLULAR_TRACES[0]}.down in {folder}" if folder is not None \
+            else "no ../shared/traces/mahimahi beside the project"
+        raise FileNotFoundError(f"{where}: {presets.TRACES_HELP} with --traces DIR")
+    return str(folder.resolve())
 
 
 def _in_panel_order(panel: Panel, table: pd.DataFrame) -> pd.DataFrame:
@@ -281,6 +304,9 @@ def _panel_table(panel: Panel, flows: pd.DataFrame, intervals: pd.DataFrame) -> 
         by = ["cc" if panel.hue == "cc" else panel.hue, panel.x]
         per_run = iv.groupby([*by, "seed"])["goodput_bps"].mean().rename(panel.metric)
         return summarize(per_run.reset_index(), by, [panel.metric], ci=STUDY_CI)
+    if panel.stat == "tradeoff":
+        rows = rows[rows["flow"] == panel.flow] if panel.flow else rows.groupby("key").head(1)
+        return summarize(rows, by, [panel.metric, panel.metric2], ci=STUDY_CI)
     if panel.stat in ("sum", "jain"):
         sel = rows[rows["flow"].str.startswith(panel.flow)]
         agg = jain_index if panel.stat == "jain" else np.sum
@@ -307,6 +333,8 @@ def _figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -> list[Pa
     """
     from tcplab.plot import axis_label, ci_note, draw_summary, new_figure, save, style_axes
 
+    if panel.stat == "tradeoff":
+        return _tradeoff_figure(panel, table, out, study)
     m = _column(panel)
     hue, x = table.columns[0], table.columns[1]
     tag = f"ci{round(STUDY_CI * 100)}"
@@ -331,9 +359,64 @@ def _figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -> list[Pa
     return [save(fig, out / f"{study}_{panel.name}.{ext}") for ext in ("png", "svg")]
 
 
+def _tradeoff_figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -> list[Path]:
+    """Goodput against the 95th-percentile delay, one plot per x value (trace), as Pantheon.
+
+    Each variant is its mean over seeds with its confidence interval on both
+    axes; the delay axis is logarithmic and runs right to left, so that
+    better (more goodput, less delay) is up and to the right.
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
+
+    from tcplab.plot import ci_note, save
+
+    hue, x = table.columns[0], table.columns[1]
+    tag = f"ci{round(STUDY_CI * 100)}"
+    values = list(dict.fromkeys(table[x]))
+    cols = min(len(values), 2)
+    rows = -(-len(values) // cols)
+    fig = Figure(figsize=(3.5 * cols, 2.8 * rows + 0.4))
+    axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
+    y, d = panel.metric, panel.metric2
+    markers = "os^Dvp<>"
+    for ax, value in zip(axes, values, strict=False):
+        t = table[table[x] == value]
+        for i, (_, r) in enumerate(t.iterrows()):
+            dx = r[f"{d}_mean"] * 1e3
+            gy = r[f"{y}_mean"] / panel.scale
+            xerr = [[dx - r[f"{d}_{tag}_low"] * 1e3], [r[f"{d}_{tag}_high"] * 1e3 - dx]]
+            yerr = [[gy - r[f"{y}_{tag}_low"] / panel.scale],
+                    [r[f"{y}_{tag}_high"] / panel.scale - gy]]
+            ax.errorbar(dx, gy, xerr=xerr, yerr=yerr, fmt=markers[i % len(markers)], ms=5,
+                        capsize=2, lw=0.8, label=str(r[hue]))
+            ax.annotate(str(r[hue]), (dx, gy), xytext=(4, 3), textcoords="offset points",
+                        fontsize=6)
+        ax.set_xscale("log")
+        # Plain numbers at 1, 2 and 5 of each decade: delays span one or two.
+        ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.invert_xaxis()
+        ax.set_title(str(value), fontsize=8)
+        ax.set_xlabel("95th-percentile one-way delay (ms)", fontsize=7)
+        ax.set_ylabel(panel.ylabel, fontsize=7)
+        ax.tick_params(labelsize=6, which="both")
+        ax.grid(alpha=0.3, which="both")
+    for ax in axes[len(values):]:
+        ax.set_visible(False)
+    queue = panel.fixed.get("queue", "")
+    fig.suptitle(f"{study} ({queue}): goodput vs delay, better up and right\n"
+                 f"(mean, {ci_note(table, y, tag)})", fontsize=8)
+    return [save(fig, out / f"{study}_{panel.name}.{ext}") for ext in ("png", "svg")]
+
+
 def reproduce(name: str, out: str | Path, *, quick: bool = False, jobs: int | None = None,
-              progress: bool | None = None) -> dict[str, Any]:
+              progress: bool | None = None, traces: str | Path | None = None) -> dict[str, Any]:
     """Run study ``name`` end to end: the sweep (stored in ``out``), tables, figures.
+
+    ``traces``: for the ``cellular`` study, the folder of mahimahi's trace
+    files (default: ../shared/traces/mahimahi when it exists).
 
     Returns {"tables": {panel: DataFrame}, "files": [paths]}.
     """
@@ -343,7 +426,7 @@ def reproduce(name: str, out: str | Path, *, quick: bool = False, jobs: int | No
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     db = out / f"{name}{'-quick' if quick else ''}.db"
-    run_specs(_specs(study, quick), db, name, jobs=jobs, progress=progress)
+    run_specs(_specs(study, quick, traces), db, name, jobs=jobs, progress=progress)
     with Store(db) as store:
         flows, intervals = store.flows(), store.intervals()
         failed = store.failures()

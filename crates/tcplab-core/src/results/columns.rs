@@ -302,7 +302,7 @@ pub const LINK_COLUMNS: &[Column] = &[
         "trace",
         "",
         "str",
-        "the capacity trace driving the direction (empty at a fixed rate)",
+        "the capacity trace driving the direction: its file's name (empty at a fixed rate)",
     ),
     col(
         "trace_period_s",

@@ -188,7 +188,14 @@ impl World {
             sojourn_p95_s: quantile(0.95),
             sojourn_p99_s: quantile(0.99),
             sojourn_max_s: sent(s.sojourn_max as f64 / 1e9),
-            trace: trace.map_or("", |t| t.file.as_str()),
+            // The file's name: the same on every machine (the effective
+            // scenario has the whole path).
+            trace: trace.map_or("", |t| {
+                std::path::Path::new(&t.file)
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or(&t.file)
+            }),
             trace_period_s: trace.map_or(f64::NAN, |t| t.period_ms() as f64 / 1e3),
             drops_outage: self.shaper_of(l).map_or(0, |s| s.drops),
         }
