@@ -150,6 +150,8 @@ class Network:
         schedule: list[dict[str, Any]] | None = None,
         reverse_schedule: list[dict[str, Any]] | None = None,
         outage: Literal["hold", "drop"] | None = None,
+        jitter: dict[str, Any] | None = None,
+        reverse_jitter: dict[str, Any] | None = None,
         mtu: int = 1500,
         loss: LossModel | dict[str, Any] | None = None,
         reverse_loss: LossModel | dict[str, Any] | None = None,
@@ -169,6 +171,12 @@ class Network:
             reverse_schedule: the b -> a direction's changes.
             outage: what an outage does: ``"hold"`` the packets (default)
                 or ``"drop"`` each one that would be on the wire.
+            jitter: extra delay per packet on a -> b, e.g. ``{"dist":
+                "uniform", "high": "10ms"}`` (also ``"normal"`` with
+                ``mean``, ``std``; ``"exponential"`` with ``mean``;
+                ``"pareto"`` with ``scale``, ``shape``); packets keep their
+                order unless ``"reorder": True``.
+            reverse_jitter: the b -> a direction's.
             delay: one-way propagation delay, e.g. ``"45ms"``.
             queue: each direction's egress queue: a drop-tail limit in packets
                 (``"100p"``) or bytes (``"64KiB"``), or a discipline with its
@@ -194,9 +202,11 @@ class Network:
         if reverse_rate is not None:
             d["reverse_rate"] = link_rate(reverse_rate)
         for key, value in (("schedule", schedule), ("reverse_schedule", reverse_schedule),
-                           ("outage", outage)):
+                           ("outage", outage), ("jitter", jitter),
+                           ("reverse_jitter", reverse_jitter)):
             if value is not None:
-                d[key] = [dict(e) for e in value] if isinstance(value, list | tuple) else value
+                d[key] = ([dict(e) for e in value] if isinstance(value, list | tuple)
+                          else dict(value) if isinstance(value, dict) else value)
         if reverse_queue is not None:
             d["reverse_queue"] = reverse_queue
         if name is not None:

@@ -27,6 +27,9 @@ pub enum Event {
     /// opportunity at which its discipline (one that holds its queue) gives
     /// out the next packet.
     Dequeue { ld: u32 },
+    /// Packet `id`, past link direction `ld`'s far end and error model,
+    /// comes out of its delay jitter.
+    Release { ld: u32, id: super::PacketId },
     /// The application of `flow` acts: a CBR send, an ON/OFF edge, a start.
     App { flow: u32 },
     /// A transport timer of `flow`; ignored on pop if `gen` is stale.

@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{list_names, Error, Result};
+use crate::net::jitter::Jitter;
 use crate::net::packet::Packet;
 use crate::rng::Rng;
 use crate::time::{SimDuration, SimTime};
@@ -173,6 +174,25 @@ pub enum ErrorModel {
     /// A link schedule's loss probabilities over time, on top of the
     /// link's own model.
     Scheduled(Box<ScheduledLoss>),
+    /// Delay jitter after the link's own model (which decides losses).
+    Jittered(Box<Jittered>),
+}
+
+/// A link direction's jitter, after `base` has spared the packet.
+#[derive(Debug)]
+pub struct Jittered {
+    base: Option<ErrorModel>,
+    jitter: Jitter,
+}
+
+/// What becomes of a packet that reaches the far end of a link direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    Lost,
+    /// It goes on at once.
+    Now,
+    /// It goes on at this time (delay jitter).
+    Later(SimTime),
 }
 
 /// From `at[k].0` on, each packet is lost with probability `at[k].1`,
@@ -390,10 +410,34 @@ impl ErrorModel {
         }))
     }
 
+    /// `base` (the link's own model, if any) followed by `jitter`.
+    pub fn jittered(base: Option<ErrorModel>, jitter: Jitter) -> ErrorModel {
+        ErrorModel::Jittered(Box::new(Jittered { base, jitter }))
+    }
+
+    /// What becomes of a packet arriving at `now`: lost, on at once, or on
+    /// after a jitter.
+    #[inline]
+    pub fn receive(&mut self, now: SimTime, pkt: &Packet) -> Fate {
+        if let ErrorModel::Jittered(j) = self {
+            return if j.base.as_mut().is_some_and(|b| b.lose(now, pkt)) {
+                Fate::Lost
+            } else {
+                Fate::Later(j.jitter.release(now))
+            };
+        }
+        if self.lose(now, pkt) {
+            Fate::Lost
+        } else {
+            Fate::Now
+        }
+    }
+
     /// Decides the fate of a packet arriving at `now`: true means lost.
     #[inline]
     pub fn lose(&mut self, now: SimTime, pkt: &Packet) -> bool {
         match self {
+            ErrorModel::Jittered(j) => j.base.as_mut().is_some_and(|b| b.lose(now, pkt)),
             ErrorModel::Scheduled(s) => {
                 // The base model decides first, so that its draws are
                 // those it makes without a schedule.

@@ -4,6 +4,7 @@
 
 pub mod capacity;
 pub mod error_model;
+pub mod jitter;
 pub mod link;
 pub mod packet;
 pub mod qdisc;

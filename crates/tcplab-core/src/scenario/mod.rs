@@ -32,6 +32,7 @@ pub use validate::{plan, AppPlan, FlowPlan, LinkPlan, NodePlan, Plan};
 
 use crate::error::{Error, Result};
 pub use crate::net::error_model::{LossModel, LossSpec, Sojourn};
+pub use crate::net::jitter::JitterSpec;
 pub use crate::net::qdisc::QueueSpec;
 use crate::time::{Rate, SimDuration};
 use crate::units::Bytes;
@@ -196,6 +197,12 @@ pub struct LinkSpec {
     /// drop them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outage: Option<OutageSpec>,
+    /// Extra per-packet delay on the a -> b direction, from a distribution.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<JitterSpec>,
+    /// The b -> a direction's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_jitter: Option<JitterSpec>,
     /// One-way propagation delay.
     pub delay: SimDuration,
     /// The egress queue of each direction: a drop-tail limit ("100p", the

@@ -498,6 +498,23 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
             let rng = crate::rng::Rng::stream(sc.seed, sc.run, &stream);
             lp.error[dir] = Some(ErrorModel::scheduled(lp.error[dir].take(), losses, rng));
         }
+        // Jitter comes after the losses, each direction from its own stream.
+        for (dir, field, jitter) in [
+            (0, "jitter", &spec.jitter),
+            (1, "reverse_jitter", &spec.reverse_jitter),
+        ] {
+            let Some(jitter) = jitter else { continue };
+            let (from, to) = if dir == 0 { (lp.a, lp.b) } else { (lp.b, lp.a) };
+            let stream = crate::rng::link_stream(
+                &lp.name,
+                &nodes[from as usize].name,
+                &nodes[to as usize].name,
+                field,
+            );
+            let rng = crate::rng::Rng::stream(sc.seed, sc.run, &stream);
+            let j = jitter.build(&format!("links[{}].{field}", lp.entry), rng)?;
+            lp.error[dir] = Some(ErrorModel::jittered(lp.error[dir].take(), j));
+        }
     }
     for (n, t) in nodes.iter_mut().zip(tables) {
         n.routes = t;

@@ -150,6 +150,9 @@ mod tests {
                      "reverse_queue": "2p", "mtu": 1500, "reverse_rate": 2,
                      "schedule": [{"at": 1, "rate": 0, "delay": 0, "loss": 0.1}],
                      "reverse_schedule": [{"at": 1, "rate": 5}], "outage": "drop",
+                     "jitter": {"dist": "uniform", "low": 0, "high": 1, "mean": 1, "std": 1,
+                                "scale": 1, "shape": 2, "reorder": true},
+                     "reverse_jitter": {"dist": "exponential", "mean": 1},
                      "loss": {"model": "uniform", "per": 0.1, "ber": 0.1, "good_loss": 0,
                               "bad_loss": 0, "good_time": 1, "bad_time": 1,
                               "sojourn": "exponential", "p_bad": 0.5, "packets": [1],
@@ -176,6 +179,9 @@ mod tests {
         got.remove("links[].reverse_loss.per");
         got.remove("links[].reverse_schedule[].at");
         got.remove("links[].reverse_schedule[].rate");
+        got.remove("links[].reverse_jitter.dist");
+        got.remove("links[].reverse_jitter.mean");
+        got.remove("links[].reverse_jitter.reorder");
         // The table says which kind of flow a field belongs to.
         let want: BTreeSet<String> = FIELDS
             .iter()

@@ -4,6 +4,7 @@
 //! goes on along its route or to its destination.
 
 use super::*;
+use crate::net::error_model::Fate;
 use crate::net::packet::Ecn;
 use crate::net::qdisc::{QueueDrop, Verdict};
 
@@ -255,15 +256,27 @@ impl World {
         let now = self.now;
         let l = &mut self.links[ld as usize];
         if let Some(em) = &mut l.error {
-            if em.lose(now, self.packets.get(id)) {
-                l.stats.drops_error += 1;
-                let p = self.packets.remove(id);
-                self.dir_stats(&p).lost_error += 1;
-                self.record_drop(ld, &p, DropCause::Error);
-                return;
+            match em.receive(now, self.packets.get(id)) {
+                Fate::Now => {}
+                Fate::Lost => {
+                    l.stats.drops_error += 1;
+                    let p = self.packets.remove(id);
+                    self.dir_stats(&p).lost_error += 1;
+                    self.record_drop(ld, &p, DropCause::Error);
+                    return;
+                }
+                // Delay jitter: on when it is over.
+                Fate::Later(at) => return self.queue.push(at, Event::Release { ld, id }),
             }
         }
-        let node = l.to;
+        self.received(ld, id);
+    }
+
+    /// Packet `id` has crossed link direction `ld` (and its error model and
+    /// jitter): on to its destination, or its next link.
+    pub(super) fn received(&mut self, ld: u32, id: PacketId) {
+        let now = self.now;
+        let node = self.links[ld as usize].to;
         if self.pcap_rx {
             self.capture(ld, id, now);
         }

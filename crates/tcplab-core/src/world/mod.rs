@@ -522,6 +522,10 @@ impl World {
                     self.advance_held(ld, t);
                     false
                 }
+                Event::Release { ld, id } => {
+                    self.received(ld, id);
+                    true
+                }
                 Event::Timer { flow, kind, gen } => self.timer(flow, kind, gen),
             };
             if acted {
