@@ -102,6 +102,7 @@ PARAM_LABELS: dict[str, str] = {
     "reverse-direction queue limit", "m": "flows (M)", "hops": "hops",
     "bad_time": "Bad state's mean duration", "good_time": "Good state's mean duration",
     "load": "offered load", "flows": "flows", "start_s": "start (s)",
+    "arq_attempts": "ARQ transmissions (1: none)",
 }
 
 

@@ -315,7 +315,8 @@ def parking_lot(*, cc: Any = "newreno", hops: int = 4, hop_rate: str = "10Mbps",
 def wireless_last_hop(*, cc: Any = "westwoodplus", bad_time: str = "10ms",
                       delayed_ack: bool = True, cross: bool = False, queue: str = NS2_QUEUE,
                       window: int | None = NS2_BIG_WINDOW, profile: str = "ns2",
-                      duration: str = "1000s", seed: int = 1) -> Scenario:
+                      arq_attempts: int = 1, duration: str = "1000s",
+                      seed: int = 1) -> Scenario:
     """A wired path ending in a lossy wireless hop (Mascolo et al.; Grieco and Mascolo; ns-2).
 
     src -(10 Mb/s, 105 ms)- r -(2 Mb/s, 20 ms, wireless)- dst: 125 ms one way.
@@ -328,6 +329,9 @@ def wireless_last_hop(*, cc: Any = "westwoodplus", bad_time: str = "10ms",
     ns-2's DelAck sink, an ACK per 2 segments or 100 ms), ns-2's default queues (``NS2_QUEUE``).
     Not stated: the wired link's rate; cross flows are NewReno; the window,
     raised so that it never limits (``NS2_BIG_WINDOW``).
+    ``arq_attempts`` above 1 gives the wireless hop link-layer ARQ in both
+    directions (transmissions in all, a 1 ms turnaround, in-order
+    delivery): not in the papers, which leave recovery to TCP.
     """
     net = Network("wireless-last-hop")
     tcp = tool_settings(profile, window)
@@ -335,8 +339,9 @@ def wireless_last_hop(*, cc: Any = "westwoodplus", bad_time: str = "10ms",
     ge = GilbertElliott(good_loss=0.0, bad_loss=0.1, good_time="1s", bad_time=bad_time,
                         p_bad=0.5)
     net.link(src, r, rate="10Mbps", delay="105ms", queue=queue)
+    arq = {"attempts": arq_attempts, "turnaround": "1ms"} if arq_attempts > 1 else None
     net.link(r, dst, rate="2Mbps", delay="20ms", loss=ge, reverse_loss=ge, queue=queue,
-             name="wireless")
+             name="wireless", arq=arq, reverse_arq=arq)
     net.tcp(src, dst, cc=cc, name="main", delayed_ack=2 if delayed_ack else 1, **tcp)
     if cross:
         r0 = net.router("r0")

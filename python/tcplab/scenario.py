@@ -152,6 +152,8 @@ class Network:
         outage: Literal["hold", "drop"] | None = None,
         jitter: dict[str, Any] | None = None,
         reverse_jitter: dict[str, Any] | None = None,
+        arq: dict[str, Any] | None = None,
+        reverse_arq: dict[str, Any] | None = None,
         mtu: int = 1500,
         loss: LossModel | dict[str, Any] | None = None,
         reverse_loss: LossModel | dict[str, Any] | None = None,
@@ -177,6 +179,10 @@ class Network:
                 ``"pareto"`` with ``scale``, ``shape``); packets keep their
                 order unless ``"reorder": True``.
             reverse_jitter: the b -> a direction's.
+            arq: link-layer retransmission of what ``loss`` takes, e.g.
+                ``{"attempts": 4, "turnaround": "1ms", "order": "in"}``
+                (attempts in all; order ``"in"`` holds later packets).
+            reverse_arq: the b -> a direction's.
             delay: one-way propagation delay, e.g. ``"45ms"``.
             queue: each direction's egress queue: a drop-tail limit in packets
                 (``"100p"``) or bytes (``"64KiB"``), or a discipline with its
@@ -203,7 +209,8 @@ class Network:
             d["reverse_rate"] = link_rate(reverse_rate)
         for key, value in (("schedule", schedule), ("reverse_schedule", reverse_schedule),
                            ("outage", outage), ("jitter", jitter),
-                           ("reverse_jitter", reverse_jitter)):
+                           ("reverse_jitter", reverse_jitter), ("arq", arq),
+                           ("reverse_arq", reverse_arq)):
             if value is not None:
                 d[key] = ([dict(e) for e in value] if isinstance(value, list | tuple)
                           else dict(value) if isinstance(value, dict) else value)

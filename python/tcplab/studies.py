@@ -227,6 +227,11 @@ STUDIES: dict[str, Study] = {s.name: s for s in [
               ["0.1ms", "1ms", "10ms", "50ms", "100ms"], ["westwoodplus", "newreno", "sack"],
               flow="main", fixed={"cross": True}, stat="minavgmax",
               quick_values=["1ms", "100ms"]),
+        # Link-layer ARQ on the wireless hop: off, 1 retry, 3 retries.
+        Panel("goodput_vs_arq", "wireless-last-hop", "arq_attempts", [1, 2, 4],
+              ["westwoodplus", "newreno", "sack"], flow="main", fixed={"bad_time": "50ms"},
+              stat="minavgmax", quick_values=[1, 4],
+              xlabel="ARQ transmissions (1: none)"),
     ], seeds=10, quick_fixed={"duration": "60s"}),
     Study("cellular", "goodput vs 95th-percentile delay over real cellular traces (mahimahi)", [
         Panel(f"tradeoff_{queue}", "cellular", "trace", presets.CELLULAR_TRACES, CELLULAR,

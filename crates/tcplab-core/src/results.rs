@@ -128,6 +128,11 @@ pub struct LinkResult<S = String> {
     pub trace_period_s: f64,
     /// Drops by the direction's schedule: its outages, with `outage = "drop"`.
     pub drops_outage: u64,
+    /// The direction's ARQ: retransmissions, packets lost at their last
+    /// attempt, and the mean delay it added to a delivered packet.
+    pub arq_retries: u64,
+    pub arq_residual: u64,
+    pub arq_delay_mean_s: f64,
 }
 
 /// What the run simulated: the same for the same scenario and seed.
@@ -360,7 +365,8 @@ pub fn link_columns<S: AsRef<str>>(rows: &[LinkResult<S>]) -> Columns {
         drops_error: u64, utilization: f64,
         queue_max_packets: u64, queue_mean_packets: f64, queue_mean_bytes: f64,
         sojourn_mean_s: f64, sojourn_p50_s: f64, sojourn_p95_s: f64, sojourn_p99_s: f64,
-        sojourn_max_s: f64, trace: str, trace_period_s: f64, drops_outage: u64)
+        sojourn_max_s: f64, trace: str, trace_period_s: f64, drops_outage: u64,
+        arq_retries: u64, arq_residual: u64, arq_delay_mean_s: f64)
 }
 
 pub fn drop_columns(rows: &[DropRecord]) -> Columns {
@@ -490,6 +496,9 @@ mod tests {
             trace: String::new(),
             trace_period_s: 0.0,
             drops_outage: 0,
+            arq_retries: 0,
+            arq_residual: 0,
+            arq_delay_mean_s: 0.0,
         };
         let mut k = keys(&link);
         k.sort();

@@ -30,6 +30,9 @@ pub enum Event {
     /// Packet `id`, past link direction `ld`'s far end and error model,
     /// comes out of its delay jitter.
     Release { ld: u32, id: super::PacketId },
+    /// Packet `id`, lost on link direction `ld`, is sent again by the
+    /// link's ARQ.
+    Retransmit { ld: u32, id: super::PacketId },
     /// The application of `flow` acts: a CBR send, an ON/OFF edge, a start.
     App { flow: u32 },
     /// A transport timer of `flow`; ignored on pop if `gen` is stale.

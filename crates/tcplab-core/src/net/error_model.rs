@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{list_names, Error, Result};
+use crate::net::arq::Arq;
 use crate::net::jitter::Jitter;
 use crate::net::packet::Packet;
 use crate::rng::Rng;
@@ -176,6 +177,15 @@ pub enum ErrorModel {
     Scheduled(Box<ScheduledLoss>),
     /// Delay jitter after the link's own model (which decides losses).
     Jittered(Box<Jittered>),
+    /// Link-layer ARQ: the link's own model decides each attempt.
+    Arq(Box<ArqModel>),
+}
+
+/// A link direction's ARQ and the model that decides each attempt.
+#[derive(Debug)]
+pub struct ArqModel {
+    pub base: Option<ErrorModel>,
+    pub arq: Arq,
 }
 
 /// A link direction's jitter, after `base` has spared the packet.
@@ -193,6 +203,8 @@ pub enum Fate {
     Now,
     /// It goes on at this time (delay jitter).
     Later(SimTime),
+    /// The link's ARQ decides ([`ErrorModel::Arq`]).
+    Arq,
 }
 
 /// From `at[k].0` on, each packet is lost with probability `at[k].1`,
@@ -415,10 +427,26 @@ impl ErrorModel {
         ErrorModel::Jittered(Box::new(Jittered { base, jitter }))
     }
 
+    /// `base` (the link's own model, if any) deciding each attempt of an ARQ.
+    pub fn with_arq(base: Option<ErrorModel>, arq: Arq) -> ErrorModel {
+        ErrorModel::Arq(Box::new(ArqModel { base, arq }))
+    }
+
+    /// The ARQ, if the direction has one.
+    pub fn arq(&self) -> Option<&Arq> {
+        match self {
+            ErrorModel::Arq(a) => Some(&a.arq),
+            _ => None,
+        }
+    }
+
     /// What becomes of a packet arriving at `now`: lost, on at once, or on
     /// after a jitter.
     #[inline]
     pub fn receive(&mut self, now: SimTime, pkt: &Packet) -> Fate {
+        if let ErrorModel::Arq(_) = self {
+            return Fate::Arq;
+        }
         if let ErrorModel::Jittered(j) = self {
             return if j.base.as_mut().is_some_and(|b| b.lose(now, pkt)) {
                 Fate::Lost
@@ -438,6 +466,7 @@ impl ErrorModel {
     pub fn lose(&mut self, now: SimTime, pkt: &Packet) -> bool {
         match self {
             ErrorModel::Jittered(j) => j.base.as_mut().is_some_and(|b| b.lose(now, pkt)),
+            ErrorModel::Arq(a) => a.base.as_mut().is_some_and(|b| b.lose(now, pkt)),
             ErrorModel::Scheduled(s) => {
                 // The base model decides first, so that its draws are
                 // those it makes without a schedule.

@@ -2,6 +2,7 @@
 //! The network: packets, queue disciplines, error models, links (fixed-rate
 //! or trace-driven) and routing.
 
+pub mod arq;
 pub mod capacity;
 pub mod error_model;
 pub mod jitter;

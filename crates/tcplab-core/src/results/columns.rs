@@ -316,4 +316,22 @@ pub const LINK_COLUMNS: &[Column] = &[
         "int",
         "drops by the direction's schedule: its outages, with outage = \"drop\"",
     ),
+    col(
+        "arq_retries",
+        "packets",
+        "int",
+        "the direction's ARQ: retransmissions (tx_packets counts them too)",
+    ),
+    col(
+        "arq_residual",
+        "packets",
+        "int",
+        "the direction's ARQ: packets lost at their last attempt (in drops_error)",
+    ),
+    col(
+        "arq_delay_mean_s",
+        "s",
+        "float",
+        "the direction's ARQ: mean delay added to a delivered packet, from its first attempt's arrival (NaN without ARQ)",
+    ),
 ];

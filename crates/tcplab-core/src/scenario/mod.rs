@@ -31,6 +31,7 @@ pub use trace::{TraceKind, TraceSpec};
 pub use validate::{plan, AppPlan, FlowPlan, LinkPlan, NodePlan, Plan};
 
 use crate::error::{Error, Result};
+pub use crate::net::arq::ArqSpec;
 pub use crate::net::error_model::{LossModel, LossSpec, Sojourn};
 pub use crate::net::jitter::JitterSpec;
 pub use crate::net::qdisc::QueueSpec;
@@ -203,6 +204,12 @@ pub struct LinkSpec {
     /// The b -> a direction's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_jitter: Option<JitterSpec>,
+    /// Link-layer ARQ on the a -> b direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arq: Option<ArqSpec>,
+    /// The b -> a direction's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_arq: Option<ArqSpec>,
     /// One-way propagation delay.
     pub delay: SimDuration,
     /// The egress queue of each direction: a drop-tail limit ("100p", the

@@ -498,6 +498,32 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
             let rng = crate::rng::Rng::stream(sc.seed, sc.run, &stream);
             lp.error[dir] = Some(ErrorModel::scheduled(lp.error[dir].take(), losses, rng));
         }
+        // ARQ repairs what the losses take, behind a FIFO discipline.
+        for (dir, field, arq) in [(0, "arq", &spec.arq), (1, "reverse_arq", &spec.reverse_arq)] {
+            let Some(arq) = arq else { continue };
+            let path = format!("links[{}].{field}", lp.entry);
+            arq.check(&path)?;
+            let jitter = [&spec.jitter, &spec.reverse_jitter][dir].is_some();
+            let why = if matches!(
+                lp.queue[dir],
+                QueueSpec::CoDel(_) | QueueSpec::FqCoDel(_) | QueueSpec::Pie(_)
+            ) {
+                Some("its queue discipline holds its packets (codel, fq_codel, pie)")
+            } else if jitter {
+                Some("it also has a jitter")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(Error::invalid_allowed(
+                    path,
+                    format!("ARQ on this direction: {why}"),
+                    "ARQ on a direction behind droptail or red, without jitter",
+                ));
+            }
+            let arq = crate::net::arq::Arq::new(arq);
+            lp.error[dir] = Some(ErrorModel::with_arq(lp.error[dir].take(), arq));
+        }
         // Jitter comes after the losses, each direction from its own stream.
         for (dir, field, jitter) in [
             (0, "jitter", &spec.jitter),

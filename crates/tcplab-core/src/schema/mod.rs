@@ -153,6 +153,8 @@ mod tests {
                      "jitter": {"dist": "uniform", "low": 0, "high": 1, "mean": 1, "std": 1,
                                 "scale": 1, "shape": 2, "reorder": true},
                      "reverse_jitter": {"dist": "exponential", "mean": 1},
+                     "arq": {"attempts": 2, "turnaround": 0.001, "order": "out"},
+                     "reverse_arq": {"attempts": 3},
                      "loss": {"model": "uniform", "per": 0.1, "ber": 0.1, "good_loss": 0,
                               "bad_loss": 0, "good_time": 1, "bad_time": 1,
                               "sojourn": "exponential", "p_bad": 0.5, "packets": [1],
@@ -182,6 +184,9 @@ mod tests {
         got.remove("links[].reverse_jitter.dist");
         got.remove("links[].reverse_jitter.mean");
         got.remove("links[].reverse_jitter.reorder");
+        got.remove("links[].reverse_arq.attempts");
+        got.remove("links[].reverse_arq.turnaround");
+        got.remove("links[].reverse_arq.order");
         // The table says which kind of flow a field belongs to.
         let want: BTreeSet<String> = FIELDS
             .iter()

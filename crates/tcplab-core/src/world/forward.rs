@@ -4,9 +4,11 @@
 //! goes on along its route or to its destination.
 
 use super::*;
-use crate::net::error_model::Fate;
+use crate::net::arq::ArqFate;
+use crate::net::error_model::{ErrorModel, Fate};
 use crate::net::packet::Ecn;
 use crate::net::qdisc::{QueueDrop, Verdict};
+use crate::net::shaper::Plan;
 
 impl World {
     pub(super) fn send_from(&mut self, node: u32, pkt: Packet) {
@@ -99,23 +101,48 @@ impl World {
         self.advance_link(ld, now);
         let size = self.route_onwards(ld, id);
         let ect = matches!(self.packets.get(id).ecn, Ecn::Ect0 | Ecn::Ect1);
-        let l = &mut self.links[ld as usize];
-        let shaper = l.shaper as usize;
-        // A shaped direction's plan for the packet (a trace's
-        // opportunities, a schedule's rates), or the fixed rate's end of
-        // the packets ahead.
-        let plan = match self.shapers.get(shaper) {
-            Some(s) => match s.plan(now, size) {
-                Some(p) => Some(p),
-                None => return self.lost_to_outage(ld, id, now),
-            },
-            None => None,
+        let Some((tx_start, plan)) = self.plan_on(ld, id, size, now) else {
+            return;
         };
-        let tx_start = plan.map_or(l.busy_until.max(now), |p| p.tx_start);
+        let l = &mut self.links[ld as usize];
         let verdict = l.queue.admit(now, tx_start, size, ect);
         if !matches!(verdict, Verdict::Enqueue) && self.refused(ld, id, verdict) {
             return;
         }
+        self.put(ld, id, size, tx_start, plan);
+    }
+
+    /// When packet `id` of `size` bytes, reaching link direction `ld` at
+    /// `now`, would start, with a shaped direction's plan for it (a
+    /// trace's opportunities, a schedule's rates); `None` when a schedule's
+    /// outage leaves it no transmission (it is dropped).
+    #[inline]
+    fn plan_on(
+        &mut self,
+        ld: u32,
+        id: PacketId,
+        size: u32,
+        now: SimTime,
+    ) -> Option<(SimTime, Option<Plan>)> {
+        let l = &self.links[ld as usize];
+        let plan = match self.shapers.get(l.shaper as usize) {
+            Some(s) => match s.plan(now, size) {
+                Some(p) => Some(p),
+                None => {
+                    self.lost_to_outage(ld, id, now);
+                    return None;
+                }
+            },
+            None => None,
+        };
+        Some((plan.map_or(l.busy_until.max(now), |p| p.tx_start), plan))
+    }
+
+    /// Puts packet `id` on link direction `ld` to start at `tx_start`, as
+    /// [`Self::plan_on`] planned it (counted in the queue if it waits).
+    #[inline]
+    fn put(&mut self, ld: u32, id: PacketId, size: u32, tx_start: SimTime, plan: Option<Plan>) {
+        let now = self.now;
         let l = &mut self.links[ld as usize];
         if tx_start > now {
             let old = l.queue.len();
@@ -124,8 +151,8 @@ impl World {
         }
         match plan {
             Some(p) => {
-                let delay = self.links[ld as usize].delay;
-                let arrive = self.shapers[shaper].commit(p, delay);
+                let l = &self.links[ld as usize];
+                let arrive = self.shapers[l.shaper as usize].commit(p, l.delay);
                 self.transmit_until(ld, id, size, now, tx_start, p.done, arrive);
             }
             None => self.transmit(ld, id, size, now, tx_start),
@@ -267,6 +294,7 @@ impl World {
                 }
                 // Delay jitter: on when it is over.
                 Fate::Later(at) => return self.queue.push(at, Event::Release { ld, id }),
+                Fate::Arq => return self.arq_arrival(ld, id),
             }
         }
         self.received(ld, id);
@@ -285,6 +313,58 @@ impl World {
             self.deliver(id);
         } else {
             self.send_on(p.next_hop, id);
+        }
+    }
+
+    /// An attempt of packet `id` reaches the far end of link direction
+    /// `ld`, whose ARQ decides: send it again, lose it for good, or deliver
+    /// it (and, in order, the packets it held up).
+    #[cold]
+    #[inline(never)]
+    fn arq_arrival(&mut self, ld: u32, id: PacketId) {
+        let now = self.now;
+        let l = &mut self.links[ld as usize];
+        let Some(ErrorModel::Arq(a)) = l.error.as_deref_mut() else {
+            unreachable!("an ARQ arrival comes from an ARQ link")
+        };
+        let lost = a
+            .base
+            .as_mut()
+            .is_some_and(|b| b.lose(now, self.packets.get(id)));
+        let go = match a.arq.arrival(id, now, lost) {
+            ArqFate::Retry(at) => return self.queue.push(at, Event::Retransmit { ld, id }),
+            ArqFate::Lost(go) => {
+                l.stats.drops_error += 1;
+                let p = self.packets.remove(id);
+                self.dir_stats(&p).lost_error += 1;
+                self.record_drop(ld, &p, DropCause::Error);
+                go
+            }
+            ArqFate::Deliver(go) => go,
+        };
+        for id in go {
+            self.received(ld, id);
+        }
+    }
+
+    /// Sends packet `id` on link direction `ld` again (its ARQ's
+    /// retransmission): at the back of the link's FIFO, past its
+    /// discipline (the link's own buffer keeps it).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn resend(&mut self, ld: u32, id: PacketId) {
+        let now = self.now;
+        self.advance_link(ld, now);
+        let size = self.packets.get(id).size;
+        if let Some((tx_start, plan)) = self.plan_on(ld, id, size, now) {
+            return self.put(ld, id, size, tx_start, plan);
+        }
+        // Lost to a schedule's outage: the packets held behind it go on.
+        let Some(ErrorModel::Arq(a)) = self.links[ld as usize].error.as_deref_mut() else {
+            unreachable!("a retransmission comes from an ARQ link")
+        };
+        for id in a.arq.abandon(id, now) {
+            self.received(ld, id);
         }
     }
 

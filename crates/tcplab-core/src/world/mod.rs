@@ -526,6 +526,10 @@ impl World {
                     self.received(ld, id);
                     true
                 }
+                Event::Retransmit { ld, id } => {
+                    self.resend(ld, id);
+                    true
+                }
                 Event::Timer { flow, kind, gen } => self.timer(flow, kind, gen),
             };
             if acted {

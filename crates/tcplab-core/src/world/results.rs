@@ -158,6 +158,7 @@ impl World {
         };
         let sent = |v: f64| if l.tx_packets == 0 { f64::NAN } else { v };
         let trace = self.trace_of(l);
+        let arq = l.error.as_deref().and_then(|e| e.arq());
         let utilization = match trace {
             _ if end_ns == 0 => 0.0,
             // The bytes it sent of those its opportunities offered.
@@ -198,6 +199,12 @@ impl World {
             }),
             trace_period_s: trace.map_or(f64::NAN, |t| t.period_ms() as f64 / 1e3),
             drops_outage: self.shaper_of(l).map_or(0, |s| s.drops),
+            arq_retries: arq.map_or(0, |a| a.retries),
+            arq_residual: arq.map_or(0, |a| a.residual),
+            arq_delay_mean_s: match arq {
+                Some(a) if a.delivered > 0 => a.added_ns as f64 / a.delivered as f64 / 1e9,
+                _ => f64::NAN,
+            },
         }
     }
 
@@ -533,6 +540,9 @@ fn owned_link(r: LinkResult<&str>) -> LinkResult {
         trace: r.trace.to_owned(),
         trace_period_s: r.trace_period_s,
         drops_outage: r.drops_outage,
+        arq_retries: r.arq_retries,
+        arq_residual: r.arq_residual,
+        arq_delay_mean_s: r.arq_delay_mean_s,
     }
 }
 
