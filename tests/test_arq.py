@@ -69,7 +69,8 @@ def test_in_order_delivery_hides_the_repairs_from_tcp() -> None:
 @pytest.mark.parametrize("arq, extra, problem", [
     ({"attempts": 0}, {}, "links[1].arq.attempts"),
     ({"attempts": 2}, {"queue": {"kind": "codel"}}, "holds its packets"),
-    ({"attempts": 2}, {"jitter": {"dist": "uniform", "high": "1ms"}}, "also has a jitter"),
+    ({"attempts": 2}, {"jitter": {"dist": "uniform", "high": "1ms"}},
+     "links[1].jitter: this direction also has arq"),
     ({"attempts": 2, "order": "sideways"}, {}, "links[1].arq.order"),
 ])
 def test_a_bad_arq_is_refused_by_field(arq: dict[str, object], extra: dict[str, object],

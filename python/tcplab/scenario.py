@@ -154,6 +154,8 @@ class Network:
         reverse_jitter: dict[str, Any] | None = None,
         arq: dict[str, Any] | None = None,
         reverse_arq: dict[str, Any] | None = None,
+        reorder: dict[str, Any] | None = None,
+        reverse_reorder: dict[str, Any] | None = None,
         mtu: int = 1500,
         loss: LossModel | dict[str, Any] | None = None,
         reverse_loss: LossModel | dict[str, Any] | None = None,
@@ -183,6 +185,10 @@ class Network:
                 ``{"attempts": 4, "turnaround": "1ms", "order": "in"}``
                 (attempts in all; order ``"in"`` holds later packets).
             reverse_arq: the b -> a direction's.
+            reorder: explicit reordering on a -> b: ``{"probability": 0.01,
+                "displacement": 3}`` holds a packet back until 3 later ones
+                have passed it (at most ``max_hold``, default 100 ms).
+            reverse_reorder: the b -> a direction's.
             delay: one-way propagation delay, e.g. ``"45ms"``.
             queue: each direction's egress queue: a drop-tail limit in packets
                 (``"100p"``) or bytes (``"64KiB"``), or a discipline with its
@@ -210,7 +216,8 @@ class Network:
         for key, value in (("schedule", schedule), ("reverse_schedule", reverse_schedule),
                            ("outage", outage), ("jitter", jitter),
                            ("reverse_jitter", reverse_jitter), ("arq", arq),
-                           ("reverse_arq", reverse_arq)):
+                           ("reverse_arq", reverse_arq), ("reorder", reorder),
+                           ("reverse_reorder", reverse_reorder)):
             if value is not None:
                 d[key] = ([dict(e) for e in value] if isinstance(value, list | tuple)
                           else dict(value) if isinstance(value, dict) else value)

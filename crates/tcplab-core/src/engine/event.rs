@@ -33,6 +33,9 @@ pub enum Event {
     /// Packet `id`, lost on link direction `ld`, is sent again by the
     /// link's ARQ.
     Retransmit { ld: u32, id: super::PacketId },
+    /// A packet held back by link direction `ld`'s reordering (its `tag`)
+    /// has waited its longest.
+    Unhold { ld: u32, tag: u32 },
     /// The application of `flow` acts: a CBR send, an ON/OFF edge, a start.
     App { flow: u32 },
     /// A transport timer of `flow`; ignored on pop if `gen` is stale.

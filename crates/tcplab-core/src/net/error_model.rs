@@ -23,6 +23,7 @@ use crate::error::{list_names, Error, Result};
 use crate::net::arq::Arq;
 use crate::net::jitter::Jitter;
 use crate::net::packet::Packet;
+use crate::net::reorder::Reorder;
 use crate::rng::Rng;
 use crate::time::{SimDuration, SimTime};
 
@@ -179,6 +180,15 @@ pub enum ErrorModel {
     Jittered(Box<Jittered>),
     /// Link-layer ARQ: the link's own model decides each attempt.
     Arq(Box<ArqModel>),
+    /// Explicit reordering after the link's own model.
+    Reordered(Box<ReorderModel>),
+}
+
+/// A link direction's reordering, after `base` has spared the packet.
+#[derive(Debug)]
+pub struct ReorderModel {
+    pub base: Option<ErrorModel>,
+    pub reorder: Reorder,
 }
 
 /// A link direction's ARQ and the model that decides each attempt.
@@ -205,6 +215,8 @@ pub enum Fate {
     Later(SimTime),
     /// The link's ARQ decides ([`ErrorModel::Arq`]).
     Arq,
+    /// The link's reordering decides ([`ErrorModel::Reordered`]).
+    Reorder,
 }
 
 /// From `at[k].0` on, each packet is lost with probability `at[k].1`,
@@ -432,6 +444,19 @@ impl ErrorModel {
         ErrorModel::Arq(Box::new(ArqModel { base, arq }))
     }
 
+    /// `base` (the link's own model, if any) followed by reordering.
+    pub fn with_reorder(base: Option<ErrorModel>, reorder: Reorder) -> ErrorModel {
+        ErrorModel::Reordered(Box::new(ReorderModel { base, reorder }))
+    }
+
+    /// The reordering, if the direction has one.
+    pub fn reorder(&self) -> Option<&Reorder> {
+        match self {
+            ErrorModel::Reordered(r) => Some(&r.reorder),
+            _ => None,
+        }
+    }
+
     /// The ARQ, if the direction has one.
     pub fn arq(&self) -> Option<&Arq> {
         match self {
@@ -444,8 +469,16 @@ impl ErrorModel {
     /// after a jitter.
     #[inline]
     pub fn receive(&mut self, now: SimTime, pkt: &Packet) -> Fate {
-        if let ErrorModel::Arq(_) = self {
-            return Fate::Arq;
+        match self {
+            ErrorModel::Arq(_) => return Fate::Arq,
+            ErrorModel::Reordered(r) => {
+                return if r.base.as_mut().is_some_and(|b| b.lose(now, pkt)) {
+                    Fate::Lost
+                } else {
+                    Fate::Reorder
+                }
+            }
+            _ => {}
         }
         if let ErrorModel::Jittered(j) = self {
             return if j.base.as_mut().is_some_and(|b| b.lose(now, pkt)) {
@@ -467,6 +500,7 @@ impl ErrorModel {
         match self {
             ErrorModel::Jittered(j) => j.base.as_mut().is_some_and(|b| b.lose(now, pkt)),
             ErrorModel::Arq(a) => a.base.as_mut().is_some_and(|b| b.lose(now, pkt)),
+            ErrorModel::Reordered(r) => r.base.as_mut().is_some_and(|b| b.lose(now, pkt)),
             ErrorModel::Scheduled(s) => {
                 // The base model decides first, so that its draws are
                 // those it makes without a schedule.

@@ -10,6 +10,7 @@ pub mod link;
 pub mod packet;
 pub mod qdisc;
 pub mod queue;
+pub mod reorder;
 pub mod route;
 pub mod schedule;
 pub mod shaper;

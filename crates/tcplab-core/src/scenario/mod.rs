@@ -15,6 +15,7 @@ mod group;
 mod member;
 mod parse;
 mod rate;
+mod reception;
 pub mod resolve;
 mod trace;
 pub mod validate;
@@ -35,6 +36,7 @@ pub use crate::net::arq::ArqSpec;
 pub use crate::net::error_model::{LossModel, LossSpec, Sojourn};
 pub use crate::net::jitter::JitterSpec;
 pub use crate::net::qdisc::QueueSpec;
+pub use crate::net::reorder::ReorderSpec;
 use crate::time::{Rate, SimDuration};
 use crate::units::Bytes;
 
@@ -204,6 +206,12 @@ pub struct LinkSpec {
     /// The b -> a direction's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_jitter: Option<JitterSpec>,
+    /// Explicit reordering on the a -> b direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reorder: Option<ReorderSpec>,
+    /// The b -> a direction's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_reorder: Option<ReorderSpec>,
     /// Link-layer ARQ on the a -> b direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arq: Option<ArqSpec>,

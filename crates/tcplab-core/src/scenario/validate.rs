@@ -9,6 +9,7 @@ use rustc_hash::FxHashMap;
 
 use super::checks::{check_name, check_nodes, check_pcap, check_probes, check_top_level};
 use super::member::{member, member_path, members, MemberCtx};
+use super::reception;
 use super::resolve::TcpPlan;
 use super::{
     add_schedule, flow_kind_params, workload, AppKind, FlowKind, FlowSpec, LinkRate, LinkSpec,
@@ -457,90 +458,10 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
         }
     }
 
-    // ---- error models -----------------------------------------------------
+    // ---- what each direction does to a packet on arrival ---------------------
     for lp in links.iter_mut() {
         let spec = &sc.links[lp.entry as usize];
-        for (dir, field, loss) in [
-            (0, "loss", &spec.loss),
-            (1, "reverse_loss", &spec.reverse_loss),
-        ] {
-            let Some(loss) = loss else { continue };
-            let (from, to) = if dir == 0 { (lp.a, lp.b) } else { (lp.b, lp.a) };
-            let stream = crate::rng::link_stream(
-                &lp.name,
-                &nodes[from as usize].name,
-                &nodes[to as usize].name,
-                field,
-            );
-            lp.error[dir] = Some(ErrorModel::from_spec(
-                &format!("links[{}].{field}", lp.entry),
-                loss,
-                &flow_ids,
-                sc.seed,
-                sc.run,
-                &stream,
-            )?);
-        }
-        // A schedule's losses come on top of the link's error model, from a
-        // stream of their own.
-        for dir in 0..2 {
-            let Some(losses) = lp.rate[dir].loss_schedule.take() else {
-                continue;
-            };
-            let (from, to) = if dir == 0 { (lp.a, lp.b) } else { (lp.b, lp.a) };
-            let field = ["schedule", "reverse_schedule"][dir];
-            let stream = crate::rng::link_stream(
-                &lp.name,
-                &nodes[from as usize].name,
-                &nodes[to as usize].name,
-                field,
-            );
-            let rng = crate::rng::Rng::stream(sc.seed, sc.run, &stream);
-            lp.error[dir] = Some(ErrorModel::scheduled(lp.error[dir].take(), losses, rng));
-        }
-        // ARQ repairs what the losses take, behind a FIFO discipline.
-        for (dir, field, arq) in [(0, "arq", &spec.arq), (1, "reverse_arq", &spec.reverse_arq)] {
-            let Some(arq) = arq else { continue };
-            let path = format!("links[{}].{field}", lp.entry);
-            arq.check(&path)?;
-            let jitter = [&spec.jitter, &spec.reverse_jitter][dir].is_some();
-            let why = if matches!(
-                lp.queue[dir],
-                QueueSpec::CoDel(_) | QueueSpec::FqCoDel(_) | QueueSpec::Pie(_)
-            ) {
-                Some("its queue discipline holds its packets (codel, fq_codel, pie)")
-            } else if jitter {
-                Some("it also has a jitter")
-            } else {
-                None
-            };
-            if let Some(why) = why {
-                return Err(Error::invalid_allowed(
-                    path,
-                    format!("ARQ on this direction: {why}"),
-                    "ARQ on a direction behind droptail or red, without jitter",
-                ));
-            }
-            let arq = crate::net::arq::Arq::new(arq);
-            lp.error[dir] = Some(ErrorModel::with_arq(lp.error[dir].take(), arq));
-        }
-        // Jitter comes after the losses, each direction from its own stream.
-        for (dir, field, jitter) in [
-            (0, "jitter", &spec.jitter),
-            (1, "reverse_jitter", &spec.reverse_jitter),
-        ] {
-            let Some(jitter) = jitter else { continue };
-            let (from, to) = if dir == 0 { (lp.a, lp.b) } else { (lp.b, lp.a) };
-            let stream = crate::rng::link_stream(
-                &lp.name,
-                &nodes[from as usize].name,
-                &nodes[to as usize].name,
-                field,
-            );
-            let rng = crate::rng::Rng::stream(sc.seed, sc.run, &stream);
-            let j = jitter.build(&format!("links[{}].{field}", lp.entry), rng)?;
-            lp.error[dir] = Some(ErrorModel::jittered(lp.error[dir].take(), j));
-        }
+        reception::build(lp, spec, &nodes, &flow_ids, sc.seed, sc.run)?;
     }
     for (n, t) in nodes.iter_mut().zip(tables) {
         n.routes = t;

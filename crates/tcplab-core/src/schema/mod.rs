@@ -154,6 +154,8 @@ mod tests {
                                 "scale": 1, "shape": 2, "reorder": true},
                      "reverse_jitter": {"dist": "exponential", "mean": 1},
                      "arq": {"attempts": 2, "turnaround": 0.001, "order": "out"},
+                     "reorder": {"probability": 0.1, "displacement": 3, "max_hold": 0.1},
+                     "reverse_reorder": {"probability": 0.1, "displacement": 3},
                      "reverse_arq": {"attempts": 3},
                      "loss": {"model": "uniform", "per": 0.1, "ber": 0.1, "good_loss": 0,
                               "bad_loss": 0, "good_time": 1, "bad_time": 1,
@@ -187,6 +189,9 @@ mod tests {
         got.remove("links[].reverse_arq.attempts");
         got.remove("links[].reverse_arq.turnaround");
         got.remove("links[].reverse_arq.order");
+        got.remove("links[].reverse_reorder.probability");
+        got.remove("links[].reverse_reorder.displacement");
+        got.remove("links[].reverse_reorder.max_hold");
         // The table says which kind of flow a field belongs to.
         let want: BTreeSet<String> = FIELDS
             .iter()

@@ -295,6 +295,7 @@ impl World {
                 // Delay jitter: on when it is over.
                 Fate::Later(at) => return self.queue.push(at, Event::Release { ld, id }),
                 Fate::Arq => return self.arq_arrival(ld, id),
+                Fate::Reorder => return self.reorder_arrival(ld, id),
             }
         }
         self.received(ld, id);
@@ -343,6 +344,35 @@ impl World {
             ArqFate::Deliver(go) => go,
         };
         for id in go {
+            self.received(ld, id);
+        }
+    }
+
+    /// Packet `id` reaches the far end of link direction `ld`, whose
+    /// reordering may hold it back; what goes on now goes on.
+    #[cold]
+    #[inline(never)]
+    fn reorder_arrival(&mut self, ld: u32, id: PacketId) {
+        let now = self.now;
+        let Some(ErrorModel::Reordered(r)) = self.links[ld as usize].error.as_deref_mut() else {
+            unreachable!("a reordering arrival comes from a reordering link")
+        };
+        let out = r.reorder.arrival(id, now);
+        if let Some((tag, until)) = out.held {
+            self.queue.push(until, Event::Unhold { ld, tag });
+        }
+        for id in out.go {
+            self.received(ld, id);
+        }
+    }
+
+    /// A held packet's longest wait is over: on, if no later packets
+    /// released it already.
+    pub(super) fn unhold(&mut self, ld: u32, tag: u32) {
+        let Some(ErrorModel::Reordered(r)) = self.links[ld as usize].error.as_deref_mut() else {
+            unreachable!("a held packet comes from a reordering link")
+        };
+        if let Some(id) = r.reorder.timed_out(tag) {
             self.received(ld, id);
         }
     }

@@ -530,6 +530,10 @@ impl World {
                     self.resend(ld, id);
                     true
                 }
+                Event::Unhold { ld, tag } => {
+                    self.unhold(ld, tag);
+                    true
+                }
                 Event::Timer { flow, kind, gen } => self.timer(flow, kind, gen),
             };
             if acted {
