@@ -37,10 +37,13 @@ pub struct Field {
 }
 
 mod fields;
+mod link_fields;
 mod tcp_fields;
 /// Every field of a scenario, in the order the docs list them.
 pub static FIELDS: std::sync::LazyLock<Vec<Field>> = std::sync::LazyLock::new(|| {
     [
+        fields::BEFORE_LINK_EFFECTS,
+        link_fields::LINK_EFFECTS,
         fields::BEFORE_TCP,
         tcp_fields::TCP_OPTIONS,
         fields::AFTER_TCP,
