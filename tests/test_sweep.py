@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 import tcplab as tl
 from scipy import stats
+from tcplab.errors import StoreError
 from tcplab.store import Store, run_key
 from tcplab.sweep import EXEC_LOG_ENV, Sweep, load_study
 
@@ -92,8 +93,12 @@ def test_sigkill_of_the_parent_midway_then_resume(tmp_path):
     while time.time() < deadline:
         time.sleep(0.2)
         if db.exists():
-            with Store(db) as s:
-                stored_before = s.done_keys()
+            try:
+                with Store(db) as s:
+                    stored_before = s.done_keys()
+            except StoreError:
+                # The sweep has made the file but not yet its tables.
+                continue
             if len(stored_before) >= 5:
                 break
     os.killpg(proc.pid, signal.SIGKILL)  # the parent and its workers, no cleanup

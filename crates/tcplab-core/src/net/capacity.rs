@@ -38,7 +38,14 @@ pub struct CapacityTrace {
     times_ms: Vec<u64>,
     /// The trace's period: its last time (at least 1 ms).
     period_ms: u64,
+    /// For each millisecond of the period, the opportunities at or before
+    /// it: an idle link's next opportunity in O(1). Empty for a trace over
+    /// [`INDEXED_MS`] long, which searches instead.
+    count_le: Vec<u32>,
 }
+
+/// The longest period indexed per millisecond (2^24 ms, 4.7 hours: 64 MB).
+const INDEXED_MS: u64 = 1 << 24;
 
 impl CapacityTrace {
     /// Reads mahimahi's format from `text`: one time per line, in whole
@@ -71,10 +78,22 @@ impl CapacityTrace {
             }
             Some(&p) => p,
         };
+        let mut count_le = Vec::new();
+        if period_ms <= INDEXED_MS && times_ms.len() < u32::MAX as usize {
+            count_le.reserve_exact(period_ms as usize);
+            let mut i = 0;
+            for m in 0..period_ms {
+                while i < times_ms.len() && times_ms[i] <= m {
+                    i += 1;
+                }
+                count_le.push(i as u32);
+            }
+        }
         Ok(CapacityTrace {
             file: file.to_string(),
             times_ms,
             period_ms,
+            count_le,
         })
     }
 
@@ -120,8 +139,12 @@ impl CapacityTrace {
         let ms = now.as_nanos() / NS_PER_MS;
         let (cycle, within) = (ms / self.period_ms, ms % self.period_ms);
         let n = self.times_ms.len() as u64;
-        // The times are whole ms: "after `within`" is "at `within` + 1 or later".
-        let i = self.times_ms.partition_point(|&t| t <= within) as u64;
+        // The times are whole ms: "after `within`" is "at `within` + 1 or
+        // later", so the first after the opportunities at or before it.
+        let i = match self.count_le.get(within as usize) {
+            Some(&c) => c as u64,
+            None => self.times_ms.partition_point(|&t| t <= within) as u64,
+        };
         cycle * n + i
     }
 
@@ -303,6 +326,26 @@ mod tests {
         assert_eq!(t.first_after(ms(23.5)), 11);
         // (0, 25 ms]: 3, 3, 10, 10 (period 2's first), 13, 13, 20, 20, 23, 23.
         assert_eq!(t.opportunities_until(ms(25.0)), 10);
+    }
+
+    #[test]
+    fn the_per_millisecond_index_finds_what_a_search_finds() {
+        let mut rng = crate::rng::Rng::stream(3, 0, "trace");
+        let mut t = 0;
+        let times: Vec<u64> = (0..2000)
+            .map(|_| {
+                t += rng.next_u64() % 4; // gaps and repeats
+                t
+            })
+            .collect();
+        let tr = CapacityTrace::from_times("t", &times).unwrap();
+        assert_eq!(tr.count_le.len() as u64, tr.period_ms());
+        let mut searched = CapacityTrace::from_times("t", &times).unwrap();
+        searched.count_le.clear();
+        for ns in (0..3 * tr.period_ms() * NS_PER_MS).step_by(333_333) {
+            let now = SimTime::from_nanos(ns);
+            assert_eq!(tr.first_after(now), searched.first_after(now));
+        }
     }
 
     #[test]
