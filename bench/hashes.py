@@ -72,6 +72,9 @@ def cases() -> Iterator[tuple[str, Callable[[], tl.Results]]]:
     from tcplab import studies
 
     for name, study in studies.STUDIES.items():
+        if name == "cellular" and tl.presets.default_traces() is None:
+            print("skipped: the cellular study (no ../shared/traces/mahimahi)", file=sys.stderr)
+            continue
         for i, spec in enumerate(studies._specs(study, True)):
             yield f"quick study {name} run {i}", lambda s=spec: tl.Scenario(s.scenario).run()
 

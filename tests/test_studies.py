@@ -8,8 +8,14 @@ import tcplab as tl
 from tcplab import presets
 from tcplab.studies import STUDIES, reproduce
 
+# The cellular study replays mahimahi's traces from ../shared/traces/mahimahi
+# (CI has them); without them its tests are skipped, not failed.
+TRACES = presets.default_traces()
+needs_traces = pytest.mark.skipif(TRACES is None, reason="no ../shared/traces/mahimahi")
 
-@pytest.mark.parametrize("name", sorted(presets.PRESETS))
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=needs_traces) if n == "cellular" else n
+                                  for n in sorted(presets.PRESETS)])
 def test_every_preset_builds_and_runs_briefly(name):
     fn = presets.PRESETS[name]
     sc = fn(size="500KB") if name == "channel" else fn(duration="20s")
@@ -34,7 +40,8 @@ def offered_bps(trace: str, seconds: float) -> float:
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     out = tmp_path_factory.mktemp("studies")
-    return out, {name: reproduce(name, out, quick=True, progress=False) for name in STUDIES}
+    return out, {name: reproduce(name, out, quick=True, progress=False) for name in STUDIES
+                 if name != "cellular" or TRACES is not None}
 
 
 def test_every_quick_study_writes_tables_and_figures(quick):
@@ -127,6 +134,7 @@ def test_fairness_and_parking_lot_seeds_differ_by_their_random_starts():
         assert fixed[0].flows.equals(fixed[1].flows) and fixed[0].flow(flow)["start_s"] == 0
 
 
+@needs_traces
 def test_cellular_goodput_stays_within_the_trace_and_codel_cuts_the_delay(quick):
     _, results = quick
     tables = results["cellular"]["tables"]
