@@ -377,6 +377,19 @@ def default_traces() -> Path | None:
     return None
 
 
+def missing_trace(traces: str | Path | None, name: str) -> tuple[Path | None, str | None]:
+    """The traces' folder and what is missing from it (None if nothing).
+
+    The folder is ``traces``, or :func:`default_traces`; missing is its
+    ``name``.down, said with where it was looked for.
+    """
+    folder = Path(traces) if traces is not None else default_traces()
+    if folder is not None and (folder / f"{name}.down").is_file():
+        return folder, None
+    where = f"in {folder}" if folder is not None else "beside the project"
+    return folder, f"no trace {name}.down {where}"
+
+
 def cellular(*, cc: Any = "cubic", trace: str = "Verizon-LTE-short", queue: str = "droptail",
              traces: str | Path | None = None, limit: str = "100p", delay: str = "20ms",
              profile: str = "linux", duration: str = "60s", seed: int = 1) -> Scenario:
@@ -392,11 +405,10 @@ def cellular(*, cc: Any = "cubic", trace: str = "Verizon-LTE-short", queue: str 
     ``traces``: the folder with the trace files (default: ../shared/traces/mahimahi).
     Not stated by a paper (Pantheon varies them): the delay, the queue and its size.
     """
-    folder = Path(traces) if traces is not None else default_traces()
-    if folder is None or not (folder / f"{trace}.down").is_file():
-        where = f"in {folder}" if folder is not None else "beside the project"
-        raise ScenarioError(f"cellular: no trace {trace}.down {where}; {TRACES_HELP}",
-                            "traces", f"no trace {trace}.down {where}", TRACES_HELP)
+    folder, missing = missing_trace(traces, trace)
+    if folder is None or missing is not None:
+        raise ScenarioError(f"cellular: {missing}; {TRACES_HELP}", "traces", str(missing),
+                            TRACES_HELP)
     if queue not in ("droptail", "codel"):
         raise ScenarioError(f"cellular: queue {queue!r} is not 'droptail' or 'codel'", "queue",
                             f"{queue!r} is not a queue of this study", "droptail, codel")

@@ -275,11 +275,9 @@ def _specs(study: Study, quick: bool, traces: str | Path | None = None) -> list[
 
 def _traces(traces: str | Path | None) -> str:
     """The folder of mahimahi's traces: ``traces``, or the one beside the project."""
-    folder = Path(traces) if traces is not None else presets.default_traces()
-    if folder is None or not (folder / f"{presets.CELLULAR_TRACES[0]}.down").is_file():
-        where = f"no {presets.CELLULAR_TRACES[0]}.down in {folder}" if folder is not None \
-            else "no ../shared/traces/mahimahi beside the project"
-        raise FileNotFoundError(f"{where}: {presets.TRACES_HELP} with --traces DIR")
+    folder, missing = presets.missing_trace(traces, presets.CELLULAR_TRACES[0])
+    if folder is None or missing is not None:
+        raise FileNotFoundError(f"{missing}: {presets.TRACES_HELP} with --traces DIR")
     return str(folder.resolve())
 
 

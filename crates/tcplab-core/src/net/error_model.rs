@@ -141,7 +141,8 @@ pub struct LossSpec {
     pub data_only: Option<bool>,
 }
 
-fn check_probability(path: String, v: f64) -> Result<f64> {
+/// `v` if it is a probability (0 to 1); else the error naming `path`.
+pub(crate) fn check_probability(path: String, v: f64) -> Result<f64> {
     if !(0.0..=1.0).contains(&v) || v.is_nan() {
         return Err(Error::invalid_allowed(
             path,
@@ -465,32 +466,25 @@ impl ErrorModel {
         }
     }
 
-    /// What becomes of a packet arriving at `now`: lost, on at once, or on
-    /// after a jitter.
+    /// What becomes of a packet arriving at `now`: lost, on at once, on
+    /// after a jitter, or up to the link's ARQ or reordering.
     #[inline]
     pub fn receive(&mut self, now: SimTime, pkt: &Packet) -> Fate {
-        match self {
+        let (lost, spared) = match self {
             ErrorModel::Arq(_) => return Fate::Arq,
-            ErrorModel::Reordered(r) => {
-                return if r.base.as_mut().is_some_and(|b| b.lose(now, pkt)) {
-                    Fate::Lost
-                } else {
-                    Fate::Reorder
+            ErrorModel::Reordered(r) => (base_loses(&mut r.base, now, pkt), Fate::Reorder),
+            ErrorModel::Jittered(j) => {
+                if base_loses(&mut j.base, now, pkt) {
+                    return Fate::Lost;
                 }
+                (false, Fate::Later(j.jitter.release(now)))
             }
-            _ => {}
-        }
-        if let ErrorModel::Jittered(j) = self {
-            return if j.base.as_mut().is_some_and(|b| b.lose(now, pkt)) {
-                Fate::Lost
-            } else {
-                Fate::Later(j.jitter.release(now))
-            };
-        }
-        if self.lose(now, pkt) {
+            model => (model.lose(now, pkt), Fate::Now),
+        };
+        if lost {
             Fate::Lost
         } else {
-            Fate::Now
+            spared
         }
     }
 
@@ -498,13 +492,13 @@ impl ErrorModel {
     #[inline]
     pub fn lose(&mut self, now: SimTime, pkt: &Packet) -> bool {
         match self {
-            ErrorModel::Jittered(j) => j.base.as_mut().is_some_and(|b| b.lose(now, pkt)),
-            ErrorModel::Arq(a) => a.base.as_mut().is_some_and(|b| b.lose(now, pkt)),
-            ErrorModel::Reordered(r) => r.base.as_mut().is_some_and(|b| b.lose(now, pkt)),
+            ErrorModel::Jittered(j) => base_loses(&mut j.base, now, pkt),
+            ErrorModel::Arq(a) => base_loses(&mut a.base, now, pkt),
+            ErrorModel::Reordered(r) => base_loses(&mut r.base, now, pkt),
             ErrorModel::Scheduled(s) => {
                 // The base model decides first, so that its draws are
                 // those it makes without a schedule.
-                if s.base.as_mut().is_some_and(|b| b.lose(now, pkt)) {
+                if base_loses(&mut s.base, now, pkt) {
                     return true;
                 }
                 while s.at.get(s.k + 1).is_some_and(|&(t, _)| t <= now) {
@@ -542,6 +536,13 @@ impl ErrorModel {
             }
         }
     }
+}
+
+/// Whether a wrapper's `base` (the link's own model, if it has one) loses
+/// the packet.
+#[inline]
+pub fn base_loses(base: &mut Option<ErrorModel>, now: SimTime, pkt: &Packet) -> bool {
+    base.as_mut().is_some_and(|b| b.lose(now, pkt))
 }
 
 #[cfg(test)]

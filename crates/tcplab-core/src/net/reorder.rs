@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::PacketId;
 use crate::error::{Error, Result};
+use crate::net::error_model::check_probability;
 use crate::rng::Rng;
 use crate::time::{SimDuration, SimTime};
 
@@ -35,13 +36,7 @@ pub struct ReorderSpec {
 impl ReorderSpec {
     /// Checks it (`path` names the field in errors) and makes the state.
     pub fn build(&self, path: &str, rng: Rng) -> Result<Reorder> {
-        if !(0.0..=1.0).contains(&self.probability) {
-            return Err(Error::invalid_allowed(
-                format!("{path}.probability"),
-                format!("{} is not a probability", self.probability),
-                "0 to 1",
-            ));
-        }
+        check_probability(format!("{path}.probability"), self.probability)?;
         if self.displacement == 0 {
             return Err(Error::invalid_allowed(
                 format!("{path}.displacement"),

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::net::capacity::CapacityTrace;
+use crate::net::error_model::check_probability;
 use crate::net::schedule::{LinkSchedule, Outage};
 use crate::time::{Rate, SimDuration, SimTime};
 
@@ -287,13 +288,7 @@ pub fn add_schedule(
             ));
         }
         if let Some(p) = e.loss {
-            if !(0.0..=1.0).contains(&p) {
-                return Err(Error::invalid_allowed(
-                    format!("{path}[{i}].loss"),
-                    format!("{p} is not a probability"),
-                    "0 to 1",
-                ));
-            }
+            check_probability(format!("{path}[{i}].loss"), p)?;
         }
         let (_, mut bps, mut d) = periods[periods.len() - 1];
         let mut p = losses[losses.len() - 1].1;

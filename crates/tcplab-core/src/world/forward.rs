@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::net::arq::ArqFate;
-use crate::net::error_model::{ErrorModel, Fate};
+use crate::net::error_model::{base_loses, ErrorModel, Fate};
 use crate::net::packet::Ecn;
 use crate::net::qdisc::{QueueDrop, Verdict};
 use crate::net::shaper::Plan;
@@ -285,13 +285,7 @@ impl World {
         if let Some(em) = &mut l.error {
             match em.receive(now, self.packets.get(id)) {
                 Fate::Now => {}
-                Fate::Lost => {
-                    l.stats.drops_error += 1;
-                    let p = self.packets.remove(id);
-                    self.dir_stats(&p).lost_error += 1;
-                    self.record_drop(ld, &p, DropCause::Error);
-                    return;
-                }
+                Fate::Lost => return self.lost_to_error(ld, id),
                 // Delay jitter: on when it is over.
                 Fate::Later(at) => return self.queue.push(at, Event::Release { ld, id }),
                 Fate::Arq => return self.arq_arrival(ld, id),
@@ -299,6 +293,17 @@ impl World {
             }
         }
         self.received(ld, id);
+    }
+
+    /// Drops packet `id`, lost to link direction `ld`'s error model on
+    /// arrival (after its last attempt, with ARQ).
+    #[cold]
+    #[inline(never)]
+    fn lost_to_error(&mut self, ld: u32, id: PacketId) {
+        self.links[ld as usize].stats.drops_error += 1;
+        let p = self.packets.remove(id);
+        self.dir_stats(&p).lost_error += 1;
+        self.record_drop(ld, &p, DropCause::Error);
     }
 
     /// Packet `id` has crossed link direction `ld` (and its error model and
@@ -330,17 +335,11 @@ impl World {
         let Some(ErrorModel::Arq(a)) = l.error.as_deref_mut() else {
             unreachable!("an ARQ arrival comes from an ARQ link")
         };
-        let lost = a
-            .base
-            .as_mut()
-            .is_some_and(|b| b.lose(now, self.packets.get(id)));
+        let lost = base_loses(&mut a.base, now, self.packets.get(id));
         let go = match a.arq.arrival(id, now, lost) {
             ArqFate::Retry(at) => return self.queue.push(at, Event::Retransmit { ld, id }),
             ArqFate::Lost(go) => {
-                l.stats.drops_error += 1;
-                let p = self.packets.remove(id);
-                self.dir_stats(&p).lost_error += 1;
-                self.record_drop(ld, &p, DropCause::Error);
+                self.lost_to_error(ld, id);
                 go
             }
             ArqFate::Deliver(go) => go,
