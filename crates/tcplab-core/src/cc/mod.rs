@@ -317,6 +317,25 @@ pub fn cong_avoid_bytes(tcb: &mut Tcb, acked: u64) {
     }
 }
 
+/// Linux's `tcp_cong_avoid_ai`: one segment more per `w` segments
+/// acknowledged, the credit kept in `tcb.cwnd_cnt` (in segments for the
+/// variants that use this; credit left from a larger `w` gives one segment
+/// at once, as Linux does). The additive increase of Linux's modules, which
+/// count the window in whole segments.
+pub fn cong_avoid_ai(tcb: &mut Tcb, w: u64, acked_segments: u64) {
+    let w = w.max(1);
+    if tcb.cwnd_cnt >= w {
+        tcb.cwnd_cnt = 0;
+        tcb.cwnd += tcb.mss;
+    }
+    tcb.cwnd_cnt += acked_segments;
+    if tcb.cwnd_cnt >= w {
+        let delta = tcb.cwnd_cnt / w;
+        tcb.cwnd_cnt -= delta * w;
+        tcb.cwnd += delta * tcb.mss;
+    }
+}
+
 /// RFC 5681 equation 4: ssthresh = max(FlightSize / 2, 2 * SMSS).
 pub fn reno_ssthresh(tcb: &Tcb) -> u64 {
     ((tcb.bytes_in_flight() - tcb.limited_sent) / 2).max(2 * tcb.mss)
@@ -447,5 +466,24 @@ pub(crate) mod testing {
             self.tcb.ssthresh = self.cc.ssthresh(&self.tcb, cause);
             self.tcb.ca_state = to;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cong_avoid_ai_adds_a_segment_per_w_acknowledged_and_keeps_the_rest() {
+        let mut tcb = Tcb::new(10_000, 5_000, 1000);
+        cong_avoid_ai(&mut tcb, 10, 9);
+        assert_eq!((tcb.cwnd, tcb.cwnd_cnt), (10_000, 9));
+        cong_avoid_ai(&mut tcb, 10, 12); // 21 credits: two segments, 1 left
+        assert_eq!((tcb.cwnd, tcb.cwnd_cnt), (12_000, 1));
+        // Credit from a larger w (here 12 >= 5) gives one segment at once
+        // and is dropped before the new ACK counts.
+        tcb.cwnd_cnt = 12;
+        cong_avoid_ai(&mut tcb, 5, 3);
+        assert_eq!((tcb.cwnd, tcb.cwnd_cnt), (13_000, 3));
     }
 }
