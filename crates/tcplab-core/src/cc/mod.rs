@@ -22,6 +22,7 @@ pub mod dctcp;
 pub mod petra;
 pub mod registry;
 pub mod reno;
+pub mod scalable;
 pub mod slow_start;
 pub mod vegas;
 pub mod westwood;
@@ -333,6 +334,31 @@ pub fn cong_avoid_ai(tcb: &mut Tcb, w: u64, acked_segments: u64) {
         let delta = tcb.cwnd_cnt / w;
         tcb.cwnd_cnt -= delta * w;
         tcb.cwnd += delta * tcb.mss;
+    }
+}
+
+/// Linux's `tcp_slow_start` as its modules call it before
+/// `tcp_cong_avoid_ai`: in slow start, grow by [`slow_start`]; then the
+/// segments this ACK leaves for the additive increase, or None if none.
+/// With byte counting (`abc`, the linux profile) an ACK counts the
+/// segments it acknowledges, as Linux's modules do since the stretch-ACK
+/// fixes of 2015 (Reno, CUBIC) and 2020 (BIC, Scalable, Veno); without,
+/// it counts one, as every ACK did in Linux 2.6 (and as RFC 5681 grows
+/// once per ACK).
+pub fn linux_slow_start(tcb: &mut Tcb, ack: &Ack, abc: bool) -> Option<u64> {
+    let segments = if abc {
+        ack.segments_acked.max(1) as u64
+    } else {
+        1
+    };
+    if !tcb.in_slow_start() {
+        return Some(segments);
+    }
+    let left = slow_start(tcb, ack.bytes_acked, abc);
+    match left {
+        0 => None,
+        _ if abc => Some(left.div_ceil(tcb.mss)),
+        _ => Some(1),
     }
 }
 

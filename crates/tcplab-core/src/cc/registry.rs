@@ -21,6 +21,7 @@ use super::cubic::{Cubic, CubicConfig};
 use super::dctcp::{Dctcp, DctcpConfig};
 use super::petra::{Petra, PetraConfig};
 use super::reno::Reno;
+use super::scalable::{Scalable, ScalableConfig};
 use super::vegas::{FineTimeout, Vegas, VegasConfig};
 use super::westwood::{Westwood, WestwoodConfig};
 use super::CongestionControl;
@@ -167,6 +168,7 @@ pub const VARIANTS: &[VariantInfo] = &[
     VariantInfo { name: "cubic", recovery: "sack", summary: "RFC 9438: cubic window growth, Reno-friendly region, fast convergence" },
     VariantInfo { name: "bbr", recovery: "sack", summary: "BBR v1 (Cardwell et al. 2016): BtlBw and RTprop model, pacing, gain cycling" },
     VariantInfo { name: "dctcp", recovery: "sack", summary: "DCTCP (RFC 8257): window cut by alpha/2 on ECN echoes, alpha the EWMA of the marked fraction" },
+    VariantInfo { name: "scalable", recovery: "sack", summary: "Scalable TCP (Kelly 2003): +0.01 segment per ACK, a loss takes 1/8; Kelly's legacy window or Linux's min(cwnd, 100)" },
 ];
 
 /// The default parameters of `name` under `profile`, or None for an unknown
@@ -197,6 +199,11 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
         "cubic" => to(&CubicConfig::rfc()),
         "bbr" => to(&BbrConfig::paper()),
         "dctcp" => to(&DctcpConfig::rfc()),
+        "scalable" => to(&match profile {
+            Profile::Paper | Profile::Inet => ScalableConfig::paper(),
+            Profile::Linux => ScalableConfig::linux(),
+            Profile::Ns2 | Profile::Ns3 => ScalableConfig::ai_count_50(),
+        }),
         _ => return None,
     })
 }
@@ -322,6 +329,11 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             let c: DctcpConfig = config(path, &value)?;
             check(path, c.validate())?;
             Box::new(Dctcp::new(c, abc))
+        }
+        "scalable" => {
+            let c: ScalableConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Scalable::new(c, abc))
         }
         _ => {
             return Err(Error::Internal(format!(
