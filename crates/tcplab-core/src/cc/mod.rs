@@ -25,6 +25,7 @@ pub mod reno;
 pub mod scalable;
 pub mod slow_start;
 pub mod vegas;
+pub mod veno;
 pub mod westwood;
 
 use std::borrow::Cow;

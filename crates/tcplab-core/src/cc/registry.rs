@@ -23,6 +23,7 @@ use super::petra::{Petra, PetraConfig};
 use super::reno::Reno;
 use super::scalable::{Scalable, ScalableConfig};
 use super::vegas::{FineTimeout, Vegas, VegasConfig};
+use super::veno::{Veno, VenoConfig};
 use super::westwood::{Westwood, WestwoodConfig};
 use super::CongestionControl;
 use crate::error::{Error, Result};
@@ -168,6 +169,7 @@ pub const VARIANTS: &[VariantInfo] = &[
     VariantInfo { name: "cubic", recovery: "sack", summary: "RFC 9438: cubic window growth, Reno-friendly region, fast convergence" },
     VariantInfo { name: "bbr", recovery: "sack", summary: "BBR v1 (Cardwell et al. 2016): BtlBw and RTprop model, pacing, gain cycling" },
     VariantInfo { name: "dctcp", recovery: "sack", summary: "DCTCP (RFC 8257): window cut by alpha/2 on ECN echoes, alpha the EWMA of the marked fraction" },
+    VariantInfo { name: "veno", recovery: "sack", summary: "Fu & Liew 2003 (Linux tcp_veno.c): Vegas's backlog N tells random loss (keep 4/5) from congestion (halve; grow every other RTT)" },
     VariantInfo { name: "scalable", recovery: "sack", summary: "Scalable TCP (Kelly 2003): +0.01 segment per ACK, a loss takes 1/8; Kelly's legacy window or Linux's min(cwnd, 100)" },
 ];
 
@@ -199,6 +201,7 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
         "cubic" => to(&CubicConfig::rfc()),
         "bbr" => to(&BbrConfig::paper()),
         "dctcp" => to(&DctcpConfig::rfc()),
+        "veno" => to(&VenoConfig::paper()),
         "scalable" => to(&match profile {
             Profile::Paper | Profile::Inet => ScalableConfig::paper(),
             Profile::Linux => ScalableConfig::linux(),
@@ -329,6 +332,11 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             let c: DctcpConfig = config(path, &value)?;
             check(path, c.validate())?;
             Box::new(Dctcp::new(c, abc))
+        }
+        "veno" => {
+            let c: VenoConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Veno::new(c, abc))
         }
         "scalable" => {
             let c: ScalableConfig = config(path, &value)?;
