@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 use super::bbr::{Bbr, BbrConfig};
 use super::cubic::{Cubic, CubicConfig};
 use super::dctcp::{Dctcp, DctcpConfig};
+use super::highspeed::{HighSpeed, HighSpeedConfig};
 use super::petra::{Petra, PetraConfig};
 use super::reno::Reno;
 use super::scalable::{Scalable, ScalableConfig};
@@ -170,6 +171,7 @@ pub const VARIANTS: &[VariantInfo] = &[
     VariantInfo { name: "bbr", recovery: "sack", summary: "BBR v1 (Cardwell et al. 2016): BtlBw and RTprop model, pacing, gain cycling" },
     VariantInfo { name: "dctcp", recovery: "sack", summary: "DCTCP (RFC 8257): window cut by alpha/2 on ECN echoes, alpha the EWMA of the marked fraction" },
     VariantInfo { name: "veno", recovery: "sack", summary: "Fu & Liew 2003 (Linux tcp_veno.c): Vegas's backlog N tells random loss (keep 4/5) from congestion (halve; grow every other RTT)" },
+    VariantInfo { name: "highspeed", recovery: "sack", summary: "HighSpeed TCP (RFC 3649): a(w)/w per ACK and a cut of b(w), from RFC 3649's functions or Linux's table" },
     VariantInfo { name: "scalable", recovery: "sack", summary: "Scalable TCP (Kelly 2003): +0.01 segment per ACK, a loss takes 1/8; Kelly's legacy window or Linux's min(cwnd, 100)" },
 ];
 
@@ -202,6 +204,11 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
         "bbr" => to(&BbrConfig::paper()),
         "dctcp" => to(&DctcpConfig::rfc()),
         "veno" => to(&VenoConfig::paper()),
+        "highspeed" => to(&match profile {
+            Profile::Paper | Profile::Inet => HighSpeedConfig::rfc(),
+            Profile::Ns2 => HighSpeedConfig::ns2(),
+            Profile::Linux | Profile::Ns3 => HighSpeedConfig::linux(),
+        }),
         "scalable" => to(&match profile {
             Profile::Paper | Profile::Inet => ScalableConfig::paper(),
             Profile::Linux => ScalableConfig::linux(),
@@ -337,6 +344,11 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             let c: VenoConfig = config(path, &value)?;
             check(path, c.validate())?;
             Box::new(Veno::new(c, abc))
+        }
+        "highspeed" => {
+            let c: HighSpeedConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(HighSpeed::new(c, abc))
         }
         "scalable" => {
             let c: ScalableConfig = config(path, &value)?;
