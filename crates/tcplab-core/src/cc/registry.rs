@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::bbr::{Bbr, BbrConfig};
+use super::bic::{Bic, BicConfig};
 use super::cubic::{Cubic, CubicConfig};
 use super::dctcp::{Dctcp, DctcpConfig};
 use super::highspeed::{HighSpeed, HighSpeedConfig};
@@ -173,6 +174,7 @@ pub const VARIANTS: &[VariantInfo] = &[
     VariantInfo { name: "veno", recovery: "sack", summary: "Fu & Liew 2003 (Linux tcp_veno.c): Vegas's backlog N tells random loss (keep 4/5) from congestion (halve; grow every other RTT)" },
     VariantInfo { name: "highspeed", recovery: "sack", summary: "HighSpeed TCP (RFC 3649): a(w)/w per ACK and a cut of b(w), from RFC 3649's functions or Linux's table" },
     VariantInfo { name: "scalable", recovery: "sack", summary: "Scalable TCP (Kelly 2003): +0.01 segment per ACK, a loss takes 1/8; Kelly's legacy window or Linux's min(cwnd, 100)" },
+    VariantInfo { name: "bic", recovery: "sack", summary: "BIC (Xu, Harfoush & Rhee 2004; Linux tcp_bic.c): binary search for the last maximum, then max probing; beta 819/1024" },
 ];
 
 /// The default parameters of `name` under `profile`, or None for an unknown
@@ -214,6 +216,7 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
             Profile::Linux => ScalableConfig::linux(),
             Profile::Ns2 | Profile::Ns3 => ScalableConfig::ai_count_50(),
         }),
+        "bic" => to(&BicConfig::linux()),
         _ => return None,
     })
 }
@@ -354,6 +357,11 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             let c: ScalableConfig = config(path, &value)?;
             check(path, c.validate())?;
             Box::new(Scalable::new(c, abc))
+        }
+        "bic" => {
+            let c: BicConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Bic::new(c, abc))
         }
         _ => {
             return Err(Error::Internal(format!(
