@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 use super::bbr::{Bbr, BbrConfig};
 use super::cubic::{Cubic, CubicConfig};
 use super::dctcp::{Dctcp, DctcpConfig};
+use super::hybla::{Hybla, HyblaConfig};
 use super::petra::{Petra, PetraConfig};
 use super::reno::Reno;
 use super::vegas::{FineTimeout, Vegas, VegasConfig};
@@ -167,6 +168,7 @@ pub const VARIANTS: &[VariantInfo] = &[
     VariantInfo { name: "cubic", recovery: "sack", summary: "RFC 9438: cubic window growth, Reno-friendly region, fast convergence" },
     VariantInfo { name: "bbr", recovery: "sack", summary: "BBR v1 (Cardwell et al. 2016): BtlBw and RTprop model, pacing, gain cycling" },
     VariantInfo { name: "dctcp", recovery: "sack", summary: "DCTCP (RFC 8257): window cut by alpha/2 on ECN echoes, alpha the EWMA of the marked fraction" },
+    VariantInfo { name: "hybla", recovery: "sack", summary: "Caini & Firrincieli 2004: growth scaled by rho = SRTT/RTT0 (2^rho - 1 per ACK, rho^2/cwnd), RTT0 25 ms" },
 ];
 
 /// The default parameters of `name` under `profile`, or None for an unknown
@@ -197,6 +199,10 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
         "cubic" => to(&CubicConfig::rfc()),
         "bbr" => to(&BbrConfig::paper()),
         "dctcp" => to(&DctcpConfig::rfc()),
+        "hybla" => to(&match profile {
+            Profile::Paper => HyblaConfig::paper(),
+            Profile::Linux | Profile::Ns3 | Profile::Ns2 | Profile::Inet => HyblaConfig::linux(),
+        }),
         _ => return None,
     })
 }
@@ -322,6 +328,11 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             let c: DctcpConfig = config(path, &value)?;
             check(path, c.validate())?;
             Box::new(Dctcp::new(c, abc))
+        }
+        "hybla" => {
+            let c: HyblaConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Hybla::new(c, abc))
         }
         _ => {
             return Err(Error::Internal(format!(
