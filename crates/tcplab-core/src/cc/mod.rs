@@ -20,6 +20,7 @@ pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 pub mod hybla;
+pub mod illinois;
 pub mod petra;
 pub mod registry;
 pub mod reno;

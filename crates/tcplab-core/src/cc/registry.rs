@@ -20,6 +20,7 @@ use super::bbr::{Bbr, BbrConfig};
 use super::cubic::{Cubic, CubicConfig};
 use super::dctcp::{Dctcp, DctcpConfig};
 use super::hybla::{Hybla, HyblaConfig};
+use super::illinois::{Illinois, IllinoisConfig};
 use super::petra::{Petra, PetraConfig};
 use super::reno::Reno;
 use super::vegas::{FineTimeout, Vegas, VegasConfig};
@@ -169,6 +170,7 @@ pub const VARIANTS: &[VariantInfo] = &[
     VariantInfo { name: "bbr", recovery: "sack", summary: "BBR v1 (Cardwell et al. 2016): BtlBw and RTprop model, pacing, gain cycling" },
     VariantInfo { name: "dctcp", recovery: "sack", summary: "DCTCP (RFC 8257): window cut by alpha/2 on ECN echoes, alpha the EWMA of the marked fraction" },
     VariantInfo { name: "hybla", recovery: "sack", summary: "Caini & Firrincieli 2004: growth scaled by rho = SRTT/RTT0 (2^rho - 1 per ACK, rho^2/cwnd), RTT0 25 ms" },
+    VariantInfo { name: "illinois", recovery: "sack", summary: "Liu, Basar & Srikant 2006-08: alpha 10 to 0.3 and beta 1/8 to 1/2 from queueing delay, once per RTT" },
 ];
 
 /// The default parameters of `name` under `profile`, or None for an unknown
@@ -203,6 +205,7 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
             Profile::Paper => HyblaConfig::paper(),
             Profile::Linux | Profile::Ns3 | Profile::Ns2 | Profile::Inet => HyblaConfig::linux(),
         }),
+        "illinois" => to(&IllinoisConfig::linux()),
         _ => return None,
     })
 }
@@ -333,6 +336,11 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             let c: HyblaConfig = config(path, &value)?;
             check(path, c.validate())?;
             Box::new(Hybla::new(c, abc))
+        }
+        "illinois" => {
+            let c: IllinoisConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Illinois::new(c, abc))
         }
         _ => {
             return Err(Error::Internal(format!(
