@@ -27,6 +27,7 @@ pub mod reno;
 pub mod slow_start;
 pub mod vegas;
 pub mod westwood;
+pub mod yeah;
 
 use std::borrow::Cow;
 use std::fmt::Debug;

@@ -25,6 +25,7 @@ use super::petra::{Petra, PetraConfig};
 use super::reno::Reno;
 use super::vegas::{FineTimeout, Vegas, VegasConfig};
 use super::westwood::{Westwood, WestwoodConfig};
+use super::yeah::{Yeah, YeahConfig};
 use super::CongestionControl;
 use crate::error::{Error, Result};
 
@@ -171,6 +172,7 @@ pub const VARIANTS: &[VariantInfo] = &[
     VariantInfo { name: "dctcp", recovery: "sack", summary: "DCTCP (RFC 8257): window cut by alpha/2 on ECN echoes, alpha the EWMA of the marked fraction" },
     VariantInfo { name: "hybla", recovery: "sack", summary: "Caini & Firrincieli 2004: growth scaled by rho = SRTT/RTT0 (2^rho - 1 per ACK, rho^2/cwnd), RTT0 25 ms" },
     VariantInfo { name: "illinois", recovery: "sack", summary: "Liu, Basar & Srikant 2006-08: alpha 10 to 0.3 and beta 1/8 to 1/2 from queueing delay, once per RTT" },
+    VariantInfo { name: "yeah", recovery: "sack", summary: "Baiocchi, Castellani & Vacirca 2007: Scalable growth while the Vegas-style queue estimate is small, Reno's otherwise; precautionary decongestion" },
 ];
 
 /// The default parameters of `name` under `profile`, or None for an unknown
@@ -206,6 +208,7 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
             Profile::Linux | Profile::Ns3 | Profile::Ns2 | Profile::Inet => HyblaConfig::linux(),
         }),
         "illinois" => to(&IllinoisConfig::linux()),
+        "yeah" => to(&YeahConfig::linux()),
         _ => return None,
     })
 }
@@ -341,6 +344,11 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             let c: IllinoisConfig = config(path, &value)?;
             check(path, c.validate())?;
             Box::new(Illinois::new(c, abc))
+        }
+        "yeah" => {
+            let c: YeahConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Yeah::new(c, abc))
         }
         _ => {
             return Err(Error::Internal(format!(
