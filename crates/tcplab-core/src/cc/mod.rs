@@ -19,6 +19,7 @@
 pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
+pub mod htcp;
 pub mod hybla;
 pub mod illinois;
 pub mod petra;

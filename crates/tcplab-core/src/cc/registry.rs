@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 use super::bbr::{Bbr, BbrConfig};
 use super::cubic::{Cubic, CubicConfig};
 use super::dctcp::{Dctcp, DctcpConfig};
+use super::htcp::{Htcp, HtcpConfig};
 use super::hybla::{Hybla, HyblaConfig};
 use super::illinois::{Illinois, IllinoisConfig};
 use super::petra::{Petra, PetraConfig};
@@ -172,6 +173,7 @@ pub const VARIANTS: &[VariantInfo] = &[
     VariantInfo { name: "dctcp", recovery: "sack", summary: "DCTCP (RFC 8257): window cut by alpha/2 on ECN echoes, alpha the EWMA of the marked fraction" },
     VariantInfo { name: "hybla", recovery: "sack", summary: "Caini & Firrincieli 2004: growth scaled by rho = SRTT/RTT0 (2^rho - 1 per ACK, rho^2/cwnd), RTT0 25 ms" },
     VariantInfo { name: "illinois", recovery: "sack", summary: "Liu, Basar & Srikant 2006-08: alpha 10 to 0.3 and beta 1/8 to 1/2 from queueing delay, once per RTT" },
+    VariantInfo { name: "htcp", recovery: "sack", summary: "Leith & Shorten 2004: alpha grows with the time since the last loss, beta = RTTmin/RTTmax in [0.5, 0.8]" },
     VariantInfo { name: "yeah", recovery: "sack", summary: "Baiocchi, Castellani & Vacirca 2007: Scalable growth while the Vegas-style queue estimate is small, Reno's otherwise; precautionary decongestion" },
 ];
 
@@ -208,6 +210,7 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
             Profile::Linux | Profile::Ns3 | Profile::Ns2 | Profile::Inet => HyblaConfig::linux(),
         }),
         "illinois" => to(&IllinoisConfig::linux()),
+        "htcp" => to(&HtcpConfig::linux()),
         "yeah" => to(&YeahConfig::linux()),
         _ => return None,
     })
@@ -344,6 +347,11 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             let c: IllinoisConfig = config(path, &value)?;
             check(path, c.validate())?;
             Box::new(Illinois::new(c, abc))
+        }
+        "htcp" => {
+            let c: HtcpConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Htcp::new(c, abc))
         }
         "yeah" => {
             let c: YeahConfig = config(path, &value)?;
