@@ -21,6 +21,9 @@ pub mod bic;
 pub mod cubic;
 pub mod dctcp;
 pub mod highspeed;
+pub mod htcp;
+pub mod hybla;
+pub mod illinois;
 pub mod petra;
 pub mod registry;
 pub mod reno;
@@ -29,6 +32,7 @@ pub mod slow_start;
 pub mod vegas;
 pub mod veno;
 pub mod westwood;
+pub mod yeah;
 
 use std::borrow::Cow;
 use std::fmt::Debug;

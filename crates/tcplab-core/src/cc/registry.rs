@@ -21,12 +21,16 @@ use super::bic::{Bic, BicConfig};
 use super::cubic::{Cubic, CubicConfig};
 use super::dctcp::{Dctcp, DctcpConfig};
 use super::highspeed::{HighSpeed, HighSpeedConfig};
+use super::htcp::{Htcp, HtcpConfig};
+use super::hybla::{Hybla, HyblaConfig};
+use super::illinois::{Illinois, IllinoisConfig};
 use super::petra::{Petra, PetraConfig};
 use super::reno::Reno;
 use super::scalable::{Scalable, ScalableConfig};
 use super::vegas::{FineTimeout, Vegas, VegasConfig};
 use super::veno::{Veno, VenoConfig};
 use super::westwood::{Westwood, WestwoodConfig};
+use super::yeah::{Yeah, YeahConfig};
 use super::CongestionControl;
 use crate::error::{Error, Result};
 
@@ -175,6 +179,10 @@ pub const VARIANTS: &[VariantInfo] = &[
     VariantInfo { name: "highspeed", recovery: "sack", summary: "HighSpeed TCP (RFC 3649): a(w)/w per ACK and a cut of b(w), from RFC 3649's functions or Linux's table" },
     VariantInfo { name: "scalable", recovery: "sack", summary: "Scalable TCP (Kelly 2003): +0.01 segment per ACK, a loss takes 1/8; Kelly's legacy window or Linux's min(cwnd, 100)" },
     VariantInfo { name: "bic", recovery: "sack", summary: "BIC (Xu, Harfoush & Rhee 2004; Linux tcp_bic.c): binary search for the last maximum, then max probing; beta 819/1024" },
+    VariantInfo { name: "hybla", recovery: "sack", summary: "Caini & Firrincieli 2004: growth scaled by rho = SRTT/RTT0 (2^rho - 1 per ACK, rho^2/cwnd), RTT0 25 ms" },
+    VariantInfo { name: "illinois", recovery: "sack", summary: "Liu, Basar & Srikant 2006-08: alpha 10 to 0.3 and beta 1/8 to 1/2 from queueing delay, once per RTT" },
+    VariantInfo { name: "htcp", recovery: "sack", summary: "Leith & Shorten 2004: alpha grows with the time since the last loss, beta = RTTmin/RTTmax in [0.5, 0.8]" },
+    VariantInfo { name: "yeah", recovery: "sack", summary: "Baiocchi, Castellani & Vacirca 2007: Scalable growth while the Vegas-style queue estimate is small, Reno's otherwise; precautionary decongestion" },
 ];
 
 /// The default parameters of `name` under `profile`, or None for an unknown
@@ -217,6 +225,13 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
             Profile::Ns2 | Profile::Ns3 => ScalableConfig::ai_count_50(),
         }),
         "bic" => to(&BicConfig::linux()),
+        "hybla" => to(&match profile {
+            Profile::Paper => HyblaConfig::paper(),
+            Profile::Linux | Profile::Ns3 | Profile::Ns2 | Profile::Inet => HyblaConfig::linux(),
+        }),
+        "illinois" => to(&IllinoisConfig::linux()),
+        "htcp" => to(&HtcpConfig::linux()),
+        "yeah" => to(&YeahConfig::linux()),
         _ => return None,
     })
 }
@@ -362,6 +377,26 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             let c: BicConfig = config(path, &value)?;
             check(path, c.validate())?;
             Box::new(Bic::new(c, abc))
+        }
+        "hybla" => {
+            let c: HyblaConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Hybla::new(c, abc))
+        }
+        "illinois" => {
+            let c: IllinoisConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Illinois::new(c, abc))
+        }
+        "htcp" => {
+            let c: HtcpConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Htcp::new(c, abc))
+        }
+        "yeah" => {
+            let c: YeahConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Yeah::new(c, abc))
         }
         _ => {
             return Err(Error::Internal(format!(
