@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 use super::bbr::{Bbr, BbrConfig};
 use super::cubic::{Cubic, CubicConfig};
 use super::dctcp::{Dctcp, DctcpConfig};
+use super::lp::{Lp, LpConfig};
 use super::petra::{Petra, PetraConfig};
 use super::reno::Reno;
 use super::vegas::{FineTimeout, Vegas, VegasConfig};
@@ -167,6 +168,7 @@ pub const VARIANTS: &[VariantInfo] = &[
     VariantInfo { name: "cubic", recovery: "sack", summary: "RFC 9438: cubic window growth, Reno-friendly region, fast convergence" },
     VariantInfo { name: "bbr", recovery: "sack", summary: "BBR v1 (Cardwell et al. 2016): BtlBw and RTprop model, pacing, gain cycling" },
     VariantInfo { name: "dctcp", recovery: "sack", summary: "DCTCP (RFC 8257): window cut by alpha/2 on ECN echoes, alpha the EWMA of the marked fraction" },
+    VariantInfo { name: "lp", recovery: "sack", summary: "TCP-LP (Kuzmanovic & Knightly 2003): low priority; halves, or drops to 1 segment, when the delay nears its maximum" },
 ];
 
 /// The default parameters of `name` under `profile`, or None for an unknown
@@ -197,6 +199,9 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
         "cubic" => to(&CubicConfig::rfc()),
         "bbr" => to(&BbrConfig::paper()),
         "dctcp" => to(&DctcpConfig::rfc()),
+        // Linux's form in every profile (ns-2's TCP-Linux runs Linux's
+        // module; ns-3 and INET have no TCP-LP).
+        "lp" => to(&LpConfig::linux()),
         _ => return None,
     })
 }
@@ -322,6 +327,11 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             let c: DctcpConfig = config(path, &value)?;
             check(path, c.validate())?;
             Box::new(Dctcp::new(c, abc))
+        }
+        "lp" => {
+            let c: LpConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Lp::new(c, abc))
         }
         _ => {
             return Err(Error::Internal(format!(
