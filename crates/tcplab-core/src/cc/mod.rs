@@ -19,6 +19,7 @@
 pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
+pub mod ledbat;
 pub mod lp;
 pub mod petra;
 pub mod registry;

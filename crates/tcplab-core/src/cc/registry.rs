@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 use super::bbr::{Bbr, BbrConfig};
 use super::cubic::{Cubic, CubicConfig};
 use super::dctcp::{Dctcp, DctcpConfig};
+use super::ledbat::{Ledbat, LedbatConfig};
 use super::lp::{Lp, LpConfig};
 use super::petra::{Petra, PetraConfig};
 use super::reno::Reno;
@@ -168,6 +169,7 @@ pub const VARIANTS: &[VariantInfo] = &[
     VariantInfo { name: "cubic", recovery: "sack", summary: "RFC 9438: cubic window growth, Reno-friendly region, fast convergence" },
     VariantInfo { name: "bbr", recovery: "sack", summary: "BBR v1 (Cardwell et al. 2016): BtlBw and RTprop model, pacing, gain cycling" },
     VariantInfo { name: "dctcp", recovery: "sack", summary: "DCTCP (RFC 8257): window cut by alpha/2 on ECN echoes, alpha the EWMA of the marked fraction" },
+    VariantInfo { name: "ledbat", recovery: "newreno", summary: "LEDBAT (RFC 6817): less than best effort, the window steered to a 100 ms queuing-delay target" },
     VariantInfo { name: "lp", recovery: "sack", summary: "TCP-LP (Kuzmanovic & Knightly 2003): low priority; halves, or drops to 1 segment, when the delay nears its maximum" },
 ];
 
@@ -202,6 +204,12 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
         // Linux's form in every profile (ns-2's TCP-Linux runs Linux's
         // module; ns-3 and INET have no TCP-LP).
         "lp" => to(&LpConfig::linux()),
+        // RFC 6817's form, except under ns-3's profile (Linux, ns-2 and
+        // INET have no LEDBAT).
+        "ledbat" => to(&match profile {
+            Profile::Ns3 => LedbatConfig::ns3(),
+            _ => LedbatConfig::rfc(),
+        }),
         _ => return None,
     })
 }
@@ -327,6 +335,11 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             let c: DctcpConfig = config(path, &value)?;
             check(path, c.validate())?;
             Box::new(Dctcp::new(c, abc))
+        }
+        "ledbat" => {
+            let c: LedbatConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Ledbat::new(c, abc))
         }
         "lp" => {
             let c: LpConfig = config(path, &value)?;
