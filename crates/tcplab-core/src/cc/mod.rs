@@ -21,6 +21,7 @@ pub mod cubic;
 pub mod dctcp;
 pub mod ledbat;
 pub mod lp;
+pub mod nv;
 pub mod petra;
 pub mod registry;
 pub mod reno;

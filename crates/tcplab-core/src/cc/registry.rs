@@ -21,6 +21,7 @@ use super::cubic::{Cubic, CubicConfig};
 use super::dctcp::{Dctcp, DctcpConfig};
 use super::ledbat::{Ledbat, LedbatConfig};
 use super::lp::{Lp, LpConfig};
+use super::nv::{Nv, NvConfig};
 use super::petra::{Petra, PetraConfig};
 use super::reno::Reno;
 use super::vegas::{FineTimeout, Vegas, VegasConfig};
@@ -170,6 +171,7 @@ pub const VARIANTS: &[VariantInfo] = &[
     VariantInfo { name: "bbr", recovery: "sack", summary: "BBR v1 (Cardwell et al. 2016): BtlBw and RTprop model, pacing, gain cycling" },
     VariantInfo { name: "dctcp", recovery: "sack", summary: "DCTCP (RFC 8257): window cut by alpha/2 on ECN echoes, alpha the EWMA of the marked fraction" },
     VariantInfo { name: "ledbat", recovery: "newreno", summary: "LEDBAT (RFC 6817): less than best effort, the window steered to a 100 ms queuing-delay target" },
+    VariantInfo { name: "nv", recovery: "sack", summary: "TCP-NV (Brakmo 2010, Linux's tcp_nv.c): Vegas's successor; once per RTT, cwnd cut towards rate x min RTT + pad" },
     VariantInfo { name: "lp", recovery: "sack", summary: "TCP-LP (Kuzmanovic & Knightly 2003): low priority; halves, or drops to 1 segment, when the delay nears its maximum" },
 ];
 
@@ -204,6 +206,8 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
         // Linux's form in every profile (ns-2's TCP-Linux runs Linux's
         // module; ns-3 and INET have no TCP-LP).
         "lp" => to(&LpConfig::linux()),
+        // Linux's module in every profile (no other tool has TCP-NV).
+        "nv" => to(&NvConfig::linux()),
         // RFC 6817's form, except under ns-3's profile (Linux, ns-2 and
         // INET have no LEDBAT).
         "ledbat" => to(&match profile {
@@ -340,6 +344,11 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             let c: LedbatConfig = config(path, &value)?;
             check(path, c.validate())?;
             Box::new(Ledbat::new(c, abc))
+        }
+        "nv" => {
+            let c: NvConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Nv::new(c, abc))
         }
         "lp" => {
             let c: LpConfig = config(path, &value)?;
