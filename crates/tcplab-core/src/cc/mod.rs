@@ -17,6 +17,7 @@
 //! place, as Linux keeps it in tcp_cong.c.
 
 pub mod bbr;
+pub mod cdg;
 pub mod cubic;
 pub mod dctcp;
 pub mod ledbat;

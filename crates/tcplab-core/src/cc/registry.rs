@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::bbr::{Bbr, BbrConfig};
+use super::cdg::{Cdg, CdgConfig};
 use super::cubic::{Cubic, CubicConfig};
 use super::dctcp::{Dctcp, DctcpConfig};
 use super::ledbat::{Ledbat, LedbatConfig};
@@ -28,6 +29,7 @@ use super::vegas::{FineTimeout, Vegas, VegasConfig};
 use super::westwood::{Westwood, WestwoodConfig};
 use super::CongestionControl;
 use crate::error::{Error, Result};
+use crate::rng::Rng;
 
 /// Whose defaults a flow uses.
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
@@ -172,6 +174,7 @@ pub const VARIANTS: &[VariantInfo] = &[
     VariantInfo { name: "dctcp", recovery: "sack", summary: "DCTCP (RFC 8257): window cut by alpha/2 on ECN echoes, alpha the EWMA of the marked fraction" },
     VariantInfo { name: "ledbat", recovery: "newreno", summary: "LEDBAT (RFC 6817): less than best effort, the window steered to a 100 ms queuing-delay target" },
     VariantInfo { name: "nv", recovery: "sack", summary: "TCP-NV (Brakmo 2010, Linux's tcp_nv.c): Vegas's successor; once per RTT, cwnd cut towards rate x min RTT + pad" },
+    VariantInfo { name: "cdg", recovery: "sack", summary: "CDG (Hayes & Armitage 2011, Linux's tcp_cdg.c): probabilistic backoff on the RTT gradient, shadow window" },
     VariantInfo { name: "lp", recovery: "sack", summary: "TCP-LP (Kuzmanovic & Knightly 2003): low priority; halves, or drops to 1 segment, when the delay nears its maximum" },
 ];
 
@@ -208,6 +211,8 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
         "lp" => to(&LpConfig::linux()),
         // Linux's module in every profile (no other tool has TCP-NV).
         "nv" => to(&NvConfig::linux()),
+        // Linux's module in every profile (no other tool has CDG).
+        "cdg" => to(&CdgConfig::linux()),
         // RFC 6817's form, except under ns-3's profile (Linux, ns-2 and
         // INET have no LEDBAT).
         "ledbat" => to(&match profile {
@@ -344,6 +349,14 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             let c: LedbatConfig = config(path, &value)?;
             check(path, c.validate())?;
             Box::new(Ledbat::new(c, abc))
+        }
+        "cdg" => {
+            let c: CdgConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            // TODO(flow seed): the caller should pass the flow's own
+            // stream here; until then every CDG flow draws from this one.
+            let flow_stream = Rng::stream(0, 0, "cc:cdg");
+            Box::new(Cdg::new(c, abc, flow_stream))
         }
         "nv" => {
             let c: NvConfig = config(path, &value)?;
