@@ -41,7 +41,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{cong_avoid_ai, reno_ssthresh, slow_start};
+use super::{linux_reno_cong_avoid, reno_ssthresh};
 use super::{Ack, CaState, CongestionControl, LossCause, Probe, Tcb};
 use crate::time::SimDuration;
 
@@ -89,21 +89,6 @@ impl HyblaConfig {
         }
         Ok(())
     }
-}
-
-/// Linux's `tcp_reno_cong_avoid`: slow start by acknowledged segments,
-/// then one segment per cwnd acknowledged (`tcp_cong_avoid_ai`, credit in
-/// segments). Shared with the other Linux-derived variants.
-pub(crate) fn linux_reno_cong_avoid(tcb: &mut Tcb, ack: &Ack, abc: bool) {
-    let mut acked = ack.bytes_acked;
-    if tcb.in_slow_start() {
-        acked = slow_start(tcb, acked, abc);
-        if acked == 0 {
-            return;
-        }
-    }
-    let w = tcb.cwnd / tcb.mss;
-    cong_avoid_ai(tcb, w, acked.div_ceil(tcb.mss));
 }
 
 #[derive(Debug)]

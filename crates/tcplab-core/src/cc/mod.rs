@@ -18,12 +18,16 @@
 
 pub mod bbr;
 pub mod bic;
+pub mod cdg;
 pub mod cubic;
 pub mod dctcp;
 pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
 pub mod illinois;
+pub mod ledbat;
+pub mod lp;
+pub mod nv;
 pub mod petra;
 pub mod registry;
 pub mod reno;
@@ -224,6 +228,9 @@ pub enum LossCause {
 #[allow(unused_variables)]
 pub trait CongestionControl: Debug + Send {
     fn name(&self) -> &'static str;
+    /// Its own random stream, named after its flow (`flow:NAME:cc`), given
+    /// once before the run: for a controller that draws (CDG's backoff).
+    fn seed(&mut self, rng: crate::rng::Rng) {}
     /// The connection is established; cwnd and ssthresh hold their initial
     /// values.
     fn init(&mut self, tcb: &mut Tcb) {}
@@ -366,6 +373,18 @@ pub fn linux_slow_start(tcb: &mut Tcb, ack: &Ack, abc: bool) -> Option<u64> {
         0 => None,
         _ if abc => Some(left.div_ceil(tcb.mss)),
         _ => Some(1),
+    }
+}
+
+/// Linux's `tcp_reno_cong_avoid`: slow start, then one segment per window
+/// of acknowledged segments (`tcp_cong_avoid_ai` with w = cwnd in
+/// segments), counting as [`linux_slow_start`] does. The growth of the
+/// Linux-derived variants outside their own regimes (Hybla outside Open,
+/// TCP-LP, CDG).
+pub fn linux_reno_cong_avoid(tcb: &mut Tcb, ack: &Ack, abc: bool) {
+    if let Some(acked) = linux_slow_start(tcb, ack, abc) {
+        let w = tcb.cwnd / tcb.mss;
+        cong_avoid_ai(tcb, w, acked);
     }
 }
 

@@ -18,12 +18,16 @@ use serde_json::{Map, Value};
 
 use super::bbr::{Bbr, BbrConfig};
 use super::bic::{Bic, BicConfig};
+use super::cdg::{Cdg, CdgConfig};
 use super::cubic::{Cubic, CubicConfig};
 use super::dctcp::{Dctcp, DctcpConfig};
 use super::highspeed::{HighSpeed, HighSpeedConfig};
 use super::htcp::{Htcp, HtcpConfig};
 use super::hybla::{Hybla, HyblaConfig};
 use super::illinois::{Illinois, IllinoisConfig};
+use super::ledbat::{Ledbat, LedbatConfig};
+use super::lp::{Lp, LpConfig};
+use super::nv::{Nv, NvConfig};
 use super::petra::{Petra, PetraConfig};
 use super::reno::Reno;
 use super::scalable::{Scalable, ScalableConfig};
@@ -33,6 +37,7 @@ use super::westwood::{Westwood, WestwoodConfig};
 use super::yeah::{Yeah, YeahConfig};
 use super::CongestionControl;
 use crate::error::{Error, Result};
+use crate::rng::Rng;
 
 /// Whose defaults a flow uses.
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
@@ -183,6 +188,10 @@ pub const VARIANTS: &[VariantInfo] = &[
     VariantInfo { name: "illinois", recovery: "sack", summary: "Liu, Basar & Srikant 2006-08: alpha 10 to 0.3 and beta 1/8 to 1/2 from queueing delay, once per RTT" },
     VariantInfo { name: "htcp", recovery: "sack", summary: "Leith & Shorten 2004: alpha grows with the time since the last loss, beta = RTTmin/RTTmax in [0.5, 0.8]" },
     VariantInfo { name: "yeah", recovery: "sack", summary: "Baiocchi, Castellani & Vacirca 2007: Scalable growth while the Vegas-style queue estimate is small, Reno's otherwise; precautionary decongestion" },
+    VariantInfo { name: "ledbat", recovery: "newreno", summary: "LEDBAT (RFC 6817): less than best effort, the window steered to a 100 ms queuing-delay target" },
+    VariantInfo { name: "nv", recovery: "sack", summary: "TCP-NV (Brakmo 2010, Linux's tcp_nv.c): Vegas's successor; once per RTT, cwnd cut towards rate x min RTT + pad" },
+    VariantInfo { name: "cdg", recovery: "sack", summary: "CDG (Hayes & Armitage 2011, Linux's tcp_cdg.c): probabilistic backoff on the RTT gradient, shadow window" },
+    VariantInfo { name: "lp", recovery: "sack", summary: "TCP-LP (Kuzmanovic & Knightly 2003): low priority; halves, or drops to 1 segment, when the delay nears its maximum" },
 ];
 
 /// The default parameters of `name` under `profile`, or None for an unknown
@@ -232,6 +241,19 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
         "illinois" => to(&IllinoisConfig::linux()),
         "htcp" => to(&HtcpConfig::linux()),
         "yeah" => to(&YeahConfig::linux()),
+        // Linux's form in every profile (ns-2's TCP-Linux runs Linux's
+        // module; ns-3 and INET have no TCP-LP).
+        "lp" => to(&LpConfig::linux()),
+        // Linux's module in every profile (no other tool has TCP-NV).
+        "nv" => to(&NvConfig::linux()),
+        // Linux's module in every profile (no other tool has CDG).
+        "cdg" => to(&CdgConfig::linux()),
+        // RFC 6817's form, except under ns-3's profile (Linux, ns-2 and
+        // INET have no LEDBAT).
+        "ledbat" => to(&match profile {
+            Profile::Ns3 => LedbatConfig::ns3(),
+            _ => LedbatConfig::rfc(),
+        }),
         _ => return None,
     })
 }
@@ -397,6 +419,28 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             let c: YeahConfig = config(path, &value)?;
             check(path, c.validate())?;
             Box::new(Yeah::new(c, abc))
+        }
+        "ledbat" => {
+            let c: LedbatConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Ledbat::new(c, abc))
+        }
+        "cdg" => {
+            let c: CdgConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            // The world gives each flow its own stream (`seed`) before
+            // the run; this one serves a controller built on its own.
+            Box::new(Cdg::new(c, abc, Rng::stream(0, 0, "cc:cdg")))
+        }
+        "nv" => {
+            let c: NvConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Nv::new(c, abc))
+        }
+        "lp" => {
+            let c: LpConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(Lp::new(c, abc))
         }
         _ => {
             return Err(Error::Internal(format!(

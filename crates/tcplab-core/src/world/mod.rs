@@ -381,7 +381,13 @@ impl World {
                         count,
                         sent: 0,
                     })),
-                    AppPlan::Tcp(t) => App::Tcp(Box::new(TcpFlow::new(*t))),
+                    AppPlan::Tcp(mut t) => {
+                        // A controller that draws (CDG's backoff) has a
+                        // stream of its own, named after its flow.
+                        let stream = format!("flow:{}:cc", f.name);
+                        t.cc.seed(Rng::stream(seed, run, &stream));
+                        App::Tcp(Box::new(TcpFlow::new(*t)))
+                    }
                 };
                 Flow {
                     // Routes are fixed: each endpoint's first hop is looked up once.
