@@ -7,6 +7,7 @@ from pathlib import Path
 
 import tcplab as tl
 from tcplab import cc as ccmod
+from tcplab import cc_linux
 from tcplab.schema import columns, tcp_fields
 from tcplab.sweep import RESULT_COLUMNS
 
@@ -36,7 +37,7 @@ def test_network_udp_and_link_take_exactly_their_fields():
 
 def test_every_variant_class_takes_exactly_its_variants_parameters():
     s = {v["name"]: v for v in tl.schema()["variants"]}
-    classes = [c for c in vars(ccmod).values()
+    classes = [c for m in (ccmod, cc_linux) for c in vars(m).values()
                if isinstance(c, type) and issubclass(c, tl.Variant) and c is not tl.Variant]
     assert {c.name for c in classes} == {n for n in s if s[n]["defaults"]["paper"]}
     for c in classes:

@@ -36,9 +36,10 @@ def refuse(sc: tl.Scenario | tl.Network, message: str, path: str, exc=tl.Scenari
 
 def test_unknown_cc_variant_lists_the_allowed_names():
     allowed = ("tahoe, reno, newreno, sack, vegas, westwood, westwoodplus, petra, cubic, bbr, "
-               "dctcp, python")
-    e = refuse(narrow_path(cc="hybla"),
-               f"flows[0].cc: unknown variant 'hybla' (allowed: {allowed})", "flows[0].cc")
+               "dctcp, veno, highspeed, scalable, bic, hybla, illinois, htcp, yeah, ledbat, nv, "
+               "cdg, lp, python")
+    e = refuse(narrow_path(cc="compound"),
+               f"flows[0].cc: unknown variant 'compound' (allowed: {allowed})", "flows[0].cc")
     assert e.allowed == allowed
 
 

@@ -30,6 +30,20 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editor
         WestwoodPlus,
         variants,
     )
+    from tcplab.cc_linux import (
+        Bic,
+        Cdg,
+        HighSpeed,
+        Htcp,
+        Hybla,
+        Illinois,
+        Ledbat,
+        Lp,
+        Nv,
+        Scalable,
+        Veno,
+        Yeah,
+    )
     from tcplab.cdf import read_cdf
     from tcplab.results import Results
     from tcplab.scenario import (
@@ -63,6 +77,8 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editor
 _LAZY = {
     **dict.fromkeys(["Bbr", "CongestionControl", "Cubic", "Dctcp", "Petra", "Variant", "Vegas",
                      "Westwood", "WestwoodPlus", "variants"], "tcplab.cc"),
+    **dict.fromkeys(["Bic", "Cdg", "HighSpeed", "Htcp", "Hybla", "Illinois", "Ledbat", "Lp",
+                     "Nv", "Scalable", "Veno", "Yeah"], "tcplab.cc_linux"),
     **dict.fromkeys(["BitErrorRate", "Bulk", "DropList", "Flow", "GilbertElliott", "Group",
                      "Link", "LossModel", "Network", "Node", "OnOff", "Pcap", "Poisson",
                      "Trace", "Transfer", "Uniform", "UniformStart", "Workload"],
@@ -111,6 +127,18 @@ __all__ = [
     "Vegas",
     "Westwood",
     "WestwoodPlus",
+    "Bic",
+    "Cdg",
+    "HighSpeed",
+    "Htcp",
+    "Hybla",
+    "Illinois",
+    "Ledbat",
+    "Lp",
+    "Nv",
+    "Scalable",
+    "Veno",
+    "Yeah",
     "variants",
     "fct_summary",
     "jain_index",
