@@ -6,7 +6,7 @@ Exit codes, the same for every command:
 0     success
 1     a run failed inside the core (an internal error, a Python
       congestion control that raised, out of memory, failed runs in a
-      sweep)
+      sweep), or ``tcplab validate`` found a result outside its tolerance
 2     bad input or usage (a scenario or study mistake, an unreadable or
       missing file, a damaged results store, bad arguments, an unknown
       study name)
@@ -378,6 +378,28 @@ def cmd_variants(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Compare tcplab with the installed references; write the report."""
+    import tcplab.validation as tv
+
+    only = [x for x in (args.only or "").split(",") if x] or None
+    rep = tv.run(quick=args.quick, seeds=args.seeds, only=only, jobs=args.jobs,
+                 progress=lambda m: print(m, file=sys.stderr, flush=True))
+    for name, why in rep.skipped.items():
+        print(f"skipped {name}: {why}")
+    paths = tv.write(rep, args.out)
+    c = rep.counts()
+    print(f"{c['pass']} pass, {c['fail']} fail, {c['known']} known differences, "
+          f"{c['open']} open misses, {c['stalled']} where the reference stalled "
+          f"({rep.seconds:.0f} s)")
+    for sec, row in rep.failures:
+        print(f"FAIL {sec.kind} {sec.name}, {row.point}, {row.metric}: tcplab "
+              f"{row.tcplab:.4g} against {row.reference:.4g} (ratio {row.ratio:.3f}, "
+              f"target {row.target})")
+    print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return EXIT_FAILED if rep.failures else EXIT_OK
+
+
 def cmd_completion(args: argparse.Namespace) -> int:
     """Print the shell completion script."""
     from tcplab.completion import script
@@ -494,6 +516,18 @@ def build_parser() -> argparse.ArgumentParser:
                     "e.g. goodput (Mb/s))")
     pl.add_argument("--out", required=True, help="output .png, .svg or .pdf")
     pl.set_defaults(func=cmd_plot)
+
+    va = sub.add_parser("validate", help="compare tcplab with ns-2, TCP-Linux, ns-3 and theory; "
+                        "write an HTML and Markdown report (exit 1 if a result misses its "
+                        "tolerance)")
+    va.add_argument("--quick", action="store_true",
+                    help="fewer points and shorter runs (a few minutes; what CI runs)")
+    va.add_argument("--out", default="validation", help="report folder (default: validation)")
+    va.add_argument("--only", help="comma-separated sections: variant or recovery names, or "
+                    "variants, recoveries, ns3, theory")
+    va.add_argument("--seeds", type=int, help="seeds per lossy point (default 3; quick 2)")
+    va.add_argument("--jobs", type=int, default=2, help="reference runs in parallel")
+    va.set_defaults(func=cmd_validate)
 
     co = sub.add_parser("completion", help="print a shell completion script: "
                         'eval "$(tcplab completion bash)"')

@@ -1,0 +1,96 @@
+"""The ns-3 side of `tcplab validate`: the 100-ms dumbbell, bulk flows.
+
+Runs in the virtualenv that has the `ns3` wheel, never in tcplab's (this
+file is passed to that interpreter as a script). Prints one JSON line with
+each flow's received bytes.
+
+senders -(100 Mb/s, 1 ms)- r0 -(10 Mb/s, 48 ms)- r1 -(100 Mb/s, 1 ms)-
+receivers, flow i from i/N s; drop-tail device queues of 100 packets (the
+default FqCoDel root queue disc uninstalled); SegmentSize 1448; ns-3's
+defaults otherwise (timestamps, SACK, PRR, InitialCwnd 10, 128 KiB buffers,
+DelAckCount 2, MinRto 1 s); TcpCubic without HyStart (tcplab's ns3 profile
+does not model ns-3's HyStart).
+
+    python ns3_dumbbell.py --cc TcpLedbat --flows 4 --duration 120 --run 1
+"""
+
+import argparse
+import json
+
+from ns import ns
+
+
+def main() -> None:
+    """Run the dumbbell and print its JSON line."""
+    p = argparse.ArgumentParser()
+    p.add_argument("--cc", default="TcpNewReno")
+    p.add_argument("--flows", type=int, default=1)
+    p.add_argument("--duration", type=float, default=60.0)
+    p.add_argument("--run", type=int, default=1)
+    a = p.parse_args()
+    n = a.flows
+    ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType", ns.StringValue("ns3::" + a.cc))
+    ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(1448))
+    if a.cc == "TcpCubic":
+        ns.Config.SetDefault("ns3::TcpCubic::HyStart", ns.BooleanValue(False))
+    ns.RngSeedManager.SetSeed(1)
+    ns.RngSeedManager.SetRun(a.run)
+
+    routers, senders, receivers = ns.NodeContainer(), ns.NodeContainer(), ns.NodeContainer()
+    routers.Create(2)
+    senders.Create(n)
+    receivers.Create(n)
+
+    def p2p(rate: str, delay: str):
+        h = ns.PointToPointHelper()
+        h.SetDeviceAttribute("DataRate", ns.StringValue(rate))
+        h.SetChannelAttribute("Delay", ns.StringValue(delay))
+        h.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", ns.StringValue("100p"))
+        return h
+
+    access, bottleneck = p2p("100Mbps", "1ms"), p2p("10Mbps", "48ms")
+    stack = ns.InternetStackHelper()
+    for c in (routers, senders, receivers):
+        stack.Install(c)
+    addr = ns.Ipv4AddressHelper()
+    tch = ns.TrafficControlHelper()
+
+    def assign(devs, k: int):
+        base = 4 * k
+        addr.SetBase(ns.Ipv4Address(f"10.{base >> 16 & 255}.{base >> 8 & 255}.{base & 255}"),
+                     ns.Ipv4Mask("255.255.255.252"))
+        ifs = addr.Assign(devs)
+        tch.Uninstall(devs)
+        return ifs
+
+    assign(bottleneck.Install(routers.Get(0), routers.Get(1)), 0)
+    sink_ifs = []
+    for i in range(n):
+        assign(access.Install(senders.Get(i), routers.Get(0)), 1 + 2 * i)
+        sink_ifs.append(assign(access.Install(routers.Get(1), receivers.Get(i)), 2 + 2 * i))
+    ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
+
+    sinks = []
+    for i in range(n):
+        port = 5000 + i
+        any_addr = ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo()
+        sink_apps = ns.PacketSinkHelper("ns3::TcpSocketFactory", any_addr).Install(
+            receivers.Get(i))
+        sink_apps.Start(ns.Seconds(0.0))
+        sinks.append(sink_apps.Get(0))
+        dst = ns.InetSocketAddress(sink_ifs[i].GetAddress(1), port).ConvertTo()
+        bulk = ns.BulkSendHelper("ns3::TcpSocketFactory", dst)
+        bulk.SetAttribute("MaxBytes", ns.UintegerValue(0))
+        bulk.SetAttribute("SendSize", ns.UintegerValue(1448))
+        apps = bulk.Install(senders.Get(i))
+        apps.Start(ns.Seconds(i / n))
+
+    ns.Simulator.Stop(ns.Seconds(a.duration))
+    ns.Simulator.Run()
+    rx = [int(ns.DynamicCast[ns.PacketSink](s).GetTotalRx()) for s in sinks]
+    ns.Simulator.Destroy()
+    print(json.dumps({"cc": a.cc, "flows": n, "duration": a.duration, "rx_bytes": rx}))
+
+
+if __name__ == "__main__":
+    main()
