@@ -60,6 +60,7 @@ from pathlib import Path
 
 import tcplab as tl
 from doc_tables import ratio, write_between  # bench/, beside this file
+from tcplab.validation.paths import TCL  # ns-2's side, shared with tcplab validate
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -131,26 +132,31 @@ def ns2_run(ns: str, kind: str, topo: str, agent: str, acks: str, per: float, se
     else:
         name, winit, minrto = f"linux:{agent}", 10, 0.2
     if topo == "dumbbell":
-        topo_arg = f"dumbbell:{DUMBBELL_FLOWS}"
         winit = 10 if kind == "linux" else 3  # RFC 5681 for a 1448-B MSS (tcplab's paper)
-    else:
-        topo_arg = topo
-    cmd = [ns, "validate.tcl", topo_arg, name, acks, str(per), str(seed), str(duration),
-           window, str(winit), str(minrto), tick, str(singledup)]
-    out = subprocess.run(cmd, cwd=HERE / "ns2", capture_output=True, text=True, check=True)
+    # The package's ns-2 script (tcplab validate's), with this script's
+    # dumbbell: 1 Gb/s access links, a 100 Mb/s, 10 ms bottleneck.
+    args = {"topo": topo, "agent": name, "acks": acks, "per": per, "seed": seed,
+            "duration": duration, "window": window, "winit": winit, "minrto": minrto,
+            "tick": tick, "singledup": singledup, "size": PAYLOAD[topo]}
+    if topo == "dumbbell":
+        args.update(flows=DUMBBELL_FLOWS, rate="100Mb", delay="10ms", access="1Gb")
+    cmd = [ns, str(TCL)] + [f"{k}={v}" for k, v in args.items()]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True,
+                         stdin=subprocess.DEVNULL)
     if "do not find" in out.stdout + out.stderr:
         sys.exit(f"TCP-Linux does not know '{agent}' (it would run Reno): {out.stdout.strip()}")
-    d = json.loads(next(line for line in out.stdout.splitlines() if line.startswith("{")))
+    d = json.loads(out.stdout[out.stdout.rfind('{"flows"'):].splitlines()[0])
     # ack_ is the highest cumulative ACK in packets, numbered from 0.
-    acked = [(a + 1) * PAYLOAD[topo] for a in d["acked_packets"]]
+    acked = [(f["acked"] + 1) * PAYLOAD[topo] for f in d["flows"]]
     # Goodput over each flow's active time, as tcplab's: flow i of n starts
     # at i/n s on the dumbbell.
     n = len(acked)
     starts = [i / n if topo == "dumbbell" else 0.0 for i in range(n)]
     return {"goodput": sum(b * 8 / (duration - t) for b, t in zip(acked, starts, strict=True))
             / 1e6,
-            "jain": tl.jain_index(acked), "retransmitted": d["retransmitted"],
-            "timeouts": d["timeouts"], "queue_drops": d["queue_drops"]}
+            "jain": tl.jain_index(acked),
+            "retransmitted": sum(f["retransmitted"] for f in d["flows"]),
+            "timeouts": sum(f["timeouts"] for f in d["flows"]), "queue_drops": d["queue_drops"]}
 
 
 def main() -> None:

@@ -466,7 +466,6 @@ impl CongestionControl for Cdg {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::registry::{self, CcSpec, Profile};
     use crate::cc::testing::CcDriver;
     use crate::time::SimDuration;
 
@@ -692,21 +691,6 @@ mod tests {
 
     #[test]
     fn registry_builds_cdg_under_every_profile_and_names_a_bad_field() {
-        for p in [
-            Profile::Paper,
-            Profile::Linux,
-            Profile::Ns3,
-            Profile::Ns2,
-            Profile::Inet,
-        ] {
-            let b = registry::build(&CcSpec::named("cdg"), "cc", p, false).unwrap();
-            assert_eq!(b.cc.name(), "cdg");
-        }
-        let mut spec = CcSpec::named("cdg");
-        spec.params.insert("window".into(), serde_json::json!(6));
-        let e = registry::build(&spec, "cc", Profile::Paper, false)
-            .err()
-            .unwrap();
-        assert!(e.to_string().contains("cc.window"), "{e}");
+        crate::cc::testing::builds_and_refuses("cdg", "window", serde_json::json!(6));
     }
 }

@@ -352,7 +352,6 @@ impl CongestionControl for Htcp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::registry::{self, CcSpec, Profile};
     use crate::cc::testing::CcDriver;
 
     const MSS: u64 = 1000;
@@ -515,22 +514,6 @@ mod tests {
 
     #[test]
     fn builds_under_every_profile_and_rejects_a_bad_beta_max() {
-        for p in [
-            Profile::Paper,
-            Profile::Linux,
-            Profile::Ns3,
-            Profile::Ns2,
-            Profile::Inet,
-        ] {
-            let b = registry::build(&CcSpec::named("htcp"), "cc", p, false).unwrap();
-            assert_eq!(b.cc.name(), "htcp");
-        }
-        let mut spec = CcSpec::named("htcp");
-        spec.params
-            .insert("beta_max".into(), serde_json::json!(1.0));
-        let e = registry::build(&spec, "cc", Profile::Linux, false)
-            .err()
-            .unwrap();
-        assert!(e.to_string().contains("cc.beta_max"), "{e}");
+        crate::cc::testing::builds_and_refuses("htcp", "beta_max", serde_json::json!(1.0));
     }
 }

@@ -235,7 +235,6 @@ impl CongestionControl for Hybla {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::registry::{self, CcSpec, Profile};
     use crate::cc::testing::CcDriver;
 
     const MSS: u64 = 1000;
@@ -374,21 +373,6 @@ mod tests {
 
     #[test]
     fn builds_under_every_profile_and_rejects_a_zero_rtt0() {
-        for p in [
-            Profile::Paper,
-            Profile::Linux,
-            Profile::Ns3,
-            Profile::Ns2,
-            Profile::Inet,
-        ] {
-            let b = registry::build(&CcSpec::named("hybla"), "cc", p, false).unwrap();
-            assert_eq!(b.cc.name(), "hybla");
-        }
-        let mut spec = CcSpec::named("hybla");
-        spec.params.insert("rtt0".into(), serde_json::json!(0));
-        let e = registry::build(&spec, "cc", Profile::Linux, false)
-            .err()
-            .unwrap();
-        assert!(e.to_string().contains("cc.rtt0"), "{e}");
+        crate::cc::testing::builds_and_refuses("hybla", "rtt0", serde_json::json!(0));
     }
 }

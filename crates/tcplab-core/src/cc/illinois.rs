@@ -348,7 +348,6 @@ impl CongestionControl for Illinois {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::registry::{self, CcSpec, Profile};
     use crate::cc::testing::CcDriver;
     use crate::time::SimDuration;
 
@@ -467,22 +466,6 @@ mod tests {
 
     #[test]
     fn builds_under_every_profile_and_rejects_a_bad_beta() {
-        for p in [
-            Profile::Paper,
-            Profile::Linux,
-            Profile::Ns3,
-            Profile::Ns2,
-            Profile::Inet,
-        ] {
-            let b = registry::build(&CcSpec::named("illinois"), "cc", p, false).unwrap();
-            assert_eq!(b.cc.name(), "illinois");
-        }
-        let mut spec = CcSpec::named("illinois");
-        spec.params
-            .insert("beta_max".into(), serde_json::json!(1.5));
-        let e = registry::build(&spec, "cc", Profile::Linux, false)
-            .err()
-            .unwrap();
-        assert!(e.to_string().contains("cc.beta_max"), "{e}");
+        crate::cc::testing::builds_and_refuses("illinois", "beta_max", serde_json::json!(1.5));
     }
 }

@@ -349,7 +349,7 @@ impl CongestionControl for Ledbat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::registry::{self, CcSpec, Profile};
+    use crate::cc::registry::{self, Profile};
     use crate::cc::testing::CcDriver;
     use crate::time::SimDuration;
 
@@ -518,18 +518,9 @@ mod tests {
             Profile::Ns2,
             Profile::Inet,
         ] {
-            let b = registry::build(&CcSpec::named("ledbat"), "cc", p, false).unwrap();
-            assert_eq!(b.cc.name(), "ledbat");
-            assert_eq!(
-                b.spec.params["form"],
-                if p == Profile::Ns3 { "ns3" } else { "rfc" }
-            );
+            let form = &registry::defaults("ledbat", p).unwrap()["form"];
+            assert_eq!(form, if p == Profile::Ns3 { "ns3" } else { "rfc" });
         }
-        let mut spec = CcSpec::named("ledbat");
-        spec.params.insert("gain".into(), serde_json::json!(0));
-        let e = registry::build(&spec, "cc", Profile::Paper, false)
-            .err()
-            .unwrap();
-        assert!(e.to_string().contains("cc.gain"), "{e}");
+        crate::cc::testing::builds_and_refuses("ledbat", "gain", serde_json::json!(0));
     }
 }

@@ -242,7 +242,6 @@ impl CongestionControl for Lp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::registry::{self, CcSpec, Profile};
     use crate::cc::testing::CcDriver;
     use crate::cc::CaState;
 
@@ -374,22 +373,6 @@ mod tests {
 
     #[test]
     fn registry_builds_lp_under_every_profile_and_names_a_bad_field() {
-        for p in [
-            Profile::Paper,
-            Profile::Linux,
-            Profile::Ns3,
-            Profile::Ns2,
-            Profile::Inet,
-        ] {
-            let b = registry::build(&CcSpec::named("lp"), "cc", p, false).unwrap();
-            assert_eq!(b.cc.name(), "lp");
-        }
-        let mut spec = CcSpec::named("lp");
-        spec.params
-            .insert("threshold_percent".into(), serde_json::json!(0));
-        let e = registry::build(&spec, "cc", Profile::Paper, false)
-            .err()
-            .unwrap();
-        assert!(e.to_string().contains("cc.threshold_percent"), "{e}");
+        crate::cc::testing::builds_and_refuses("lp", "threshold_percent", serde_json::json!(0));
     }
 }

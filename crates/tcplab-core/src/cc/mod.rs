@@ -519,6 +519,26 @@ pub(crate) mod testing {
             self.tcb.ca_state = to;
         }
     }
+
+    /// The registry builds `name` under every profile, and refuses the
+    /// parameter `param` set to `bad` with an error naming `cc.PARAM`.
+    pub fn builds_and_refuses(name: &str, param: &str, bad: serde_json::Value) {
+        use crate::cc::registry::{build, CcSpec, Profile};
+        for p in [
+            Profile::Paper,
+            Profile::Linux,
+            Profile::Ns3,
+            Profile::Ns2,
+            Profile::Inet,
+        ] {
+            let b = build(&CcSpec::named(name), "cc", p, true).unwrap();
+            assert_eq!(b.cc.name(), name);
+        }
+        let mut spec = CcSpec::named(name);
+        spec.params.insert(param.into(), bad);
+        let e = build(&spec, "cc", Profile::Paper, false).err().unwrap();
+        assert!(e.to_string().contains(&format!("cc.{param}")), "{e}");
+    }
 }
 
 #[cfg(test)]

@@ -412,7 +412,6 @@ impl CongestionControl for Nv {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::registry::{self, CcSpec, Profile};
     use crate::cc::testing::CcDriver;
 
     const MSS: u64 = 1000;
@@ -585,22 +584,6 @@ mod tests {
 
     #[test]
     fn registry_builds_nv_under_every_profile_and_names_a_bad_field() {
-        for p in [
-            Profile::Paper,
-            Profile::Linux,
-            Profile::Ns3,
-            Profile::Ns2,
-            Profile::Inet,
-        ] {
-            let b = registry::build(&CcSpec::named("nv"), "cc", p, false).unwrap();
-            assert_eq!(b.cc.name(), "nv");
-        }
-        let mut spec = CcSpec::named("nv");
-        spec.params
-            .insert("pad_buffer".into(), serde_json::json!(11));
-        let e = registry::build(&spec, "cc", Profile::Paper, false)
-            .err()
-            .unwrap();
-        assert!(e.to_string().contains("cc.pad_buffer"), "{e}");
+        crate::cc::testing::builds_and_refuses("nv", "pad_buffer", serde_json::json!(11));
     }
 }

@@ -283,7 +283,6 @@ impl CongestionControl for Yeah {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::registry::{self, CcSpec, Profile};
     use crate::cc::testing::CcDriver;
     use crate::time::SimDuration;
 
@@ -426,21 +425,6 @@ mod tests {
 
     #[test]
     fn builds_under_every_profile_and_rejects_a_zero_gamma() {
-        for p in [
-            Profile::Paper,
-            Profile::Linux,
-            Profile::Ns3,
-            Profile::Ns2,
-            Profile::Inet,
-        ] {
-            let b = registry::build(&CcSpec::named("yeah"), "cc", p, false).unwrap();
-            assert_eq!(b.cc.name(), "yeah");
-        }
-        let mut spec = CcSpec::named("yeah");
-        spec.params.insert("gamma".into(), serde_json::json!(0));
-        let e = registry::build(&spec, "cc", Profile::Linux, false)
-            .err()
-            .unwrap();
-        assert!(e.to_string().contains("cc.gamma"), "{e}");
+        crate::cc::testing::builds_and_refuses("yeah", "gamma", serde_json::json!(0));
     }
 }
