@@ -6,12 +6,16 @@ each flow's received bytes.
 
 senders -(100 Mb/s, 1 ms)- r0 -(10 Mb/s, 48 ms)- r1 -(100 Mb/s, 1 ms)-
 receivers, flow i from i/N s; drop-tail device queues of 100 packets (the
-default FqCoDel root queue disc uninstalled); SegmentSize 1448; ns-3's
-defaults otherwise (timestamps, SACK, PRR, InitialCwnd 10, 128 KiB buffers,
-DelAckCount 2, MinRto 1 s); TcpCubic without HyStart (tcplab's ns3 profile
-does not model ns-3's HyStart).
+default FqCoDel root queue disc uninstalled); SegmentSize 1448; 4 MiB
+send and receive buffers (ns-3's 128 KiB would cap every variant at the
+same window on this path); ns-3's defaults otherwise (timestamps, SACK,
+PRR, InitialCwnd 10, DelAckCount 2, MinRto 1 s); TcpCubic without HyStart
+(tcplab's ns3 profile does not model ns-3's HyStart).
 
-    python ns3_dumbbell.py --cc TcpLedbat --flows 4 --duration 120 --run 1
+--per sets uniform packet errors on the bottleneck (RateErrorModel, unit
+packet, at r1's device).
+
+    python ns3_dumbbell.py --cc TcpLedbat --flows 4 --duration 120 --run 1 --per 0.01
 """
 
 import argparse
@@ -27,10 +31,13 @@ def main() -> None:
     p.add_argument("--flows", type=int, default=1)
     p.add_argument("--duration", type=float, default=60.0)
     p.add_argument("--run", type=int, default=1)
+    p.add_argument("--per", type=float, default=0.0)
     a = p.parse_args()
     n = a.flows
     ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType", ns.StringValue("ns3::" + a.cc))
     ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(1448))
+    ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(4 << 20))
+    ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(4 << 20))
     if a.cc == "TcpCubic":
         ns.Config.SetDefault("ns3::TcpCubic::HyStart", ns.BooleanValue(False))
     ns.RngSeedManager.SetSeed(1)
@@ -63,7 +70,13 @@ def main() -> None:
         tch.Uninstall(devs)
         return ifs
 
-    assign(bottleneck.Install(routers.Get(0), routers.Get(1)), 0)
+    core_devs = bottleneck.Install(routers.Get(0), routers.Get(1))
+    assign(core_devs, 0)
+    if a.per > 0:
+        em = ns.CreateObject[ns.RateErrorModel]()
+        em.SetAttribute("ErrorRate", ns.DoubleValue(a.per))
+        em.SetAttribute("ErrorUnit", ns.StringValue("ERROR_UNIT_PACKET"))
+        core_devs.Get(1).SetAttribute("ReceiveErrorModel", ns.PointerValue(em))
     sink_ifs = []
     for i in range(n):
         assign(access.Install(senders.Get(i), routers.Get(0)), 1 + 2 * i)

@@ -47,7 +47,7 @@ def figure_png(fig: Figure) -> bytes:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    f, ax = plt.subplots(figsize=(6, 3.4), dpi=100)
+    f, ax = plt.subplots(figsize=(6, 3.4), dpi=80)
     xs = range(len(fig.x))
     for (label, ys), marker in zip(fig.lines.items(), "os^v", strict=False):
         ax.plot(xs, ys, marker=marker, label=label)
@@ -126,10 +126,12 @@ def _html_section(s: Section) -> str:
 
 
 def to_markdown(rep: Report, figures_dir: Path | None = None,
-                figures_link: str = "validation") -> str:
+                figures_link: str = "validation",
+                figure_kinds: tuple[str, ...] | None = None) -> str:
     """The report as Markdown.
 
-    With `figures_dir`, each figure is written there as PNG and linked as
+    With `figures_dir`, each figure (of the sections whose kind is in
+    `figure_kinds`, or all) is written there as PNG and linked as
     `figures_link`/NAME.png.
     """
     lines = _summary_lines(rep) + ["", "References:", ""] + _references_lines(rep) + [""]
@@ -148,7 +150,7 @@ def to_markdown(rep: Report, figures_dir: Path | None = None,
         for reason in dict.fromkeys(r.known or r.open for r in s.rows
                                     if r.verdict in (KNOWN, OPEN)):
             lines.append(f"- {reason}")
-        if figures_dir is not None:
+        if figures_dir is not None and (figure_kinds is None or s.kind in figure_kinds):
             for i, fig in enumerate(s.figures):
                 name = f"{s.anchor}-{i}.png"
                 figures_dir.mkdir(parents=True, exist_ok=True)
