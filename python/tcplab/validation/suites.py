@@ -69,12 +69,25 @@ KNOWN: dict[tuple[str, str], str] = {
 }
 #: Misses measured and not yet explained: (section kind, name) -> what is known.
 OPEN: dict[tuple[str, str], str] = {
+    ("variant", "nv"): (
+        "Open: NV keeps 35-60 packets queued here (runs of 60 and 120 s), where its design "
+        "keeps about its pad of 10 segments: its once-per-RTT decisions do not bring the "
+        "window down to rate x min RTT + pad on this path."),
+    ("variant", "cdg"): (
+        "Open: with an ACK per segment CDG does what it is designed to (7.6 Mb/s, queue "
+        "under 1 packet); with delayed ACKs it collapses to 0.6 Mb/s: at small windows the "
+        "200-ms delayed-ACK hold enters its RTT samples as a positive delay gradient, and it "
+        "backs off. Linux's receivers quick-ACK at the start and use a 40-ms minimum "
+        "delayed-ACK timeout, which tcplab does not model (docs/variants.md); TCP-LP's "
+        "collapse has the same cause (1.6 Mb/s with an ACK per segment, 0.07 with delayed "
+        "ACKs alone on this dumbbell)."),
     ("variant", "lp"): (
         "Open: tcplab's TCP-LP stays near 1 segment. Its delay signal is the RTT sample "
         "(tcplab's ACKs carry no timestamps to estimate one-way delay from), which at a "
         "1-segment window includes the 200-ms delayed-ACK hold: the smoothed delay climbs "
-        "and each climb is another early indication. TCP-Linux's LP backs off far less "
-        "(mean cwnd 7-26 segments)."),
+        "and each climb is another early indication (with an ACK per segment it reaches "
+        "1.6 Mb/s alone on the 100-ms dumbbell, against 0.07 with delayed ACKs). "
+        "TCP-Linux's LP backs off far less on the dumbbell (mean cwnd 10-32 segments)."),
     ("variant", "illinois"): (
         "Open: tcplab's Illinois keeps 1.2-4.6 times TCP-Linux's window with random loss, "
         "with delayed ACKs or an ACK per segment (3.78 goodput at PER 0.01 per segment): "
@@ -125,10 +138,10 @@ OPEN: dict[tuple[str, str], str] = {
         "(tcplab 9.5); on the Westwood path the two agree (docs/validation.md)."),
     ("variant", "westwoodplus"): (
         "Open: goodput 1.11-1.12 times TCP-Linux westwood's at PER 0.005 and 0.01 (window "
-        "1.16-1.18); it was 1.13-1.51 before the comparison ran tcplab on TCP-Linux's "
-        "recovery (SACK, no PRR, RACK-TLP or HyStart). At PER 0.02 and 0.05 TCP-Linux "
-        "westwood hangs (no result); alone on the dumbbell tcplab makes 0.78 of its "
-        "reductions."),
+        "1.16-1.18). With the linux profile's own recovery (PRR, RACK-TLP) it is 1.15: "
+        "recovery explains 0.03-0.06 of the gap, the rest is not yet found. At PER 0.02 and "
+        "0.05 TCP-Linux westwood hangs (no result); alone on the dumbbell tcplab makes 0.78 "
+        "of its reductions."),
 }
 
 
