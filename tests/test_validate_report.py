@@ -147,7 +147,7 @@ def test_the_markdown_has_a_table_per_section_and_writes_its_figures(tmp_path):
     assert "- why not" in text
     assert (tmp_path / "figs" / "variant-reno-0.png").read_bytes().startswith(b"\x89PNG")
     table = summary_table(sample_report())
-    assert "| variant reno | TCP-Linux reno | 1.11 (PER 0.05) | 1 of 2 |" in table
+    assert "| variant reno | TCP-Linux reno | 1.11 (PER 0.05) | 1 of 2 | 1 |  |" in table
 
 
 def test_a_cdg_flow_draws_from_its_own_stream_seeded_by_the_run(westwood_path):
