@@ -124,9 +124,11 @@ def test_known_and_open_misses_come_from_the_tables_by_section():
     assert [r.verdict for r in rows] == ["known", "pass"]
     assert sections[1].rows[0].verdict == "open"
     assert sections[1].rows[0].open == suites.OPEN[("variant", "lp")]
-    # reno is listed for PER 0.05's window; a goodput 3 times the reference
-    # is not that, but the table is by section: it shows as an open miss.
-    assert sections[2].rows[0].verdict == "open"
+    # reno's open miss covers PER 0.05 only: a miss at another point fails.
+    assert sections[2].rows[0].verdict == "fail"
+    late = Section("variant", "reno", "", [], rows=[Row("PER 0.05", "goodput", 1.11, 1.0)])
+    suites.annotate([late])
+    assert late.rows[0].verdict == "open"
 
 
 def test_the_html_page_holds_every_section_its_verdicts_and_embedded_png_figures():

@@ -16,8 +16,9 @@
 Misses that are understood are listed in ``KNOWN`` with their reason and
 evidence: their rows are reported as ``known``. Misses measured but not yet
 explained are listed in ``OPEN``: their rows are reported as ``open miss``.
-Both tables name a section; :func:`annotate` applies them to that section's
-rows outside tolerance. Anything else outside its tolerance fails the run.
+Both tables name a section, and an ``OPEN`` entry may name the points it
+covers; :func:`annotate` applies them to the rows outside tolerance.
+Anything else outside its tolerance fails the run.
 """
 
 from __future__ import annotations
@@ -67,8 +68,10 @@ KNOWN: dict[tuple[str, str], str] = {
         "segment tcplab is within 6% of TCP-Linux: goodput 0.98, mean cwnd 1.01, "
         "reductions 0.94 at PER 0.01 (2 seeds of 120 s)."),
 }
-#: Misses measured and not yet explained: (section kind, name) -> what is known.
-OPEN: dict[tuple[str, str], str] = {
+#: Misses measured and not yet explained: (section kind, name) -> what is
+#: known, or (what is known, the points it covers): a miss at another point
+#: of that section still fails.
+OPEN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
     ("variant", "nv"): (
         "Open: NV keeps 35-60 packets queued here (runs of 60 and 120 s), where its design "
         "keeps about its pad of 10 segments: its once-per-RTT decisions do not bring the "
@@ -108,28 +111,37 @@ OPEN: dict[tuple[str, str], str] = {
         "Open: tcplab's Vegas (linux profile: alpha 2, beta 4) reaches 1.16-1.36 times "
         "TCP-Linux vegas's goodput with either ACK policy; the 4-flow dumbbell's "
         "reductions are 0 in TCP-Linux."),
-    ("variant", "reno"): (
+    ("variant", "reno"): ((
         "Open: at PER 0.05 tcplab's goodput is 1.11 times TCP-Linux's (window 1.14; 1.16 and "
         "1.18 in the quick run's 2 seeds of 120 s)."),
-    ("variant", "cubic"): (
+        frozenset({"PER 0.05"})),
+    ("variant", "cubic"): ((
         "Open: at PER 0.005 and 0.05 tcplab's goodput is 1.11-1.12 times TCP-Linux's and its "
         "window 1.19-1.24; with 4 flows TCP-Linux makes 1.3 times tcplab's reductions. "
         "TCP-Linux runs CUBIC 2.1 (2.6.22), tcplab RFC 9438."),
-    ("variant", "highspeed"): (
+        frozenset({"PER 0.005", "PER 0.05", "4 flows"})),
+    ("variant", "highspeed"): ((
         "Open: in the quick run (2 seeds of 120 s) the mean window at PER 0.001 and 0.05 is "
         "1.13-1.15 times TCP-Linux's; the full run (3 seeds of 300 s) is within tolerance."),
-    ("variant", "htcp"): (
+        frozenset({"PER 0.001", "PER 0.05"})),
+    ("variant", "htcp"): ((
         "Open: at PER 0.02 and 0.05 tcplab's goodput is 0.87-0.88 times TCP-Linux's "
         "(window 0.90)."),
-    ("variant", "hybla"): ("Open: with 4 flows tcplab makes 1.4 times TCP-Linux's reductions."),
-    ("recovery", "newreno"): (
+        frozenset({"PER 0.02", "PER 0.05"})),
+    ("variant", "hybla"): ((
+        "Open: with 4 flows tcplab makes 1.4 times TCP-Linux's reductions."),
+        frozenset({"4 flows"})),
+    ("recovery", "newreno"): ((
         "Open (issue 18): at PER 0.05 the ns2 profile's goodput is 1.10 times ns-2's."),
-    ("recovery", "reno"): (
+        frozenset({"PER 0.05"})),
+    ("recovery", "reno"): ((
         "Open (issue 18): at PER 0.05 the ns2 profile's goodput is 1.11 times ns-2's."),
-    ("recovery", "sack"): (
+        frozenset({"PER 0.05"})),
+    ("recovery", "sack"): ((
         "Open (issue 18): at PER 0.05 the ns2 profile's goodput is 1.20 times ns-2's Sack1 "
         "(ns-2's Sack1 keeps a running pipe counter and retransmits any hole below the "
         "highest SACK; docs/variants.md lists both as not modelled)."),
+        frozenset({"PER 0.05"})),
     **{("ns-3", name): (
         f"Open: at 1% loss tcplab's {name} (the ns3 profile, which runs Linux's form of "
         f"the module) and ns-3's own {ns3_name} differ ({ratio}); without loss both fill "
@@ -148,12 +160,13 @@ OPEN: dict[tuple[str, str], str] = {
         "Open: ns-3's TcpVegas reaches 2.3 Mb/s alone on the 10 Mb/s, 100-ms dumbbell "
         "(tcplab 9.6), and 1.5 times tcplab's at 1% loss; on the Westwood path the two "
         "agree (docs/validation.md)."),
-    ("variant", "westwoodplus"): (
+    ("variant", "westwoodplus"): ((
         "Open: goodput 1.11-1.12 times TCP-Linux westwood's at PER 0.005 and 0.01 (window "
         "1.16-1.18). With the linux profile's own recovery (PRR, RACK-TLP) it is 1.15: "
         "recovery explains 0.03-0.06 of the gap, the rest is not yet found. At PER 0.02 and "
         "0.05 TCP-Linux westwood hangs (no result); alone on the dumbbell tcplab makes 0.78 "
         "of its reductions."),
+        frozenset({"PER 0.005", "PER 0.01", "1 flow"})),
 }
 
 
@@ -223,9 +236,12 @@ def annotate(sections: Iterable[Section]) -> None:
     A section's rows take the reason ``KNOWN`` or ``OPEN`` gives it.
     """
     for s in sections:
-        known, open_ = KNOWN.get((s.kind, s.name), ""), OPEN.get((s.kind, s.name), "")
+        known = KNOWN.get((s.kind, s.name), "")
+        entry = OPEN.get((s.kind, s.name), "")
+        open_, points = entry if isinstance(entry, tuple) else (entry, None)
         for r in s.rows:
-            r.known, r.open = ("", "") if r.within else (known, open_)
+            covered = points is None or r.point in points
+            r.known, r.open = ("", "") if r.within else (known, open_ if covered else "")
 
 
 def figure(name: str, ref: str, results: list[tuple[Case, Measure, Measure]]) -> Figure:
