@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tcplab.validation.model import Figure, Row, Section
 from tcplab.validation.paths import Case, Measure, mean_measure, ns2_run, tcplab_run
@@ -180,7 +180,6 @@ class Options:
     jobs: int = 2
     only: set[str] | None = None  # section names to run
     progress: Callable[[str], None] = print
-    cases: dict[str, list[Case]] = field(default_factory=dict)
 
     def wanted(self, name: str) -> bool:
         """Whether the section `name` is to run."""
