@@ -8,8 +8,9 @@
   reductions within 20%.
 - **recoveries**: ns-2's own agents (Newreno, Reno, Sack1, Vegas) at ns-2's
   defaults against tcplab's ns2 profile, on the Westwood path.
-- **theory**: the link rate, Mathis et al.'s square-root law, Vegas's queue
-  target and CoDel's target.
+- **theory** (theory.py): the link rate, Mathis et al.'s square-root law
+  and Padhye et al.'s formula, Vegas's queue target, CoDel's target, and
+  behaviour checks of NV and CDG, which have no runnable reference.
 - **ns-3** (when a virtualenv with the ``ns3`` wheel is set up): LEDBAT and
   the variants ns-3 ships, on the 100-ms dumbbell.
 
