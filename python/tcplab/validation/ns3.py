@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tcplab.validation.model import Figure, Row, Section
-from tcplab.validation.paths import DUMBBELL, PAYLOAD
+from tcplab.validation.paths import dumbbell
 
 SCRIPT = Path(__file__).with_name("ns3_dumbbell.py")
 #: tcplab's name -> ns-3's TypeId.
@@ -49,19 +49,7 @@ def ns3_goodput(python: str, cc: str, flows: int, duration: float, per: float,
 
 def tcplab_goodput(cc: str, flows: int, duration: float, per: float, seed: int = 1) -> float:
     """The goodput (Mb/s, all flows) of tcplab's `cc` with the ns3 profile."""
-    import tcplab as tl
-
-    net = tl.Network()
-    d = DUMBBELL
-    r0, r1 = net.router("r0"), net.router("r1")
-    net.link(r0, r1, rate=d["rate"], delay=d["delay"], name="bottleneck",
-             queue=f"{d['limit']}p", loss=tl.Uniform(per) if per > 0 else None)
-    for i in range(flows):
-        s, k = net.host(f"s{i}"), net.host(f"d{i}")
-        net.link(s, r0, rate=d["access"], delay=d["access_delay"])
-        net.link(r1, k, rate=d["access"], delay=d["access_delay"])
-        net.tcp(s, k, cc=cc, profile="ns3", mss=PAYLOAD["dumbbell"], rcv_buf="4MiB",
-                app=tl.Bulk(start=f"{i / flows}s"))
+    net = dumbbell(flows, per=per, cc=cc, profile="ns3", rcv_buf="4MiB")
     res = net.run(duration=f"{duration}s", seed=seed)
     return float(res.flows["goodput_bps"].sum()) / 1e6
 

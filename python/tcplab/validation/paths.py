@@ -20,8 +20,12 @@ import json
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from tcplab.scenario import Network
 
 HERE = Path(__file__).resolve().parent
 TCL = HERE / "ns2_run.tcl"
@@ -63,30 +67,46 @@ class Measure:
     broken: str = ""
 
 
-def tcplab_run(case: Case, seed: int, tcp: dict) -> Measure:
-    """Run `case` in tcplab, each flow set by `tcp` (keywords of Network.tcp)."""
+def dumbbell(flows: int, *, per: float = 0.0, queue: Any = None, **tcp: Any) -> Network:
+    """The 100-ms dumbbell with `flows` bulk flows, flow i from i/`flows` s.
+
+    Each flow is set by `tcp` (keywords of Network.tcp) with 1448-B segments;
+    `per` sets uniform loss on the bottleneck, `queue` its queue (default:
+    the 100-packet drop-tail).
+    """
     import tcplab as tl
 
     net = tl.Network()
-    loss = tl.Uniform(case.per) if case.per > 0 else None
+    d = DUMBBELL
+    r0, r1 = net.router("r0"), net.router("r1")
+    net.link(r0, r1, rate=d["rate"], delay=d["delay"], name="bottleneck",
+             queue=queue or f"{d['limit']}p", loss=tl.Uniform(per) if per > 0 else None)
+    for i in range(flows):
+        s, k = net.host(f"s{i}"), net.host(f"d{i}")
+        net.link(s, r0, rate=d["access"], delay=d["access_delay"])
+        net.link(r1, k, rate=d["access"], delay=d["access_delay"])
+        net.tcp(s, k, mss=PAYLOAD["dumbbell"], app=tl.Bulk(start=f"{i / flows}s"), **tcp)
+    return net
+
+
+def westwood_path(per: float, **tcp: Any) -> Network:
+    """The Westwood path (the westwood preset's) with one bulk flow set by `tcp`."""
+    import tcplab as tl
+    from tcplab.presets import _westwood_path
+
+    net = tl.Network()
+    source, _, sink = _westwood_path(net, per=per, bottleneck_rate="2Mbps",
+                                     bottleneck_delay="10us", mtu=400)
+    net.tcp(source, sink, **tcp)
+    return net
+
+
+def tcplab_run(case: Case, seed: int, tcp: dict) -> Measure:
+    """Run `case` in tcplab, each flow set by `tcp` (keywords of Network.tcp)."""
     tcp = {"delayed_ack": 1 if case.acks == "every" else 2, "delayed_ack_timeout": "200ms",
            **tcp}
-    if case.topo == "westwood":
-        s, r, k = net.host("source"), net.router("router"), net.host("sink")
-        net.link(s, r, rate="10Mbps", delay="45ms", mtu=400)
-        net.link(r, k, rate="2Mbps", delay="10us", mtu=400, loss=loss, name="bottleneck")
-        net.tcp(s, k, **tcp)
-    else:
-        d = DUMBBELL
-        r0, r1 = net.router("r0"), net.router("r1")
-        net.link(r0, r1, rate=d["rate"], delay=d["delay"], loss=loss, name="bottleneck",
-                 queue=f"{d['limit']}p")
-        for i in range(case.flows):
-            s, k = net.host(f"s{i}"), net.host(f"d{i}")
-            net.link(s, r0, rate=d["access"], delay=d["access_delay"])
-            net.link(r1, k, rate=d["access"], delay=d["access_delay"])
-            net.tcp(s, k, mss=PAYLOAD["dumbbell"], app=tl.Bulk(start=f"{i / case.flows}s"),
-                    **tcp)
+    net = (westwood_path(case.per, **tcp) if case.topo == "westwood"
+           else dumbbell(case.flows, per=case.per, **tcp))
     res = net.run(duration=f"{case.duration}s", seed=seed, trace=["cwnd"])
     f = res.flows
     means = []
