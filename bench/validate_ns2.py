@@ -60,7 +60,8 @@ from pathlib import Path
 
 import tcplab as tl
 from doc_tables import ratio, write_between  # bench/, beside this file
-from tcplab.validation.paths import TCL  # ns-2's side, shared with tcplab validate
+from tcplab.validation.paths import TCL, westwood_path  # shared with tcplab validate
+from tcplab.validation.suites import LINUX_FLOW
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -78,8 +79,6 @@ PAYLOAD = {"westwood": 360, "dumbbell": 1448}
 
 def tcplab_run(kind: str, topo: str, agent: str, acks: str, per: float, seed: int,
                duration: float) -> dict:
-    net = tl.Network()
-    loss = tl.Uniform(per) if per > 0 else None
     tcp: dict = {"cc": agent, "delayed_ack": 1 if acks == "every" else 2,
                  "delayed_ack_timeout": "200ms"}
     if kind == "ns2":
@@ -88,21 +87,16 @@ def tcplab_run(kind: str, topo: str, agent: str, acks: str, per: float, seed: in
     if kind == "linux":
         # TCP-Linux runs Linux 2.6.22's modules on ns-2's own SACK recovery:
         # PRR, RACK-TLP and HyStart (the linux profile's defaults) off.
-        tcp["profile"] = "linux"
-        tcp["recovery"] = "sack"
-        tcp["rack"] = False
-        tcp["tlp"] = False
-        tcp["slow_start"] = "standard"
+        tcp.update(LINUX_FLOW)
     if topo == "westwood":
-        s, r, k = net.host("source"), net.router("router"), net.host("sink")
-        net.link(s, r, rate="10Mbps", delay="45ms", mtu=400)
-        net.link(r, k, rate="2Mbps", delay="10us", mtu=400, loss=loss, name="bottleneck")
-        net.tcp(s, k, **tcp)
+        net = westwood_path(per, **tcp)
         src = "router"
     else:
         n = DUMBBELL_FLOWS
+        net = tl.Network()
         r0, r1 = net.router("r0"), net.router("r1")
-        net.link(r0, r1, rate="100Mbps", delay="10ms", loss=loss, name="bottleneck")
+        net.link(r0, r1, rate="100Mbps", delay="10ms", name="bottleneck",
+                 loss=tl.Uniform(per) if per > 0 else None)
         for i in range(n):
             s, d = net.host(f"s{i}"), net.host(f"d{i}")
             net.link(s, r0, rate="1Gbps", delay="1ms")
