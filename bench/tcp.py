@@ -18,12 +18,20 @@ scenario's fastest run.
 "packet-hops" count every link a packet crossed.
 
     python bench/tcp.py [--duration 60] [--flows 100] [--repeat 3]
+
+With ``TCPLAB_BENCH_BASELINE_PACKETS=1`` in the environment, the flows switch
+limited transmit off where the build has it, so that a build from after
+issue 18 simulates the same packets as the baseline build of
+docs/performance.md (b66e96c), which had no limited transmit: the like-for-like
+comparison in instructions (callgrind) or time (bench/ab.py) needs it.
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -43,6 +51,9 @@ def dumbbell(n: int, **tcp: object) -> tl.Network:
     same order, as adding them one by one.
     """
     net = tl.Network(f"dumbbell-{n}")
+    if (os.environ.get("TCPLAB_BENCH_BASELINE_PACKETS") == "1"
+            and "limited_transmit" in inspect.signature(net.tcp).parameters):
+        tcp = {"limited_transmit": False, **tcp}
     r0, r1 = net.router("r0"), net.router("r1")
     net.link(r0, r1, rate="100Mbps", delay="10ms", queue="100p", name="bottleneck")
     if not hasattr(net, "hosts"):
