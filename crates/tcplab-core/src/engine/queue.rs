@@ -631,6 +631,50 @@ mod tests {
         assert!(popped > 50_000, "the pops were exercised: {popped}");
     }
 
+    /// Arrivals alone, as a run with many busy links makes them: popped
+    /// with `pop_and_follow`, which replaces the head with the link's next
+    /// arrival about half the time (the heap's sift-down) and pops it
+    /// otherwise (its walk to a leaf and sift-up), against a plain heap,
+    /// from a few entries to thousands and back.
+    #[test]
+    fn followed_arrivals_pop_exactly_like_one_heap() {
+        let mut rng = crate::rng::Rng::stream(11, 0, "arrivals");
+        let mut q = EventQueue::new();
+        let mut reference = BinaryHeap::new();
+        let mut now = 0u64;
+        for step in 0..300_000u32 {
+            let grow = if step < 150_000 { 3 } else { 1 };
+            if rng.next_u64() % 4 < grow {
+                let at = t(now + rng.next_u64() % 50_000);
+                let seq = q.reserve_seq();
+                q.push_seq(at, seq, Event::Arrive { ld: step });
+                reference.push(Entry::new(at, seq, Event::Arrive { ld: step }));
+                continue;
+            }
+            let Some(want) = reference.pop() else {
+                continue;
+            };
+            let follow = rng.next_u64().is_multiple_of(2).then(|| {
+                let at = t(key_time(want.key).as_nanos() + rng.next_u64() % 20_000);
+                let seq = q.reserve_seq();
+                reference.push(Entry::new(at, seq, want.event));
+                (at, seq)
+            });
+            let got = q
+                .pop_and_follow(|_| follow)
+                .map(|(tm, e)| (tm, format!("{e:?}")));
+            let expected = (key_time(want.key), format!("{:?}", want.event));
+            assert_eq!(got, Some(expected), "step {step}");
+            now = key_time(want.key).as_nanos();
+            assert_eq!(q.len(), reference.len());
+        }
+        while let Some(want) = reference.pop() {
+            let got = q.pop().map(|(tm, e)| (tm, format!("{e:?}")));
+            assert_eq!(got, Some((key_time(want.key), format!("{:?}", want.event))));
+        }
+        assert!(q.is_empty());
+    }
+
     #[test]
     fn upcoming_timers_are_the_next_two_in_the_current_bucket() {
         let mut q = EventQueue::new();

@@ -78,7 +78,8 @@ struct Ecn {
     echo: bool,
 }
 
-/// What the receiver wants done after a segment or a timer.
+/// What the receiver did with a segment ([`Receiver::on_segment`], the
+/// form its unit tests read).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct RcvOut {
     /// An ACK to send now.
@@ -179,13 +180,27 @@ impl Receiver {
 
     /// Handles an arriving segment whose IP header is not marked CE.
     pub fn on_segment(&mut self, now: SimTime, seg: &TcpHeader) -> RcvOut {
-        self.on_segment_ce(now, seg, false)
+        let mut acks = Vec::new();
+        let delivered = self.on_segment_ce(now, seg, false, &mut acks);
+        let ack = acks.pop();
+        RcvOut {
+            ack,
+            delivered,
+            pre_ack: acks.pop(),
+        }
     }
 
     /// Handles an arriving segment; `ce`: its IP header says Congestion
-    /// Experienced.
-    pub fn on_segment_ce(&mut self, now: SimTime, seg: &TcpHeader, ce: bool) -> RcvOut {
-        let mut out = RcvOut::default();
+    /// Experienced. The ACKs to send now go to `acks` (a DCTCP receiver's
+    /// ACK for the segments held back before the CE state changed first);
+    /// returns the bytes newly delivered to the application.
+    pub fn on_segment_ce(
+        &mut self,
+        now: SimTime,
+        seg: &TcpHeader,
+        ce: bool,
+        acks: &mut Vec<TcpHeader>,
+    ) -> u64 {
         if seg.has(SYN) {
             // A first or repeated SYN: (re)send the SYN-ACK.
             if self.state == RcvState::Listen {
@@ -202,14 +217,14 @@ impl Receiver {
             } else {
                 SYN | ACK
             };
-            out.ack = Some(self.make_ack(now, flags));
-            return out;
+            acks.push(self.make_ack(now, flags));
+            return 0;
         }
         if self.ecn.ok && seg.len > 0 {
             if self.ecn.per_segment {
                 if ce != self.ecn.echo {
                     if self.unacked_segments > 0 {
-                        out.pre_ack = Some(self.make_ack(now, ACK));
+                        acks.push(self.make_ack(now, ACK));
                     }
                     self.ecn.echo = ce;
                     // The change is ACKed at once (Linux's ICSK_ACK_NOW).
@@ -232,6 +247,7 @@ impl Receiver {
         }
         let (s, e) = (seg.seq, seg.seq + seg.len as u64);
         let mut immediate = false;
+        let mut delivered = 0;
         if seg.len > 0 {
             if e <= self.rcv_nxt {
                 immediate = true; // a duplicate: tell the sender where we are
@@ -246,7 +262,7 @@ impl Receiver {
                 let n = self.rcv_nxt - before;
                 self.delivered += n;
                 self.last_delivery = Some(now);
-                out.delivered = n;
+                delivered = n;
                 if had_hole {
                     immediate = true; // filled (part of) a hole
                 }
@@ -264,14 +280,14 @@ impl Receiver {
             immediate = true;
         }
         if seg.len == 0 && !seg.has(FIN) {
-            return out; // a pure ACK (the handshake's third segment)
+            return delivered; // a pure ACK (the handshake's third segment)
         }
         if immediate || self.unacked_segments >= self.cfg_delack {
-            out.ack = Some(self.make_ack(now, ACK));
+            acks.push(self.make_ack(now, ACK));
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(now + self.delack_timeout);
         }
-        out
+        delivered
     }
 
     /// The delayed-ACK timer fired.

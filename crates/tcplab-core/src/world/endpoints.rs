@@ -34,13 +34,13 @@ impl World {
                 let mut out = std::mem::take(&mut self.scratch);
                 if to_receiver {
                     let ce = p.ecn == crate::net::packet::Ecn::Ce;
-                    let r = t.rcv.on_segment_ce(now, &p.tcp, ce);
+                    let delivered = t.rcv.on_segment_ce(now, &p.tcp, ce, &mut out);
                     self.packets.free(id);
-                    if r.delivered > 0 {
-                        f.stats.delivered_bytes += r.delivered;
+                    if delivered > 0 {
+                        f.stats.delivered_bytes += delivered;
                         if let Some(iv) = self.scenario.interval {
                             self.interval_buckets +=
-                                add_interval(&mut f.per_interval, now, iv, r.delivered);
+                                add_interval(&mut f.per_interval, now, iv, delivered);
                         }
                         if t.transfer.is_some_and(|n| t.rcv.delivered >= n)
                             && t.completion.is_none()
@@ -48,8 +48,6 @@ impl World {
                             t.completion = Some(now);
                         }
                     }
-                    out.extend(r.pre_ack);
-                    out.extend(r.ack);
                     self.emit_tcp(flow, false, &mut out);
                 } else {
                     t.snd.on_segment(now, &p.tcp, &mut out);
@@ -57,16 +55,25 @@ impl World {
                     self.emit_tcp(flow, true, &mut out);
                 }
                 self.scratch = out;
-                self.after_tcp(flow);
+                if to_receiver {
+                    // The sender's state, which the series and the event
+                    // log record, is as it was: only the timers may move.
+                    self.sync_timers(flow);
+                } else {
+                    self.after_tcp(flow);
+                }
             }
         }
     }
 
     /// Sends the segments an endpoint produced: from the sender (src) when
     /// `from_sender`, else from the receiver (dst).
+    #[inline(always)]
     pub(super) fn emit_tcp(&mut self, flow: u32, from_sender: bool, out: &mut Vec<TcpHeader>) {
         let now = self.now;
-        for h in out.drain(..) {
+        // Read in place and cleared after: a header is 112 bytes, and
+        // `drain` would copy each out before it is copied into the packet.
+        for h in out.iter() {
             let f = &mut self.flows[flow as usize];
             let (src, dst, number, egress) = if from_sender {
                 f.stats.fwd.sent += 1;
@@ -76,7 +83,7 @@ impl World {
                 f.stats.rev.sent += 1;
                 (f.dst, f.src, f.stats.rev.sent, f.egress[1])
             };
-            let pkt = Packet {
+            let id = self.packets.insert_with(|| Packet {
                 flow,
                 src,
                 dst,
@@ -91,14 +98,15 @@ impl World {
                 } else {
                     crate::net::packet::Ecn::NotEct
                 },
-                tcp: h,
-            };
-            let id = self.packets.insert(pkt);
+                tcp: *h,
+            });
             self.send_on(egress, id);
         }
+        out.clear();
     }
 
     /// After a TCP endpoint acted: sync its timers, record its series.
+    #[inline(always)]
     pub(super) fn after_tcp(&mut self, flow: u32) {
         self.sync_timers(flow);
         if self.any_series || self.event_log.is_some() {

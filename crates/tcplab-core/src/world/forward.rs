@@ -64,7 +64,7 @@ impl World {
     /// wire at once if the link is idle, else waits (or is dropped when the
     /// queue is full). Its start, end of serialization and arrival are all
     /// known now; only its arrival will be an event.
-    #[inline]
+    #[inline(always)]
     pub(super) fn enqueue(&mut self, ld: u32, id: PacketId) {
         // Drop-tail, the common case, in few instructions: nothing to ask
         // of a discipline unless the packet would wait.
@@ -236,15 +236,11 @@ impl World {
         let l = &mut self.links[ld as usize];
         l.busy_until = done;
         // Counted (and captured) only if it starts before the run ends.
-        let started = self.end.is_none_or(|e| tx_start <= e);
+        let started = tx_start <= self.horizon;
         if started {
             l.tx_packets += 1;
             l.tx_bytes += size as u64;
-            let busy_end = match self.end {
-                Some(e) if e < done => e,
-                _ => done,
-            };
-            l.busy_ns += (busy_end - tx_start).as_nanos();
+            l.busy_ns += (done.min(self.horizon) - tx_start).as_nanos();
             if let Some(tr) = &mut self.sojourn_trace {
                 record_sojourn_sample(&mut tr[ld as usize], tx_start, tx_start - queued);
                 self.series_samples += 1;
@@ -274,7 +270,7 @@ impl World {
             },
             now,
         );
-        if started && !self.pcap.is_empty() && !self.pcap_rx {
+        if started && self.pcap_tx {
             self.capture(ld, id, tx_start);
         }
     }

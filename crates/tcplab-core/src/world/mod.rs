@@ -226,6 +226,8 @@ pub struct World {
     now: SimTime,
     /// The end of the run, if a duration was given.
     end: Option<SimTime>,
+    /// `end`, or `SimTime::MAX` without one: one comparison per packet.
+    horizon: SimTime,
     queue: EventQueue,
     packets: Slab<Packet>,
     nodes: Vec<Node>,
@@ -265,6 +267,8 @@ pub struct World {
     pcap: Vec<Option<PcapWriter>>,
     /// Capture on reception (after the error model) rather than on transmission.
     pcap_rx: bool,
+    /// Capture on transmission: some packet trace is open and `pcap_rx` is not set.
+    pcap_tx: bool,
     /// Per flow: the options its SYNs carry, for encoding them.
     flow_opts: Vec<FlowOptions>,
     /// The scenario's memory budget, bytes (see [`memory`]).
@@ -412,6 +416,7 @@ impl World {
         let mut world = World {
             now: SimTime::ZERO,
             end: sc.duration.map(|d| SimTime::ZERO + d),
+            horizon: sc.duration.map_or(SimTime::MAX, |d| SimTime::ZERO + d),
             queue: EventQueue::new(),
             packets: Slab::new(),
             nodes,
@@ -433,6 +438,7 @@ impl World {
             any_series: false,
             pcap: Vec::new(),
             pcap_rx: false,
+            pcap_tx: false,
             flow_opts: Vec::new(),
             budget: plan.budget,
             series_samples: 0,

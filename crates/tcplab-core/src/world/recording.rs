@@ -12,8 +12,17 @@ impl World {
 
     /// As [`Self::record_queue`], for a change at `at` (a discipline that
     /// holds its queue is brought up to date after the fact).
-    #[inline]
+    #[inline(always)]
     pub(super) fn record_queue_at(&mut self, ld: u32, at: SimTime, len: usize) {
+        if self.queue_trace.is_some() {
+            self.push_queue_sample(ld, at, len);
+        }
+    }
+
+    /// One sample of the queue series (out of the packet path of a run
+    /// that records none).
+    #[inline(never)]
+    fn push_queue_sample(&mut self, ld: u32, at: SimTime, len: usize) {
         if let Some(tr) = &mut self.queue_trace {
             let (t, v) = &mut tr[ld as usize];
             alloc::push(t, at.as_nanos(), "the queue series");
@@ -69,6 +78,7 @@ impl World {
                 .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
             self.pcap[ld] = Some(w);
         }
+        self.pcap_tx = !self.pcap_rx;
         self.flow_opts = self
             .flows
             .iter()
