@@ -53,13 +53,22 @@ pub fn push<T>(v: &mut Vec<T>, x: T, what: &'static str) {
 }
 
 /// `q.push_back(x)` for a deque, grown as [`push`] grows a vector.
-#[inline]
+#[inline(always)]
 pub fn push_deque<T>(q: &mut std::collections::VecDeque<T>, x: T, what: &'static str) {
-    if q.len() == q.capacity() && q.try_reserve(1).is_err() {
+    if q.len() == q.capacity() {
+        grow_deque(q, what);
+    }
+    q.push_back(x);
+}
+
+/// Room for one more in a full deque, or the unwinding [`OutOfMemory`].
+#[cold]
+#[inline(never)]
+fn grow_deque<T>(q: &mut std::collections::VecDeque<T>, what: &'static str) {
+    if q.try_reserve(1).is_err() {
         let bytes = q.len().saturating_add(1) * std::mem::size_of::<T>();
         std::panic::panic_any(OutOfMemory { what, bytes });
     }
-    q.push_back(x);
 }
 
 #[cfg(test)]

@@ -67,9 +67,19 @@ impl World {
     /// packets dequeues on time: the next dequeue (at `busy_until`, an
     /// opportunity) may come after every packet on the wire has arrived,
     /// so no arrival would bring the link up to date then.
+    #[inline(always)]
     pub(super) fn wake_held(&mut self, ld: u32) {
+        if self.links[ld as usize].shaper != NO_SHAPER {
+            self.wake_shaped(ld);
+        }
+    }
+
+    /// [`Self::wake_held`] for a link direction driven by a capacity trace.
+    #[cold]
+    #[inline(never)]
+    fn wake_shaped(&mut self, ld: u32) {
         let l = &self.links[ld as usize];
-        if l.shaper == NO_SHAPER || l.queue.qdisc().waiting().0 == 0 {
+        if l.queue.qdisc().waiting().0 == 0 {
             return;
         }
         let t = &mut self.shapers[l.shaper as usize];
@@ -82,6 +92,7 @@ impl World {
     /// Runs every dequeue of link direction `ld` due by `now`, each at its
     /// time: while packets wait, the next leaves when the link is done with
     /// the one before.
+    #[inline(always)]
     pub(super) fn advance_held(&mut self, ld: u32, now: SimTime) {
         loop {
             let l = &self.links[ld as usize];
@@ -106,6 +117,7 @@ impl World {
     }
 
     /// Puts a packet the discipline gave out at `at` on the wire.
+    #[inline(always)]
     fn send_held(&mut self, ld: u32, q: Queued, at: SimTime) {
         if q.ce {
             self.links[ld as usize].stats.marks += 1;
@@ -131,7 +143,24 @@ impl World {
     /// Accounts for what one call to `ld`'s discipline at `at` did: the
     /// packets it dropped, and the queue's change from `before` (packets,
     /// bytes).
+    #[inline(always)]
     fn settle_held(&mut self, ld: u32, at: SimTime, before: (u64, u64)) {
+        if !self.held_drops.is_empty() {
+            self.record_held_drops(ld);
+        }
+        let l = &mut self.links[ld as usize];
+        let after = l.queue.qdisc().waiting();
+        if after != before {
+            let (old, new) = (before.0 as usize, after.0 as usize);
+            l.stats.note_queue(at, old, before.1, new);
+            self.record_queue_at(ld, at, new);
+        }
+    }
+
+    /// Counts and logs the packets `ld`'s discipline dropped in its last
+    /// call (each at its own time).
+    #[inline(never)]
+    fn record_held_drops(&mut self, ld: u32) {
         let mut dropped = std::mem::take(&mut self.held_drops);
         for d in dropped.drain(..) {
             let l = &mut self.links[ld as usize];
@@ -147,13 +176,6 @@ impl World {
             self.record_drop_at(ld, &p, cause, d.at);
         }
         self.held_drops = dropped;
-        let l = &mut self.links[ld as usize];
-        let after = l.queue.qdisc().waiting();
-        if after != before {
-            let (old, new) = (before.0 as usize, after.0 as usize);
-            l.stats.note_queue(at, old, before.1, new);
-            self.record_queue_at(ld, at, new);
-        }
     }
 
     /// The packet arriving now at the far end of `ld`, after the dequeues

@@ -216,6 +216,7 @@ impl CoDelVars {
     /// The packet `fifo` gives out at `at`, after the drops CoDel makes
     /// (reported to `dropped`); `None` if it is (or becomes) empty. The
     /// steps and their order are ns-3's `CoDelQueueDisc::DoDequeue`.
+    #[inline(always)]
     pub fn dequeue(
         &mut self,
         par: &CoDelParams,

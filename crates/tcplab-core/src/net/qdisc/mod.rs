@@ -135,6 +135,7 @@ impl Qdisc {
 
     /// Gives a discipline that [`Self::holds`] a packet; what it drops (the
     /// packet itself or others) goes to `dropped`.
+    #[inline]
     pub fn offer(&mut self, p: Queued, dropped: &mut Vec<Dropped>) {
         match self {
             Qdisc::CoDel(c) => c.enqueue(p, dropped),
@@ -146,6 +147,7 @@ impl Qdisc {
 
     /// The packet to send at `at` from a discipline that [`Self::holds`],
     /// after the drops it makes on the way (to `dropped`).
+    #[inline]
     pub fn take(&mut self, at: SimTime, dropped: &mut Vec<Dropped>) -> Option<Queued> {
         match self {
             Qdisc::CoDel(c) => c.dequeue(at, dropped),
@@ -156,6 +158,7 @@ impl Qdisc {
     }
 
     /// Packets and bytes a discipline that [`Self::holds`] has waiting.
+    #[inline]
     pub fn waiting(&self) -> (u64, u64) {
         match self {
             Qdisc::CoDel(c) => c.waiting(),
