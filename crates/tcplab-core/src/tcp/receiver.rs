@@ -78,8 +78,9 @@ struct Ecn {
     echo: bool,
 }
 
-/// What the receiver did with a segment ([`Receiver::on_segment`], the
-/// form its unit tests read).
+/// What the receiver did with a segment, as its unit tests read it
+/// ([`Receiver::on_segment`]).
+#[cfg(test)]
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct RcvOut {
     /// An ACK to send now.
@@ -179,6 +180,7 @@ impl Receiver {
     }
 
     /// Handles an arriving segment whose IP header is not marked CE.
+    #[cfg(test)]
     pub fn on_segment(&mut self, now: SimTime, seg: &TcpHeader) -> RcvOut {
         let mut acks = Vec::new();
         let delivered = self.on_segment_ce(now, seg, false, &mut acks);

@@ -75,7 +75,6 @@ impl World {
     }
 
     /// [`Self::wake_held`] for a link direction driven by a capacity trace.
-    #[cold]
     #[inline(never)]
     fn wake_shaped(&mut self, ld: u32) {
         let l = &self.links[ld as usize];
