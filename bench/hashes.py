@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 import tempfile
 import time
@@ -107,6 +108,10 @@ def main() -> None:
     p.add_argument("--record", action="store_true", help="write bench/hashes.json")
     p.add_argument("-k", help="only cases whose name contains this")
     a = p.parse_args()
+    if os.environ.get("TCPLAB_BENCH_BASELINE_PACKETS"):
+        # bench/tcp.py's dumbbell would switch limited transmit off.
+        sys.exit("TCPLAB_BENCH_BASELINE_PACKETS is set: unset it (it changes the "
+                 "benchmark scenarios' packets) and run again")
     t0 = time.perf_counter()
     got = {}
     for name, run in cases():

@@ -64,7 +64,7 @@ impl World {
     /// wire at once if the link is idle, else waits (or is dropped when the
     /// queue is full). Its start, end of serialization and arrival are all
     /// known now; only its arrival will be an event.
-    #[inline(always)]
+    #[inline]
     pub(super) fn enqueue(&mut self, ld: u32, id: PacketId) {
         // Drop-tail, the common case, in few instructions: nothing to ask
         // of a discipline unless the packet would wait.
