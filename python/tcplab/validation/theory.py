@@ -27,6 +27,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from tcplab.validation.model import Row, Section
 from tcplab.validation.paths import dumbbell, westwood_path
@@ -90,12 +91,16 @@ def padhye(p: float, rtt: float, t0: float, b: int) -> float:
                   + t0 * min(1.0, 3 * math.sqrt(3 * b * p / 8)) * p * (1 + 32 * p * p))
 
 
+def _bottleneck(res: Any) -> Any:
+    """The dumbbell's bottleneck direction r0 -> r1 in `res`'s links table (a row)."""
+    return res.links.set_index(["link", "src"]).loc[("bottleneck", "r0")]
+
+
 def vegas_queue(quick: bool) -> Section:
     """Vegas keeps between alpha and beta packets queued."""
     dur = 60.0 if quick else 300.0
     res = dumbbell(1, cc="vegas").run(duration=f"{dur}s", seed=1)
-    links = res.links.set_index(["link", "src"])
-    q = float(links.loc[("bottleneck", "r0"), "queue_mean_packets"])
+    q = float(_bottleneck(res)["queue_mean_packets"])
     return Section(
         kind="theory", name="Vegas queue",
         scenario=f"Vegas (paper profile: alpha 1, beta 3) alone on the clean 100-ms dumbbell, "
@@ -110,8 +115,7 @@ def codel_target(quick: bool) -> Section:
     dur = 60.0 if quick else 300.0
     res = dumbbell(16, cc="newreno", queue={"kind": "codel", "limit": "1000p"}).run(
         duration=f"{dur}s", seed=1, delay_percentiles=True)
-    links = res.links.set_index(["link", "src"])
-    p50 = float(links.loc[("bottleneck", "r0"), "sojourn_p50_s"]) * 1e3
+    p50 = float(_bottleneck(res)["sojourn_p50_s"]) * 1e3
     return Section(
         kind="theory", name="CoDel target",
         scenario=f"Sixteen NewReno flows (paper profile) through CoDel (target 5 ms, interval "
@@ -133,7 +137,7 @@ def unreferenced(quick: bool) -> list[Section]:
         for acks, label in [(1, "1 flow, an ACK per segment"), (2, "1 flow, delayed ACKs")]:
             res = dumbbell(1, cc=name, profile="linux", delayed_ack=acks).run(
                 duration=f"{dur}s", seed=1)
-            link = res.links.set_index(["link", "src"]).loc[("bottleneck", "r0")]
+            link = _bottleneck(res)
             rows.append(Row(point=label, metric="goodput",
                             tcplab=float(res.flows["goodput_bps"].sum()) / 1e6,
                             reference=9.653, bounds=(0.7 * 9.653, 9.653), unit="Mb/s"))

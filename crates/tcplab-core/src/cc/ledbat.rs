@@ -511,13 +511,7 @@ mod tests {
 
     #[test]
     fn registry_builds_ledbat_under_every_profile_and_names_a_bad_field() {
-        for p in [
-            Profile::Paper,
-            Profile::Linux,
-            Profile::Ns3,
-            Profile::Ns2,
-            Profile::Inet,
-        ] {
+        for p in Profile::ALL {
             let form = &registry::defaults("ledbat", p).unwrap()["form"];
             assert_eq!(form, if p == Profile::Ns3 { "ns3" } else { "rfc" });
         }

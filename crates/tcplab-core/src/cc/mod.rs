@@ -524,13 +524,7 @@ pub(crate) mod testing {
     /// parameter `param` set to `bad` with an error naming `cc.PARAM`.
     pub fn builds_and_refuses(name: &str, param: &str, bad: serde_json::Value) {
         use crate::cc::registry::{build, CcSpec, Profile};
-        for p in [
-            Profile::Paper,
-            Profile::Linux,
-            Profile::Ns3,
-            Profile::Ns2,
-            Profile::Inet,
-        ] {
+        for p in Profile::ALL {
             let b = build(&CcSpec::named(name), "cc", p, true).unwrap();
             assert_eq!(b.cc.name(), name);
         }

@@ -66,6 +66,15 @@ crate::deserialize_names!(Profile {
 });
 
 impl Profile {
+    /// Every profile, in declaration order.
+    pub const ALL: [Profile; 5] = [
+        Profile::Paper,
+        Profile::Linux,
+        Profile::Ns3,
+        Profile::Ns2,
+        Profile::Inet,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Profile::Paper => "paper",

@@ -490,7 +490,6 @@ impl World {
             self.open_pcap(&spec)?;
         }
         let started = std::time::Instant::now();
-        let end = self.end.unwrap_or(SimTime::MAX);
         loop {
             // An arrival's successor on the same link takes its place in the
             // event queue at once.
@@ -502,7 +501,7 @@ impl World {
                 _ => None,
             });
             let Some((t, ev)) = popped else { break };
-            if t > end {
+            if t > self.horizon {
                 break;
             }
             self.now = t;
