@@ -19,10 +19,17 @@ Configured as tcplab's side (see docs/performance.md):
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
 
 from common import configure_tcp  # bench/ns3/common.py, beside this script
 from ns import ns
+
+# The topology is the package's validation dumbbell's (a script of ns-3's
+# interpreter too, importable on its own).
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python" / "tcplab" / "validation"))
+from ns3_dumbbell import bulk_dumbbell, p2p  # noqa: E402
 
 
 def main() -> None:
@@ -37,59 +44,8 @@ def main() -> None:
     configure_tcp(ns, "TcpNewReno", segment_size=1448, delack=2, sack=a.sack, run=a.run,
                   buffers=1 << 20, initial_cwnd=10)
 
-    routers = ns.NodeContainer()
-    routers.Create(2)
-    senders = ns.NodeContainer()
-    senders.Create(n)
-    receivers = ns.NodeContainer()
-    receivers.Create(n)
-
-    def p2p(rate: str, delay: str) -> "ns.PointToPointHelper":
-        h = ns.PointToPointHelper()
-        h.SetDeviceAttribute("DataRate", ns.StringValue(rate))
-        h.SetChannelAttribute("Delay", ns.StringValue(delay))
-        h.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", ns.StringValue("100p"))
-        return h
-
-    access = p2p("1Gbps", "1ms")
-    bottleneck = p2p("100Mbps", "10ms")
-    stack = ns.InternetStackHelper()
-    stack.Install(routers)
-    stack.Install(senders)
-    stack.Install(receivers)
-    addr = ns.Ipv4AddressHelper()
-    tch = ns.TrafficControlHelper()
-
-    def assign(devs: "ns.NetDeviceContainer", k: int) -> "ns.Ipv4InterfaceContainer":
-        # One /30 per link out of 10.0.0.0/8.
-        base = 4 * k
-        addr.SetBase(ns.Ipv4Address(f"10.{base >> 16 & 255}.{base >> 8 & 255}.{base & 255}"),
-                     ns.Ipv4Mask("255.255.255.252"))
-        ifs = addr.Assign(devs)
-        tch.Uninstall(devs)
-        return ifs
-
-    assign(bottleneck.Install(routers.Get(0), routers.Get(1)), 0)
-    sink_ifs = []
-    for i in range(n):
-        assign(access.Install(senders.Get(i), routers.Get(0)), 1 + 2 * i)
-        sink_ifs.append(assign(access.Install(routers.Get(1), receivers.Get(i)), 2 + 2 * i))
-    ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
-
-    port = 5000
-    sinks = []
-    for i in range(n):
-        any_addr = ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo()
-        sink_apps = ns.PacketSinkHelper("ns3::TcpSocketFactory", any_addr).Install(
-            receivers.Get(i))
-        sink_apps.Start(ns.Seconds(0.0))
-        sinks.append(sink_apps.Get(0))
-        dst = ns.InetSocketAddress(sink_ifs[i].GetAddress(1), port).ConvertTo()
-        bulk = ns.BulkSendHelper("ns3::TcpSocketFactory", dst)
-        bulk.SetAttribute("MaxBytes", ns.UintegerValue(0))
-        bulk.SetAttribute("SendSize", ns.UintegerValue(1448))
-        apps = bulk.Install(senders.Get(i))
-        apps.Start(ns.Seconds(i / n))
+    access, bottleneck = p2p(ns, "1Gbps", "1ms"), p2p(ns, "100Mbps", "10ms")
+    sinks = bulk_dumbbell(ns, n, access, bottleneck)
 
     ns.Simulator.Stop(ns.Seconds(a.duration))
     t0 = time.perf_counter()

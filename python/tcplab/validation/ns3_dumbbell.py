@@ -43,26 +43,45 @@ def main() -> None:
     ns.RngSeedManager.SetSeed(1)
     ns.RngSeedManager.SetRun(a.run)
 
+    access, bottleneck = p2p(ns, "100Mbps", "1ms"), p2p(ns, "10Mbps", "48ms")
+    sinks = bulk_dumbbell(ns, n, access, bottleneck, per=a.per, port=lambda i: 5000 + i)
+
+    ns.Simulator.Stop(ns.Seconds(a.duration))
+    ns.Simulator.Run()
+    rx = [int(ns.DynamicCast[ns.PacketSink](s).GetTotalRx()) for s in sinks]
+    ns.Simulator.Destroy()
+    print(json.dumps({"cc": a.cc, "flows": n, "duration": a.duration, "rx_bytes": rx}))
+
+
+def p2p(ns, rate: str, delay: str):  # noqa: ANN001, ANN201 (ns-3's bindings)
+    """A point-to-point helper with a 100-packet drop-tail device queue."""
+    h = ns.PointToPointHelper()
+    h.SetDeviceAttribute("DataRate", ns.StringValue(rate))
+    h.SetChannelAttribute("Delay", ns.StringValue(delay))
+    h.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", ns.StringValue("100p"))
+    return h
+
+
+def bulk_dumbbell(ns, n: int, access, bottleneck, *, per: float = 0.0,  # noqa: ANN001
+                  port=lambda i: 5000) -> list:  # noqa: ANN001
+    """N senders -(access)- r0 -(bottleneck)- r1 -(access)- N receivers.
+
+    One /30 per link out of 10.0.0.0/8, no queue disc (the default FqCoDel
+    uninstalled), uniform packet errors at `per` on r1's bottleneck device,
+    and one bulk flow per pair to `port(i)`, flow i from i/N s. Returns the
+    packet sinks. bench/ns3/dumbbell.py builds its dumbbell here too.
+    """
     routers, senders, receivers = ns.NodeContainer(), ns.NodeContainer(), ns.NodeContainer()
     routers.Create(2)
     senders.Create(n)
     receivers.Create(n)
-
-    def p2p(rate: str, delay: str):
-        h = ns.PointToPointHelper()
-        h.SetDeviceAttribute("DataRate", ns.StringValue(rate))
-        h.SetChannelAttribute("Delay", ns.StringValue(delay))
-        h.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", ns.StringValue("100p"))
-        return h
-
-    access, bottleneck = p2p("100Mbps", "1ms"), p2p("10Mbps", "48ms")
     stack = ns.InternetStackHelper()
     for c in (routers, senders, receivers):
         stack.Install(c)
     addr = ns.Ipv4AddressHelper()
     tch = ns.TrafficControlHelper()
 
-    def assign(devs, k: int):
+    def assign(devs, k: int):  # noqa: ANN001, ANN202
         base = 4 * k
         addr.SetBase(ns.Ipv4Address(f"10.{base >> 16 & 255}.{base >> 8 & 255}.{base & 255}"),
                      ns.Ipv4Mask("255.255.255.252"))
@@ -72,9 +91,9 @@ def main() -> None:
 
     core_devs = bottleneck.Install(routers.Get(0), routers.Get(1))
     assign(core_devs, 0)
-    if a.per > 0:
+    if per > 0:
         em = ns.CreateObject[ns.RateErrorModel]()
-        em.SetAttribute("ErrorRate", ns.DoubleValue(a.per))
+        em.SetAttribute("ErrorRate", ns.DoubleValue(per))
         em.SetAttribute("ErrorUnit", ns.StringValue("ERROR_UNIT_PACKET"))
         core_devs.Get(1).SetAttribute("ReceiveErrorModel", ns.PointerValue(em))
     sink_ifs = []
@@ -85,24 +104,18 @@ def main() -> None:
 
     sinks = []
     for i in range(n):
-        port = 5000 + i
-        any_addr = ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo()
+        any_addr = ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port(i)).ConvertTo()
         sink_apps = ns.PacketSinkHelper("ns3::TcpSocketFactory", any_addr).Install(
             receivers.Get(i))
         sink_apps.Start(ns.Seconds(0.0))
         sinks.append(sink_apps.Get(0))
-        dst = ns.InetSocketAddress(sink_ifs[i].GetAddress(1), port).ConvertTo()
+        dst = ns.InetSocketAddress(sink_ifs[i].GetAddress(1), port(i)).ConvertTo()
         bulk = ns.BulkSendHelper("ns3::TcpSocketFactory", dst)
         bulk.SetAttribute("MaxBytes", ns.UintegerValue(0))
         bulk.SetAttribute("SendSize", ns.UintegerValue(1448))
         apps = bulk.Install(senders.Get(i))
         apps.Start(ns.Seconds(i / n))
-
-    ns.Simulator.Stop(ns.Seconds(a.duration))
-    ns.Simulator.Run()
-    rx = [int(ns.DynamicCast[ns.PacketSink](s).GetTotalRx()) for s in sinks]
-    ns.Simulator.Destroy()
-    print(json.dumps({"cc": a.cc, "flows": n, "duration": a.duration, "rx_bytes": rx}))
+    return sinks
 
 
 if __name__ == "__main__":
