@@ -3,6 +3,8 @@
 //! own fields, the node names, the names of everything, the probes a trace
 //! asks for, the packet-trace request.
 
+use std::cell::Cell;
+
 use rustc_hash::FxHashMap;
 
 use super::validate::{AppPlan, FlowPlan, LinkPlan, NodePlan, MIN_MEMORY_BUDGET};
@@ -74,17 +76,20 @@ pub(super) fn check_top_level(sc: &mut Scenario) -> Result<u64> {
     Ok(budget)
 }
 
-/// Hosts and routers: names unique and not empty.
-pub(super) fn check_nodes(sc: &Scenario) -> Result<Vec<NodePlan>> {
-    let mut ids: FxHashMap<&str, (bool, usize)> =
-        FxHashMap::with_capacity_and_hasher(sc.hosts.len() + sc.routers.len(), Default::default());
-    let mut nodes = Vec::with_capacity(sc.hosts.len() + sc.routers.len());
-    let declared = sc
-        .hosts
+/// Hosts and routers: names unique and not empty. Gives the nodes (hosts
+/// first) and each name's index among them.
+pub(super) fn check_nodes<'a>(
+    hosts: &'a [String],
+    routers: &'a [String],
+) -> Result<(Vec<NodePlan>, NodeIds<'a>)> {
+    let mut ids: FxHashMap<&str, u32> =
+        FxHashMap::with_capacity_and_hasher(hosts.len() + routers.len(), Default::default());
+    let mut nodes = Vec::with_capacity(hosts.len() + routers.len());
+    let declared = hosts
         .iter()
         .enumerate()
         .map(|(i, n)| (true, i, n))
-        .chain(sc.routers.iter().enumerate().map(|(i, n)| (false, i, n)));
+        .chain(routers.iter().enumerate().map(|(i, n)| (false, i, n)));
     let path =
         |is_host: bool, i: usize| format!("{}[{i}]", if is_host { "hosts" } else { "routers" });
     for (is_host, i, name) in declared {
@@ -95,23 +100,56 @@ pub(super) fn check_nodes(sc: &Scenario) -> Result<Vec<NodePlan>> {
             ));
         }
         check_name(name, || path(is_host, i))?;
-        if let Some(&(h, j)) = ids.get(name.as_str()) {
+        if let Some(&j) = ids.get(name.as_str()) {
+            let j = j as usize;
+            let earlier = if j < hosts.len() {
+                path(true, j)
+            } else {
+                path(false, j - hosts.len())
+            };
             return Err(Error::invalid(
                 path(is_host, i),
-                format!(
-                    "duplicate node name '{name}' (already {}); names must be unique",
-                    path(h, j)
-                ),
+                format!("duplicate node name '{name}' (already {earlier}); names must be unique"),
             ));
         }
-        ids.insert(name, (is_host, i));
+        ids.insert(name, nodes.len() as u32);
         nodes.push(NodePlan {
             name: name.clone(),
             is_host,
             routes: RouteTable::default(),
         });
     }
-    Ok(nodes)
+    Ok((nodes, NodeIds { ids }))
+}
+
+/// Node names to their indices among the nodes.
+///
+/// A group's members mostly name the node after the one their previous
+/// member named (hosts declared in order) or the same one (a shared
+/// router), so each place that looks names up keeps a guess, and one string
+/// comparison confirms it before the name is hashed: with a million flows,
+/// most of six million lookups then touch no hash table.
+pub(super) struct NodeIds<'a> {
+    ids: FxHashMap<&'a str, u32>,
+}
+
+impl NodeIds<'_> {
+    /// `name`'s index among `nodes`, trying `guess` and the node after it
+    /// first; `guess` becomes the index found.
+    pub(super) fn find(&self, nodes: &[NodePlan], name: &str, guess: &Cell<u32>) -> Option<u32> {
+        let g = guess.get() as usize;
+        let found = if nodes.get(g).is_some_and(|n| n.name == name) {
+            Some(g as u32)
+        } else if nodes.get(g + 1).is_some_and(|n| n.name == name) {
+            Some(g as u32 + 1)
+        } else {
+            self.ids.get(name).copied()
+        };
+        if let Some(i) = found {
+            guess.set(i);
+        }
+        found
+    }
 }
 
 /// Names never hold control characters (results join names with NUL, and
@@ -159,4 +197,66 @@ pub(super) fn check_pcap(spec: &PcapSpec, links: &[LinkPlan]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `parts` joined, in a string allocated once at its final length (what
+/// `format!` costs several growths for: names and paths are built for every
+/// member of a group).
+pub(crate) fn concat(parts: &[&str]) -> String {
+    let mut s = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        s.push_str(p);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::check_nodes;
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_guess_is_used_only_when_its_name_matches() {
+        let (hosts, routers) = (names(&["h0", "h1", "h2", "h3"]), names(&["r0"]));
+        let (nodes, ids) = check_nodes(&hosts, &routers).unwrap();
+        let guess = Cell::new(0);
+        // In order: the guess's successor, each found where it is.
+        for (i, n) in ["h0", "h1", "h2", "h3", "r0"].iter().enumerate() {
+            assert_eq!(ids.find(&nodes, n, &guess), Some(i as u32));
+            assert_eq!(guess.get(), i as u32);
+        }
+        // Out of order, repeated, backwards: a wrong guess falls back to the names.
+        for (n, i) in [
+            ("h1", 1),
+            ("h1", 1),
+            ("h0", 0),
+            ("r0", 4),
+            ("h2", 2),
+            ("h3", 3),
+        ] {
+            assert_eq!(ids.find(&nodes, n, &guess), Some(i));
+            assert_eq!(guess.get(), i);
+        }
+        // An unknown name is not found and leaves the guess alone.
+        assert_eq!(ids.find(&nodes, "h4", &guess), None);
+        assert_eq!(guess.get(), 3);
+        // A guess past the end is harmless.
+        let far = Cell::new(9);
+        assert_eq!(ids.find(&nodes, "h2", &far), Some(2));
+    }
+
+    #[test]
+    fn a_duplicate_router_names_the_router_it_repeats() {
+        let (hosts, routers) = (names(&["a", "b"]), names(&["r", "s", "r"]));
+        let e = check_nodes(&hosts, &routers).err().unwrap().to_string();
+        assert!(
+            e.starts_with("routers[2]: duplicate node name 'r' (already routers[0])"),
+            "{e}"
+        );
+    }
 }

@@ -3,8 +3,10 @@
 //! its ends, its path (routable both ways, through routers only), its
 //! times, its application, and for TCP its resolved configuration.
 
+use std::cell::Cell;
+
 use super::resolve;
-use super::validate::{AppPlan, FlowPlan, LinkPlan, NodePlan};
+use super::validate::{AppPlan, FlowPlan, LinkEntryPlan, LinkPlan, NodePlan};
 use super::{FlowKind, FlowSpec, OneOrMany, TraceSpec};
 use crate::cc::CustomCc;
 use crate::error::{Error, Result};
@@ -49,9 +51,10 @@ pub(super) fn member_path<T>(entry: &str, field: &str, v: &OneOrMany<T>, k: usiz
     }
 }
 
-/// Looks a node up by name; the closure gives the field's path for a
-/// message.
-pub(super) type FindNode<'a> = dyn Fn(&str, &dyn Fn() -> String) -> Result<u32> + 'a;
+/// Looks a node up by name, trying a guess first (see
+/// [`NodeIds::find`](super::checks::NodeIds::find)); the closure gives the
+/// field's path for a message.
+pub(super) type FindNode<'a> = dyn Fn(&str, &Cell<u32>, &dyn Fn() -> String) -> Result<u32> + 'a;
 
 /// What checking one flow needs from the rest of the plan.
 pub(super) struct MemberCtx<'a> {
@@ -64,9 +67,12 @@ pub(super) struct MemberCtx<'a> {
     pub(super) starts: &'a OneOrMany<SimDuration>,
     pub(super) nodes: &'a [NodePlan],
     pub(super) find_node: &'a FindNode<'a>,
+    /// The guesses for `src` and `dst`, kept from member to member.
+    pub(super) guesses: &'a [Cell<u32>; 2],
     pub(super) adj: &'a route::Adjacency,
     pub(super) tables: &'a [RouteTable],
     pub(super) links: &'a [LinkPlan],
+    pub(super) link_entries: &'a [LinkEntryPlan],
     pub(super) link_to: &'a [u32],
     pub(super) is_host: &'a [bool],
     pub(super) duration: Option<SimDuration>,
@@ -84,8 +90,9 @@ pub(super) fn member(
     let entry = c.entry;
     let p = |field: &str| format!("{entry}.{field}");
     let k = c.k;
-    let src = (c.find_node)(c.src.get(k), &|| member_path(entry, "src", c.src, k))?;
-    let dst = (c.find_node)(c.dst.get(k), &|| member_path(entry, "dst", c.dst, k))?;
+    let [gs, gd] = c.guesses;
+    let src = (c.find_node)(c.src.get(k), gs, &|| member_path(entry, "src", c.src, k))?;
+    let dst = (c.find_node)(c.dst.get(k), gd, &|| member_path(entry, "dst", c.dst, k))?;
     for (field, n, v) in [("src", src, c.src), ("dst", dst, c.dst)] {
         if !c.nodes[n as usize].is_host {
             return Err(Error::invalid(
@@ -125,7 +132,7 @@ pub(super) fn member(
     // One-way propagation each way, and the bottleneck's rate.
     let (mut fwd, mut rev, mut bottleneck) = (SimDuration::ZERO, SimDuration::ZERO, u64::MAX);
     route::walk(c.tables, c.link_to, c.is_host, src, dst, |ld| {
-        let l = &c.links[ld as usize / 2];
+        let l = &c.link_entries[c.links[ld as usize / 2].entry as usize];
         path_mtu = path_mtu.min(l.mtu);
         fwd = fwd + l.delay;
         bottleneck = bottleneck.min(l.rate[ld as usize % 2].nominal.bps());
@@ -199,7 +206,7 @@ pub(super) fn member(
         }
         FlowKind::Tcp => {
             route::walk(c.tables, c.link_to, c.is_host, dst, src, |ld| {
-                rev = rev + c.links[ld as usize / 2].delay;
+                rev = rev + c.link_entries[c.links[ld as usize / 2].entry as usize].delay;
             })
             .map_err(|d| route_err(dst, src, format!("for the ACKs: {d}")))?;
             let tcp = resolve::tcp(c.entry_index, entry, m, path_mtu, c.trace, custom)?;

@@ -22,6 +22,7 @@ pub mod validate;
 pub mod workload;
 
 pub use app::{AppKind, AppSpec};
+pub(crate) use checks::concat;
 pub use group::OneOrMany;
 use parse::{delayed_ack_from, without_position};
 pub use rate::{

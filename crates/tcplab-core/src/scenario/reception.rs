@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::validate::{LinkPlan, NodePlan};
+use super::validate::{LinkEntryPlan, LinkPlan, NodePlan};
 use super::LinkSpec;
 use crate::error::{Error, Result};
 use crate::net::arq::Arq;
@@ -19,6 +19,7 @@ use crate::rng::Rng;
 pub(super) fn build(
     lp: &mut LinkPlan,
     spec: &LinkSpec,
+    shared: &LinkEntryPlan,
     nodes: &[NodePlan],
     flow_ids: &HashMap<&str, u32, impl std::hash::BuildHasher>,
     seed: u64,
@@ -53,8 +54,12 @@ pub(super) fn build(
             None => None,
         };
         // A schedule's losses come on top of the link's error model.
-        if let Some(losses) = lp.rate[dir].loss_schedule.take() {
-            model = Some(ErrorModel::scheduled(model, losses, rng("schedule")));
+        if let Some(losses) = &shared.rate[dir].loss_schedule {
+            model = Some(ErrorModel::scheduled(
+                model,
+                losses.clone(),
+                rng("schedule"),
+            ));
         }
         let arq = pick(dir, &spec.arq, &spec.reverse_arq);
         let reorder = pick(dir, &spec.reorder, &spec.reverse_reorder);
@@ -77,7 +82,7 @@ pub(super) fn build(
             // Its retransmissions join the link's FIFO: a discipline that
             // holds its own queue has none to join.
             if matches!(
-                lp.queue[dir],
+                shared.queue[dir],
                 QueueSpec::CoDel(_) | QueueSpec::FqCoDel(_) | QueueSpec::Pie(_)
             ) {
                 return Err(Error::invalid_allowed(
@@ -97,7 +102,7 @@ pub(super) fn build(
             let j = jitter.build(&path("jitter"), rng("jitter"))?;
             model = Some(ErrorModel::jittered(model, j));
         }
-        lp.error[dir] = model;
+        lp.error[dir] = model.map(Box::new);
     }
     Ok(())
 }

@@ -9,7 +9,7 @@ use crate::cc::slow_start::SlowStartKind;
 use crate::cc::{CongestionControl, CustomCc, Probe};
 use crate::error::{Error, Result};
 use crate::net::packet::{IPV4_HEADER, TCP_HEADER};
-use crate::scenario::{AppKind, FlowSpec, TraceKind, TraceSpec};
+use crate::scenario::{concat, AppKind, FlowSpec, TraceKind, TraceSpec};
 use crate::tcp::rtt::RtoPolicy;
 use crate::tcp::{EcnResponse, Recovery, RecoveryExit, TcpConfig};
 use crate::time::{SimDuration, SimTime};
@@ -51,7 +51,7 @@ pub fn tcp(
     trace: &[TraceSpec],
     custom: CustomCc<'_>,
 ) -> Result<TcpPlan> {
-    let p = |field: &str| format!("{entry}.{field}");
+    let p = |field: &str| concat(&[entry, ".", field]);
     let profile = *f.profile.get_or_insert(Profile::Paper);
     let linux = profile == Profile::Linux;
     let ns3 = profile == Profile::Ns3;

@@ -5,6 +5,8 @@
 //! refused here with the path of its field; the world builds what the plan
 //! says and checks nothing itself.
 
+use std::cell::Cell;
+
 use rustc_hash::FxHashMap;
 
 use super::checks::{check_name, check_nodes, check_pcap, check_probes, check_top_level};
@@ -12,8 +14,8 @@ use super::member::{member, member_path, members, MemberCtx};
 use super::reception;
 use super::resolve::TcpPlan;
 use super::{
-    add_schedule, flow_kind_params, workload, AppKind, FlowKind, FlowSpec, LinkRate, LinkSpec,
-    OneOrMany, Scenario, TraceFiles,
+    add_schedule, concat, flow_kind_params, workload, AppKind, FlowKind, FlowSpec, LinkRate,
+    LinkSpec, OneOrMany, Scenario, TraceFiles,
 };
 use crate::cc::CustomCc;
 use crate::error::{list_names, Error, Result};
@@ -31,6 +33,8 @@ pub struct Plan {
     pub effective: Scenario,
     pub nodes: Vec<NodePlan>,
     pub links: Vec<LinkPlan>,
+    /// Per entry of the scenario's `links`: what its members share.
+    pub link_entries: Vec<LinkEntryPlan>,
     pub flows: Vec<FlowPlan>,
     /// The memory budget, bytes.
     pub budget: u64,
@@ -42,22 +46,29 @@ pub struct NodePlan {
     pub routes: RouteTable,
 }
 
-/// One full-duplex link; direction 0 is a -> b.
-pub struct LinkPlan {
-    pub name: String,
-    /// Its entry in the scenario's `links`, and its member if a group's.
-    pub entry: u32,
-    pub member: Option<u32>,
-    pub a: u32,
-    pub b: u32,
+/// What every member of one entry of the scenario's `links` shares (kept
+/// once per entry: a group of a million links holds one copy).
+pub struct LinkEntryPlan {
     /// Per direction (0: a -> b), the rate or capacity trace.
     pub rate: [LinkRate; 2],
     pub delay: SimDuration,
     pub mtu: u32,
     /// Per direction (0: a -> b), the egress queue's discipline.
     pub queue: [QueueSpec; 2],
-    /// Per direction, the error model applied on reception.
-    pub error: [Option<ErrorModel>; 2],
+}
+
+/// One full-duplex link; direction 0 is a -> b.
+pub struct LinkPlan {
+    pub name: String,
+    /// Its entry in the scenario's `links` (and in [`Plan::link_entries`]),
+    /// and its member if a group's.
+    pub entry: u32,
+    pub member: Option<u32>,
+    pub a: u32,
+    pub b: u32,
+    /// Per direction, the error model applied on reception (boxed: most
+    /// links have none).
+    pub error: [Option<Box<ErrorModel>>; 2],
 }
 
 pub struct FlowPlan {
@@ -92,14 +103,9 @@ pub fn plan(scenario: &Scenario, custom: CustomCc<'_>) -> Result<Plan> {
 /// As [`plan`], taking the scenario (which becomes the effective one).
 pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
     let budget = check_top_level(&mut sc)?;
-    let mut nodes = check_nodes(&sc)?;
-    let node_ids: FxHashMap<&str, u32> = nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.name.as_str(), i as u32))
-        .collect();
-    let find_node = |name: &str, path: &dyn Fn() -> String| -> Result<u32> {
-        node_ids.get(name).copied().ok_or_else(|| {
+    let (mut nodes, node_ids) = check_nodes(&sc.hosts, &sc.routers)?;
+    let find_node = |name: &str, guess: &Cell<u32>, path: &dyn Fn() -> String| -> Result<u32> {
+        node_ids.find(&nodes, name, guess).ok_or_else(|| {
             Error::invalid_allowed(
                 path(),
                 format!("unknown node '{name}'"),
@@ -113,6 +119,7 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
     // copied some twenty times as the vector grows.
     let n_links: usize = sc.links.iter().map(LinkSpec::members).sum();
     let mut links: Vec<LinkPlan> = Vec::with_capacity(n_links);
+    let mut link_entries: Vec<LinkEntryPlan> = Vec::with_capacity(sc.links.len());
     let mut trace_files = TraceFiles::default();
     for (i, l) in sc.links.iter_mut().enumerate() {
         let entry = format!("links[{i}]");
@@ -144,10 +151,11 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
                 "68 to 65535 bytes",
             ));
         }
+        let (guess_a, guess_b) = (Cell::new(0), Cell::new(0));
         for k in 0..n {
             let (a_name, b_name) = (l.a.get(k), l.b.get(k));
-            let a = find_node(a_name, &|| member_path(&entry, "a", &l.a, k))?;
-            let b = find_node(b_name, &|| member_path(&entry, "b", &l.b, k))?;
+            let a = find_node(a_name, &guess_a, &|| member_path(&entry, "a", &l.a, k))?;
+            let b = find_node(b_name, &guess_b, &|| member_path(&entry, "b", &l.b, k))?;
             if a == b {
                 return Err(Error::invalid(
                     member_path(&entry, "b", &l.b, k),
@@ -156,7 +164,7 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
             }
             let name = match &l.name {
                 Some(names) => names.get(k).clone(),
-                None => format!("{a_name}-{b_name}"),
+                None => concat(&[a_name, "-", b_name]),
             };
             let name_path = || match &l.name {
                 Some(names) => member_path(&entry, "name", names, k),
@@ -170,16 +178,18 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
                     .then_some(k as u32),
                 a,
                 b,
-                rate: [fwd_rate.clone(), rev_rate.clone()],
-                delay: l.delay,
-                mtu: l.mtu,
-                queue: [
-                    l.queue.clone(),
-                    l.reverse_queue.as_ref().unwrap_or(&l.queue).clone(),
-                ],
                 error: [None, None],
             });
         }
+        link_entries.push(LinkEntryPlan {
+            rate: [fwd_rate, rev_rate],
+            delay: l.delay,
+            mtu: l.mtu,
+            queue: [
+                l.queue.clone(),
+                l.reverse_queue.as_ref().unwrap_or(&l.queue).clone(),
+            ],
+        });
         if l.name.is_none() && n == 1 && l.a.count().is_none() && l.b.count().is_none() {
             // A single link shows its default name; a group's are "a-b".
             l.name = Some(OneOrMany::One(links[links.len() - 1].name.clone()));
@@ -220,9 +230,10 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
     let is_host: Vec<bool> = nodes.iter().map(|n| n.is_host).collect();
     let mut tables = route::shortest_paths(&adj, &is_host);
     for (i, r) in sc.routes.iter().enumerate() {
-        let at = find_node(&r.node, &|| format!("routes[{i}].node"))?;
-        let to = find_node(&r.to, &|| format!("routes[{i}].to"))?;
-        let next = find_node(&r.next, &|| format!("routes[{i}].next"))?;
+        let guess = Cell::new(0);
+        let at = find_node(&r.node, &guess, &|| format!("routes[{i}].node"))?;
+        let to = find_node(&r.to, &guess, &|| format!("routes[{i}].to"))?;
+        let next = find_node(&r.next, &guess, &|| format!("routes[{i}].next"))?;
         let ld = adj
             .of(at)
             .iter()
@@ -292,11 +303,13 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
         // A workload becomes a group of transfers, one per arrival.
         let expanded = if poisson {
             let bottleneck = |a: &str, b: &str| -> Result<u64> {
-                let s = find_node(a, &|| p("src"))?;
-                let d = find_node(b, &|| p("dst"))?;
+                let guess = Cell::new(0);
+                let s = find_node(a, &guess, &|| p("src"))?;
+                let d = find_node(b, &guess, &|| p("dst"))?;
                 let mut c = u64::MAX;
                 route::walk(&tables, &link_to, &is_host, s, d, |ld| {
-                    c = c.min(links[ld as usize / 2].rate[ld as usize % 2].nominal.bps());
+                    let entry = &link_entries[links[ld as usize / 2].entry as usize];
+                    c = c.min(entry.rate[ld as usize % 2].nominal.bps());
                 })
                 .map_err(|detail| Error::Unroutable {
                     path: entry.clone(),
@@ -350,12 +363,13 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
         }
         let mut m = f.clone();
         let mut first_mss = None;
+        let guesses = [Cell::new(0), Cell::new(0)];
         for k in 0..n {
             let flow = flows.len();
             m.mss = given_mss;
             let name = match &names {
                 Some(v) => v.get(k).clone(),
-                None => format!("{}{flow}", f.kind.name()),
+                None => concat(&[f.kind.name(), &flow.to_string()]),
             };
             if !sizes.is_empty() {
                 m.app = Some(workload::transfer(sizes[k]));
@@ -392,9 +406,11 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
                     starts: &starts,
                     nodes: &nodes,
                     find_node: &find_node,
+                    guesses: &guesses,
                     adj: &adj,
                     tables: &tables,
                     links: &links,
+                    link_entries: &link_entries,
                     link_to: &link_to,
                     is_host: &is_host,
                     duration,
@@ -461,7 +477,8 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
     // ---- what each direction does to a packet on arrival ---------------------
     for lp in links.iter_mut() {
         let spec = &sc.links[lp.entry as usize];
-        reception::build(lp, spec, &nodes, &flow_ids, sc.seed, sc.run)?;
+        let shared = &link_entries[lp.entry as usize];
+        reception::build(lp, spec, shared, &nodes, &flow_ids, sc.seed, sc.run)?;
     }
     for (n, t) in nodes.iter_mut().zip(tables) {
         n.routes = t;
@@ -473,6 +490,7 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
         effective: sc,
         nodes,
         links,
+        link_entries,
         flows,
         budget,
     })

@@ -317,8 +317,9 @@ impl World {
         let (seed, run) = (plan.effective.seed, plan.effective.run);
         for (i, l) in plan.links.into_iter().enumerate() {
             let [fwd, rev] = l.error;
-            let [qf, qr] = &l.queue;
-            let [rf, rr] = &l.rate;
+            let shared = &plan.link_entries[l.entry as usize];
+            let [qf, qr] = &shared.queue;
+            let [rf, rr] = &shared.rate;
             for (from, to, error, queue, rate) in [(l.a, l.b, fwd, qf, rf), (l.b, l.a, rev, qr, rr)]
             {
                 // A discipline that draws has a stream of its own, named
@@ -347,10 +348,10 @@ impl World {
                     to,
                     rate: nominal,
                     ns_per_byte: nominal.exact_ns_per_byte().unwrap_or(0),
-                    delay: l.delay,
-                    mtu: l.mtu,
-                    queue: LinkQueue::new(Qdisc::from_spec(queue, nominal, l.mtu, rng)),
-                    error: error.map(Box::new),
+                    delay: shared.delay,
+                    mtu: shared.mtu,
+                    queue: LinkQueue::new(Qdisc::from_spec(queue, nominal, shared.mtu, rng)),
+                    error,
                     busy_until: SimTime::ZERO,
                     tx_packets: 0,
                     tx_bytes: 0,
@@ -388,7 +389,7 @@ impl World {
                     AppPlan::Tcp(mut t) => {
                         // A controller that draws (CDG's backoff) has a
                         // stream of its own, named after its flow.
-                        let stream = format!("flow:{}:cc", f.name);
+                        let stream = crate::scenario::concat(&["flow:", &f.name, ":cc"]);
                         t.cc.seed(Rng::stream(seed, run, &stream));
                         App::Tcp(Box::new(TcpFlow::new(*t)))
                     }
