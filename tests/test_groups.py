@@ -227,3 +227,25 @@ def test_columnar_results_read_one_column_and_empty_tables():
     assert res.column("flows", "completion_time_s") == [None]  # a bulk flow never completes
     assert res.raw["flows"][0]["flow"] == "tcp0"
     assert res.scenario["flows"][0]["cc"] == "newreno"
+
+
+def test_numeric_columns_cross_without_a_copy_and_frames_own_theirs():
+    np = pytest.importorskip("numpy")
+    net = tl.Network()
+    net.host("a"), net.host("b")
+    net.link("a", "b", rate="10Mbps", delay="5ms")
+    net.tcp("a", "b")
+    res = net.run(duration="1s", seed=1)
+    kind, col = res._tables["flows"]["sent_packets"]
+    # numpy reads the core's values in place, read-only, and keeps them alive.
+    view = np.asarray(col)
+    assert kind == "u8" and view.dtype == np.uint64 and view.base is col
+    assert not view.flags.writeable and len(col) == 1
+    assert col.tobytes() == view.astype("<u8").tobytes()
+    _, goodput = res._tables["flows"]["goodput_bps"]
+    assert np.asarray(goodput).dtype == np.float64
+    # A frame's columns are its own: changing one leaves the results alone.
+    flows = res.flows
+    assert flows["sent_packets"].dtype == np.int64 and flows["sent_packets"][0] == view[0] > 0
+    flows.loc[0, "sent_packets"] = -1
+    assert view[0] > 0 and res.column("flows", "sent_packets")[0] == view[0]

@@ -16,8 +16,11 @@ if TYPE_CHECKING:
 # is about 90 MB of memory).
 
 RawSeries = list[tuple[str, str, bytes, bytes]]
-#: A column as the core hands it over: ("u8", little-endian u64 bytes),
-#: ("f8", little-endian f64 bytes) or ("str", the values joined with NUL).
+#: A column as the core hands it over: ("u8", a column of u64), ("f8", a
+#: column of f64) or ("str", the values joined with NUL). A numeric column
+#: (``tcplab._core.Column``) holds the core's values: numpy reads them in
+#: place (``np.asarray``), ``tobytes()`` gives them little-endian, and
+#: ``len()`` counts them.
 RawColumn = tuple[str, Any]
 
 _TABLE_COLUMNS = {
@@ -37,7 +40,7 @@ def _decode(col: RawColumn, n: int | None = None) -> list[Any]:
     if kind == "str":
         return payload.split("\0") if payload or n else []
     a = array.array("Q" if kind == "u8" else "d")
-    a.frombytes(payload)
+    a.frombytes(payload.tobytes())
     if sys.byteorder == "big":
         a.byteswap()
     values = a.tolist()
@@ -48,7 +51,7 @@ def _decode(col: RawColumn, n: int | None = None) -> list[Any]:
 
 def _count(table: dict[str, RawColumn]) -> int:
     """A table's number of rows (every table has a numeric column)."""
-    return next((len(p) // 8 for k, p in table.values() if k != "str"), 0)
+    return next((len(p) for k, p in table.values() if k != "str"), 0)
 
 
 def _rows(table: dict[str, RawColumn]) -> list[dict[str, Any]]:
@@ -70,9 +73,9 @@ def _frame(table: dict[str, RawColumn], names: list[str] | None = None) -> pd.Da
     for name in names or list(table):
         kind, payload = table[name]
         if kind == "u8":
-            data[name] = np.frombuffer(payload, dtype="<i8").astype(np.int64)
+            data[name] = np.asarray(payload).astype(np.int64)
         elif kind == "f8":
-            data[name] = np.frombuffer(payload, dtype="<f8").copy()
+            data[name] = np.array(payload, dtype=np.float64)
         else:
             data[name] = payload.split("\0") if n else []
     return pd.DataFrame(data, columns=names or list(table))

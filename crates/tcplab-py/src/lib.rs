@@ -4,9 +4,10 @@
 //! It converts, maps errors and releases the GIL; nothing else. A scenario
 //! arrives as JSON text (the plain data the Python builders and TOML files
 //! produce), runs to completion with the GIL released, and comes back as
-//! typed columns (bytes of u64 or f64, NUL-joined strings) with a small
-//! JSON part (summary, timing, pcap files). Core errors become the exception classes of `tcplab.errors`, with
-//! their `path`, `problem` and `allowed` attributes; a Rust panic becomes
+//! typed columns (u64 or f64 values that numpy reads in place, NUL-joined
+//! strings) with a small JSON part (summary, timing, pcap files). Core
+//! errors become the exception classes of `tcplab.errors`, with their
+//! `path`, `problem` and `allowed` attributes; a Rust panic becomes
 //! `tcplab.errors.InternalError`, never a `PanicException`.
 
 use std::collections::HashMap;
@@ -139,9 +140,60 @@ impl EffectiveScenario {
     }
 }
 
+/// A numeric result column, handed to Python without a copy: a million
+/// flows' results are about a gigabyte of columns, which copying into
+/// `bytes` would write a second time. numpy reads it in place through
+/// `__array_interface__` (the array keeps the column alive); `tobytes()`
+/// gives its values as little-endian bytes for readers without numpy.
+#[pyclass(name = "Column", module = "tcplab", frozen)]
+pub struct Column {
+    data: ColumnData,
+}
+
+impl Column {
+    /// The values' address and typestr (numpy's: byte order, kind, size).
+    fn raw(&self) -> (usize, usize, &'static str) {
+        let big = cfg!(target_endian = "big");
+        match &self.data {
+            ColumnData::U64(v) => (v.as_ptr() as usize, v.len(), if big { ">u8" } else { "<u8" }),
+            ColumnData::F64(v) => (v.as_ptr() as usize, v.len(), if big { ">f8" } else { "<f8" }),
+            ColumnData::Str(_) => unreachable!("text columns cross as str"),
+        }
+    }
+}
+
+#[pymethods]
+impl Column {
+    /// The number of values.
+    fn __len__(&self) -> usize {
+        self.raw().1
+    }
+
+    /// numpy's array interface (version 3): one dimension, read-only.
+    #[getter]
+    fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (address, len, typestr) = self.raw();
+        let d = PyDict::new(py);
+        d.set_item("shape", (len,))?;
+        d.set_item("typestr", typestr)?;
+        d.set_item("data", (address, true))?;
+        d.set_item("version", 3)?;
+        Ok(d)
+    }
+
+    /// The values as little-endian bytes, 8 per value.
+    fn tobytes(&self, py: Python<'_>) -> PyResult<Py<PyBytes>> {
+        match &self.data {
+            ColumnData::U64(v) => le_bytes(py, v, u64::to_le_bytes),
+            ColumnData::F64(v) => le_bytes(py, v, f64::to_le_bytes),
+            ColumnData::Str(_) => unreachable!("text columns cross as str"),
+        }
+    }
+}
+
 /// Parses, checks, builds and runs a scenario given as JSON text. Returns a
-/// dict: `tables` (per table, its columns: `("u8", bytes)` or `("f8",
-/// bytes)`, little-endian, or `("str", text)`, the values joined with NUL),
+/// dict: `tables` (per table, its columns: `("u8", Column)` or `("f8",
+/// Column)`, or `("str", text)`, the values joined with NUL),
 /// `small` (the summary, timing and pcap files as JSON text), `scenario`
 /// (an [`EffectiveScenario`]) and `series` (name, target, times as u64 ns
 /// and values as f64, as bytes). `custom` maps flows' entry indices to Python
@@ -190,9 +242,9 @@ fn run_json<'py>(
         let t = PyDict::new(py);
         for (col, data) in cols {
             let v: (&str, Py<PyAny>) = match data {
-                ColumnData::U64(v) => ("u8", le_bytes(py, &v, u64::to_le_bytes)?.into_any()),
-                ColumnData::F64(v) => ("f8", le_bytes(py, &v, f64::to_le_bytes)?.into_any()),
                 ColumnData::Str(s) => ("str", PyString::new(py, &s).into_any().unbind()),
+                ColumnData::U64(_) => ("u8", Py::new(py, Column { data })?.into_any()),
+                ColumnData::F64(_) => ("f8", Py::new(py, Column { data })?.into_any()),
             };
             t.set_item(col, v)?;
         }
@@ -357,6 +409,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema_json, m)?)?;
     m.add_class::<pycc::TcbView>()?;
     m.add_class::<EffectiveScenario>()?;
+    m.add_class::<Column>()?;
     m.add_class::<pycc::AckView>()?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(bench_event_loop, m)?)?;
