@@ -100,7 +100,8 @@ pub(super) fn check_nodes<'a>(
             ));
         }
         check_name(name, || path(is_host, i))?;
-        if let Some(&j) = ids.get(name.as_str()) {
+        // One probe per name: the insert tells of an earlier one.
+        if let Some(j) = ids.insert(name, nodes.len() as u32) {
             let j = j as usize;
             let earlier = if j < hosts.len() {
                 path(true, j)
@@ -112,7 +113,6 @@ pub(super) fn check_nodes<'a>(
                 format!("duplicate node name '{name}' (already {earlier}); names must be unique"),
             ));
         }
-        ids.insert(name, nodes.len() as u32);
         nodes.push(NodePlan {
             name: name.clone(),
             is_host,

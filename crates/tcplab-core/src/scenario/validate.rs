@@ -202,7 +202,8 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
         let mut ids: FxHashMap<&str, u32> =
             FxHashMap::with_capacity_and_hasher(links.len(), Default::default());
         for (id, l) in links.iter().enumerate() {
-            if let Some(&prev) = ids.get(l.name.as_str()) {
+            // One probe per name: the insert tells of an earlier one.
+            if let Some(prev) = ids.insert(&l.name, id as u32) {
                 let spec = &sc.links[l.entry as usize];
                 let path = match (&spec.name, l.member) {
                     (Some(names @ OneOrMany::Many(_)), Some(k)) => {
@@ -219,7 +220,6 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
                     ),
                 ));
             }
-            ids.insert(&l.name, id as u32);
         }
     }
     let ends: Vec<(u32, u32)> = links.iter().map(|l| (l.a, l.b)).collect();
