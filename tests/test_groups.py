@@ -10,8 +10,11 @@ N = 4
 STARTS = [0, 0.25, 0.5, 0.75]
 
 
-def dumbbell(grouped: bool, cc="newreno") -> tl.Network:
-    """N senders through one lossy bottleneck to N receivers, as groups or one by one."""
+def dumbbell(grouped: bool, cc="newreno", app=tl.Bulk, starts=STARTS, **tcp) -> tl.Network:
+    """N senders through one lossy bottleneck to N receivers, as groups or one by one.
+
+    ``app`` makes each flow's application from its start; ``tcp`` is passed to every flow.
+    """
     net = tl.Network()
     r0, r1 = net.router("r0"), net.router("r1")
     if grouped:
@@ -26,12 +29,12 @@ def dumbbell(grouped: bool, cc="newreno") -> tl.Network:
     net.link(r0, r1, rate="10Mbps", delay="10ms", queue="40p", name="bottleneck")
     if grouped:
         net.link(r1, d, rate="100Mbps", delay="1ms")
-        net.tcp(s, d, cc=cc, app=tl.Bulk(start=STARTS))
+        net.tcp(s, d, cc=cc, app=app(start=starts), **tcp)
     else:
         for x in d:
             net.link(r1, x, rate="100Mbps", delay="1ms")
         for k in range(N):
-            net.tcp(s[k], d[k], cc=cc, app=tl.Bulk(start=STARTS[k]))
+            net.tcp(s[k], d[k], cc=cc, app=app(start=starts[k]), **tcp)
     net.udp("s0", "d1", rate="1Mbps", start="1s")
     return net
 
@@ -46,6 +49,28 @@ def test_a_group_runs_exactly_as_its_members_added_one_by_one():
     # Each member link keeps an error model of its own: some lose, some do not
     # the same packets, as when they are declared one by one.
     assert sum(f["lost_error"] for f in grouped.raw["flows"]) > 0
+
+
+@pytest.mark.parametrize(("cc", "app", "tcp"), [
+    ("cubic", lambda start: tl.Transfer(size="200KB", start=start), {"profile": "linux"}),
+    ("vegas", lambda start: tl.OnOff([("1s", "2s"), ("3s", "5s")], start=start), {}),
+    (tl.Cubic(beta=0.6), lambda start: tl.Bulk(start=start, stop="4s"), {"sack": True}),
+    ("westwoodplus", tl.Bulk, {"profile": "ns2", "mss": 500}),
+])
+def test_a_group_resolved_once_runs_as_members_resolved_one_by_one(cc, app, tcp):
+    # A group's members copy their first member's resolved configuration
+    # and controller, each with its own start (the first starts last here);
+    # flows added one by one resolve each their own.
+    starts = STARTS[::-1]
+    one = dumbbell(False, cc, app, starts, **tcp).run(duration="6s", seed=5, trace=["cwnd"])
+    grouped = dumbbell(True, cc, app, starts, **tcp).run(duration="6s", seed=5, trace=["cwnd"])
+    assert one.raw["flows"] == grouped.raw["flows"]
+    for k in range(N):
+        assert (one.trace("cwnd", flow=k)[1] == grouped.trace("cwnd", flow=k)[1]).all()
+    members = [f for f in one.scenario["flows"] if f["kind"] == "tcp"]
+    group = grouped.scenario["flows"][0]
+    for field in ("cc", "mss", "app", "profile", "recovery", "initial_cwnd", "min_rto"):
+        assert all(m[field] == group[field] for m in members), field
 
 
 def test_group_handles_name_their_members_and_rows():

@@ -95,7 +95,7 @@ impl Mode {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Bbr {
     cfg: BbrConfig,
     pub mode: Mode,
@@ -230,6 +230,9 @@ impl Bbr {
 }
 
 impl CongestionControl for Bbr {
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        Some(Box::new(self.clone()))
+    }
     fn name(&self) -> &'static str {
         "bbr"
     }

@@ -107,7 +107,7 @@ impl BicConfig {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Bic {
     pub cfg: BicConfig,
     abc: bool,
@@ -194,6 +194,9 @@ impl Bic {
 }
 
 impl CongestionControl for Bic {
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        Some(Box::new(self.clone()))
+    }
     fn name(&self) -> &'static str {
         "bic"
     }

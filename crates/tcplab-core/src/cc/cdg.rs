@@ -156,7 +156,7 @@ enum State {
     Backoff,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Cdg {
     cfg: CdgConfig,
     abc: bool,
@@ -341,6 +341,9 @@ fn min_not_zero(a: i32, b: i32) -> i32 {
 }
 
 impl CongestionControl for Cdg {
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        Some(Box::new(self.clone()))
+    }
     fn name(&self) -> &'static str {
         "cdg"
     }

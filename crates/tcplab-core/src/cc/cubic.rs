@@ -50,7 +50,7 @@ impl CubicConfig {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Cubic {
     pub cfg: CubicConfig,
     /// Window before the last reduction, segments.
@@ -101,6 +101,9 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        Some(Box::new(self.clone()))
+    }
     fn name(&self) -> &'static str {
         "cubic"
     }

@@ -55,7 +55,7 @@ impl DctcpConfig {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Dctcp {
     cfg: DctcpConfig,
     /// Growth is Reno's.
@@ -82,6 +82,9 @@ impl Dctcp {
 }
 
 impl CongestionControl for Dctcp {
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        Some(Box::new(self.clone()))
+    }
     fn name(&self) -> &'static str {
         "dctcp"
     }

@@ -168,7 +168,7 @@ const TABLE: [(u32, u32); 72] = [
     (68113, 28), (71617, 27), (75401, 26), (79517, 26), (84035, 25), (89053, 24),
 ];
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct HighSpeed {
     pub cfg: HighSpeedConfig,
     abc: bool,
@@ -208,6 +208,9 @@ impl HighSpeed {
 }
 
 impl CongestionControl for HighSpeed {
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        Some(Box::new(self.clone()))
+    }
     fn name(&self) -> &'static str {
         "highspeed"
     }

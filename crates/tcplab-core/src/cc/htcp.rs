@@ -102,7 +102,7 @@ impl HtcpConfig {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Htcp {
     pub cfg: HtcpConfig,
     abc: bool,
@@ -262,6 +262,9 @@ impl Htcp {
 }
 
 impl CongestionControl for Htcp {
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        Some(Box::new(self.clone()))
+    }
     fn name(&self) -> &'static str {
         "htcp"
     }

@@ -91,7 +91,7 @@ impl HyblaConfig {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Hybla {
     pub cfg: HyblaConfig,
     abc: bool,
@@ -165,6 +165,9 @@ impl Hybla {
 }
 
 impl CongestionControl for Hybla {
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        Some(Box::new(self.clone()))
+    }
     fn name(&self) -> &'static str {
         "hybla"
     }

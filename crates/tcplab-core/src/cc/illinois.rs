@@ -124,7 +124,7 @@ impl IllinoisConfig {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Illinois {
     pub cfg: IllinoisConfig,
     abc: bool,
@@ -251,6 +251,9 @@ impl Illinois {
 }
 
 impl CongestionControl for Illinois {
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        Some(Box::new(self.clone()))
+    }
     fn name(&self) -> &'static str {
         "illinois"
     }

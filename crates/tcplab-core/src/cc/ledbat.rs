@@ -140,7 +140,7 @@ impl LedbatConfig {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Ledbat {
     cfg: LedbatConfig,
     abc: bool,
@@ -284,6 +284,9 @@ impl Ledbat {
 }
 
 impl CongestionControl for Ledbat {
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        Some(Box::new(self.clone()))
+    }
     fn name(&self) -> &'static str {
         "ledbat"
     }

@@ -93,7 +93,7 @@ enum Cut {
     One,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Lp {
     cfg: LpConfig,
     abc: bool,
@@ -161,6 +161,9 @@ impl Lp {
 }
 
 impl CongestionControl for Lp {
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        Some(Box::new(self.clone()))
+    }
     fn name(&self) -> &'static str {
         "lp"
     }

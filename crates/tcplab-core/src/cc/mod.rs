@@ -231,6 +231,13 @@ pub trait CongestionControl: Debug + Send {
     /// Its own random stream, named after its flow (`flow:NAME:cc`), given
     /// once before the run: for a controller that draws (CDG's backoff).
     fn seed(&mut self, rng: crate::rng::Rng) {}
+    /// A new controller configured as this one, which has not run yet: a
+    /// group's members copy their first member's instead of each resolving
+    /// its configuration again. `None` (the default) when it cannot be
+    /// copied, as a controller written in Python; every built-in one can.
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        None
+    }
     /// The connection is established; cwnd and ssthresh hold their initial
     /// values.
     fn init(&mut self, tcb: &mut Tcb) {}
@@ -551,5 +558,25 @@ mod tests {
         tcb.cwnd_cnt = 12;
         cong_avoid_ai(&mut tcb, 5, 3);
         assert_eq!((tcb.cwnd, tcb.cwnd_cnt), (13_000, 3));
+    }
+
+    #[test]
+    fn every_built_in_variant_copies_into_a_fresh_controller_configured_alike() {
+        use crate::cc::registry::{build, CcSpec, Profile, VARIANTS};
+        for v in VARIANTS {
+            for p in Profile::ALL {
+                let b = build(&CcSpec::named(v.name), "cc", p, p == Profile::Linux).unwrap();
+                let copy =
+                    b.cc.fresh()
+                        .unwrap_or_else(|| panic!("{} cannot be copied", v.name));
+                // Every field alike: the configuration and the initial state.
+                assert_eq!(
+                    format!("{copy:?}"),
+                    format!("{:?}", b.cc),
+                    "{} ({p:?})",
+                    v.name
+                );
+            }
+        }
     }
 }

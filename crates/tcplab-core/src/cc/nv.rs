@@ -141,7 +141,7 @@ const NV_MIN_CWND: u32 = 4;
 const NV_MIN_CWND_GROW: u32 = 2;
 const NV_TSO_CWND_BOUND: u32 = 80;
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Nv {
     cfg: NvConfig,
     abc: bool,
@@ -279,6 +279,9 @@ impl Nv {
 }
 
 impl CongestionControl for Nv {
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        Some(Box::new(self.clone()))
+    }
     fn name(&self) -> &'static str {
         "nv"
     }

@@ -42,7 +42,7 @@ impl PetraConfig {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Petra {
     cfg: PetraConfig,
     pub est: Estimator,
@@ -70,6 +70,9 @@ impl Petra {
 }
 
 impl CongestionControl for Petra {
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        Some(Box::new(self.clone()))
+    }
     fn name(&self) -> &'static str {
         "petra"
     }

@@ -22,6 +22,9 @@ pub struct Reno {
 }
 
 impl CongestionControl for Reno {
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        Some(Box::new(self.clone()))
+    }
     fn name(&self) -> &'static str {
         "reno"
     }

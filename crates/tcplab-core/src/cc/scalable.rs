@@ -99,7 +99,7 @@ impl ScalableConfig {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Scalable {
     pub cfg: ScalableConfig,
     abc: bool,
@@ -112,6 +112,9 @@ impl Scalable {
 }
 
 impl CongestionControl for Scalable {
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        Some(Box::new(self.clone()))
+    }
     fn name(&self) -> &'static str {
         "scalable"
     }

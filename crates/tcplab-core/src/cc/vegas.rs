@@ -186,7 +186,7 @@ impl VegasConfig {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Vegas {
     pub cfg: VegasConfig,
     reno: Reno,
@@ -208,7 +208,7 @@ pub struct Vegas {
     ns2: Ns2Round,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Ns2Round {
     sum: f64,
     count: u32,
@@ -347,6 +347,9 @@ impl Vegas {
 }
 
 impl CongestionControl for Vegas {
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        Some(Box::new(self.clone()))
+    }
     fn name(&self) -> &'static str {
         "vegas"
     }

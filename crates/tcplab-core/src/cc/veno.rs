@@ -51,7 +51,7 @@ impl VenoConfig {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Veno {
     pub cfg: VenoConfig,
     abc: bool,
@@ -117,6 +117,9 @@ impl Veno {
 }
 
 impl CongestionControl for Veno {
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        Some(Box::new(self.clone()))
+    }
     fn name(&self) -> &'static str {
         "veno"
     }

@@ -384,7 +384,7 @@ impl Estimator {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Westwood {
     name: &'static str,
     reno: Reno,
@@ -402,6 +402,9 @@ impl Westwood {
 }
 
 impl CongestionControl for Westwood {
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        Some(Box::new(self.clone()))
+    }
     fn name(&self) -> &'static str {
         self.name
     }

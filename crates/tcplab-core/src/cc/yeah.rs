@@ -106,7 +106,7 @@ impl YeahConfig {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Yeah {
     pub cfg: YeahConfig,
     abc: bool,
@@ -184,6 +184,9 @@ impl Yeah {
 }
 
 impl CongestionControl for Yeah {
+    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
+        Some(Box::new(self.clone()))
+    }
     fn name(&self) -> &'static str {
         "yeah"
     }

@@ -3,9 +3,9 @@
 //! its ends, its path (routable both ways, through routers only), its
 //! times, its application, and for TCP its resolved configuration.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
-use super::resolve;
+use super::tcp_group;
 use super::validate::{AppPlan, FlowPlan, LinkEntryPlan, LinkPlan, NodePlan};
 use super::{FlowKind, FlowSpec, OneOrMany, TraceSpec};
 use crate::cc::CustomCc;
@@ -69,6 +69,9 @@ pub(super) struct MemberCtx<'a> {
     pub(super) find_node: &'a FindNode<'a>,
     /// The guesses for `src` and `dst`, kept from member to member.
     pub(super) guesses: &'a [Cell<u32>; 2],
+    /// A group's resolved TCP member for the next ones to copy (see
+    /// [`tcp_group::TcpProto`]), or `None` for a flow resolved on its own.
+    pub(super) tcp_proto: Option<&'a RefCell<Option<tcp_group::TcpProto>>>,
     pub(super) adj: &'a route::Adjacency,
     pub(super) tables: &'a [RouteTable],
     pub(super) links: &'a [LinkPlan],
@@ -209,7 +212,15 @@ pub(super) fn member(
                 rev = rev + c.link_entries[c.links[ld as usize / 2].entry as usize].delay;
             })
             .map_err(|d| route_err(dst, src, format!("for the ACKs: {d}")))?;
-            let tcp = resolve::tcp(c.entry_index, entry, m, path_mtu, c.trace, custom)?;
+            let tcp = tcp_group::tcp_member(
+                c.tcp_proto,
+                c.entry_index,
+                entry,
+                m,
+                path_mtu,
+                c.trace,
+                custom,
+            )?;
             if let Some(size) = tcp.transfer {
                 ideal = Some(ideal_completion(size, &tcp.cfg, fwd, rev, bottleneck));
             }

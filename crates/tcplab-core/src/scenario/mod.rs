@@ -17,6 +17,7 @@ mod parse;
 mod rate;
 mod reception;
 pub mod resolve;
+mod tcp_group;
 mod trace;
 pub mod validate;
 pub mod workload;

@@ -509,12 +509,7 @@ pub fn tcp(
             }
         }
     }
-    if let Some(stop) = f.stop {
-        let stop = SimTime::ZERO + stop;
-        edges.retain(|e| e.0 < stop);
-        edges.push((stop, false));
-    }
-    edges.sort_by_key(|e| e.0);
+    let edges = app_edges(edges, f.stop);
 
     let series = series_for(trace, &probes);
     Ok(TcpPlan {
@@ -529,6 +524,21 @@ pub fn tcp(
         probes,
         events: trace.contains(&TraceSpec::Kind(TraceKind::Events)),
     })
+}
+
+/// The application's edges: `edges` (its windows, or its start) cut at the
+/// flow's `stop`, which adds a final off edge, in time order.
+pub(super) fn app_edges(
+    mut edges: Vec<(SimTime, bool)>,
+    stop: Option<SimDuration>,
+) -> Vec<(SimTime, bool)> {
+    if let Some(stop) = stop {
+        let stop = SimTime::ZERO + stop;
+        edges.retain(|e| e.0 < stop);
+        edges.push((stop, false));
+    }
+    edges.sort_by_key(|e| e.0);
+    edges
 }
 
 /// A connection's series: the built-in ones in their order, then the

@@ -5,7 +5,7 @@
 //! refused here with the path of its field; the world builds what the plan
 //! says and checks nothing itself.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use rustc_hash::FxHashMap;
 
@@ -364,6 +364,7 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
         let mut m = f.clone();
         let mut first_mss = None;
         let guesses = [Cell::new(0), Cell::new(0)];
+        let tcp_proto = RefCell::new(None);
         for k in 0..n {
             let flow = flows.len();
             m.mss = given_mss;
@@ -407,6 +408,7 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
                     nodes: &nodes,
                     find_node: &find_node,
                     guesses: &guesses,
+                    tcp_proto: (group && sizes.is_empty()).then_some(&tcp_proto),
                     adj: &adj,
                     tables: &tables,
                     links: &links,
