@@ -123,30 +123,43 @@ pub(super) fn check_nodes<'a>(
 }
 
 /// Node names to their indices among the nodes.
-///
-/// A group's members mostly name the node after the one their previous
-/// member named (hosts declared in order) or the same one (a shared
-/// router), so each place that looks names up keeps a guess, and one string
-/// comparison confirms it before the name is hashed: with a million flows,
-/// most of six million lookups then touch no hash table.
 pub(super) struct NodeIds<'a> {
     ids: FxHashMap<&'a str, u32>,
 }
 
+/// Where a run of lookups' next name probably is, which one string
+/// comparison confirms before the name is hashed: with a million flows,
+/// most of six million lookups then touch no hash table.
+///
+/// A group's members name nodes at a steady stride (hosts declared in
+/// order, or every other one when senders and receivers alternate) or name
+/// the same node (a shared router), and a run often alternates between two
+/// such sequences (the ends of access links declared in turn: a sender,
+/// then the far router). So the lookups alternate between two lanes, each
+/// with its last index and stride.
+#[derive(Default)]
+pub(super) struct Guess {
+    /// Per lane: the last index found and the step that led to it.
+    lanes: [Cell<(u32, u32)>; 2],
+    /// The lane of the next lookup.
+    turn: Cell<bool>,
+}
+
 impl NodeIds<'_> {
-    /// `name`'s index among `nodes`, trying `guess` and the node after it
-    /// first; `guess` becomes the index found.
-    pub(super) fn find(&self, nodes: &[NodePlan], name: &str, guess: &Cell<u32>) -> Option<u32> {
-        let g = guess.get() as usize;
-        let found = if nodes.get(g).is_some_and(|n| n.name == name) {
-            Some(g as u32)
-        } else if nodes.get(g + 1).is_some_and(|n| n.name == name) {
-            Some(g as u32 + 1)
+    /// `name`'s index among `nodes`, trying `guess`'s prediction first.
+    pub(super) fn find(&self, nodes: &[NodePlan], name: &str, guess: &Guess) -> Option<u32> {
+        let turn = guess.turn.get();
+        guess.turn.set(!turn);
+        let lane = &guess.lanes[turn as usize];
+        let (last, step) = lane.get();
+        let g = last.wrapping_add(step);
+        let found = if nodes.get(g as usize).is_some_and(|n| n.name == name) {
+            Some(g)
         } else {
             self.ids.get(name).copied()
         };
         if let Some(i) = found {
-            guess.set(i);
+            lane.set((i, i.wrapping_sub(last)));
         }
         found
     }
@@ -212,42 +225,62 @@ pub(crate) fn concat(parts: &[&str]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::cell::Cell;
-
-    use super::check_nodes;
+    use super::{check_nodes, Guess};
 
     fn names(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
     }
 
     #[test]
-    fn a_guess_is_used_only_when_its_name_matches() {
-        let (hosts, routers) = (names(&["h0", "h1", "h2", "h3"]), names(&["r0"]));
+    fn a_guess_finds_every_name_whether_it_is_right_or_wrong() {
+        let hosts: Vec<String> = (0..8).map(|i| format!("h{i}")).collect();
+        let routers = names(&["r0", "r1"]);
         let (nodes, ids) = check_nodes(&hosts, &routers).unwrap();
-        let guess = Cell::new(0);
-        // In order: the guess's successor, each found where it is.
-        for (i, n) in ["h0", "h1", "h2", "h3", "r0"].iter().enumerate() {
-            assert_eq!(ids.find(&nodes, n, &guess), Some(i as u32));
-            assert_eq!(guess.get(), i as u32);
-        }
-        // Out of order, repeated, backwards: a wrong guess falls back to the names.
+        let find = |guess: &Guess, n: &str| ids.find(&nodes, n, guess);
+        // Alternating lanes: senders every other host, then a router.
+        let g = Guess::default();
         for (n, i) in [
-            ("h1", 1),
-            ("h1", 1),
             ("h0", 0),
-            ("r0", 4),
+            ("r1", 9),
             ("h2", 2),
-            ("h3", 3),
+            ("r1", 9),
+            ("h4", 4),
+            ("r1", 9),
         ] {
-            assert_eq!(ids.find(&nodes, n, &guess), Some(i));
-            assert_eq!(guess.get(), i);
+            assert_eq!(find(&g, n), Some(i), "{n}");
         }
-        // An unknown name is not found and leaves the guess alone.
-        assert_eq!(ids.find(&nodes, "h4", &guess), None);
-        assert_eq!(guess.get(), 3);
-        // A guess past the end is harmless.
-        let far = Cell::new(9);
-        assert_eq!(ids.find(&nodes, "h2", &far), Some(2));
+        // Each lane now predicts its next: h6 (stride 2) and r1 (stride 0).
+        assert_eq!(g.lanes[0].get(), (4, 2));
+        assert_eq!(g.lanes[1].get(), (9, 0));
+        // A prediction that is wrong (h7 where h6 was predicted) still finds
+        // the name, and so does an unknown one not: it leaves the lane alone.
+        assert_eq!(find(&g, "h7"), Some(7));
+        assert_eq!(find(&g, "r0"), Some(8));
+        assert_eq!(find(&g, "x"), None);
+        assert_eq!(g.lanes[0].get(), (7, 3));
+        // Backwards, and a prediction past the end.
+        let g = Guess::default();
+        for (n, i) in [
+            ("h7", 7),
+            ("h7", 7),
+            ("h5", 5),
+            ("h5", 5),
+            ("h3", 3),
+            ("r1", 9),
+            ("h1", 1),
+        ] {
+            assert_eq!(find(&g, n), Some(i), "{n}");
+        }
+        for (n, i) in [
+            ("r0", 8),
+            ("r1", 9),
+            ("h0", 0),
+            ("r1", 9),
+            ("r1", 9),
+            ("h0", 0),
+        ] {
+            assert_eq!(find(&g, n), Some(i), "{n}");
+        }
     }
 
     #[test]

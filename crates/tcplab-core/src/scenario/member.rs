@@ -3,7 +3,9 @@
 //! its ends, its path (routable both ways, through routers only), its
 //! times, its application, and for TCP its resolved configuration.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
+
+use super::checks::Guess;
 
 use super::tcp_group;
 use super::validate::{AppPlan, FlowPlan, LinkEntryPlan, LinkPlan, NodePlan};
@@ -54,7 +56,7 @@ pub(super) fn member_path<T>(entry: &str, field: &str, v: &OneOrMany<T>, k: usiz
 /// Looks a node up by name, trying a guess first (see
 /// [`NodeIds::find`](super::checks::NodeIds::find)); the closure gives the
 /// field's path for a message.
-pub(super) type FindNode<'a> = dyn Fn(&str, &Cell<u32>, &dyn Fn() -> String) -> Result<u32> + 'a;
+pub(super) type FindNode<'a> = dyn Fn(&str, &Guess, &dyn Fn() -> String) -> Result<u32> + 'a;
 
 /// What checking one flow needs from the rest of the plan.
 pub(super) struct MemberCtx<'a> {
@@ -68,7 +70,7 @@ pub(super) struct MemberCtx<'a> {
     pub(super) nodes: &'a [NodePlan],
     pub(super) find_node: &'a FindNode<'a>,
     /// The guesses for `src` and `dst`, kept from member to member.
-    pub(super) guesses: &'a [Cell<u32>; 2],
+    pub(super) guesses: &'a [Guess; 2],
     /// A group's resolved TCP member for the next ones to copy (see
     /// [`tcp_group::TcpProto`]), or `None` for a flow resolved on its own.
     pub(super) tcp_proto: Option<&'a RefCell<Option<tcp_group::TcpProto>>>,

@@ -5,11 +5,11 @@
 //! refused here with the path of its field; the world builds what the plan
 //! says and checks nothing itself.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 
 use rustc_hash::FxHashMap;
 
-use super::checks::{check_name, check_nodes, check_pcap, check_probes, check_top_level};
+use super::checks::{check_name, check_nodes, check_pcap, check_probes, check_top_level, Guess};
 use super::member::{member, member_path, members, MemberCtx};
 use super::reception;
 use super::resolve::TcpPlan;
@@ -104,7 +104,7 @@ pub fn plan(scenario: &Scenario, custom: CustomCc<'_>) -> Result<Plan> {
 pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
     let budget = check_top_level(&mut sc)?;
     let (mut nodes, node_ids) = check_nodes(&sc.hosts, &sc.routers)?;
-    let find_node = |name: &str, guess: &Cell<u32>, path: &dyn Fn() -> String| -> Result<u32> {
+    let find_node = |name: &str, guess: &Guess, path: &dyn Fn() -> String| -> Result<u32> {
         node_ids.find(&nodes, name, guess).ok_or_else(|| {
             Error::invalid_allowed(
                 path(),
@@ -151,7 +151,7 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
                 "68 to 65535 bytes",
             ));
         }
-        let (guess_a, guess_b) = (Cell::new(0), Cell::new(0));
+        let (guess_a, guess_b) = (Guess::default(), Guess::default());
         for k in 0..n {
             let (a_name, b_name) = (l.a.get(k), l.b.get(k));
             let a = find_node(a_name, &guess_a, &|| member_path(&entry, "a", &l.a, k))?;
@@ -230,7 +230,7 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
     let is_host: Vec<bool> = nodes.iter().map(|n| n.is_host).collect();
     let mut tables = route::shortest_paths(&adj, &is_host);
     for (i, r) in sc.routes.iter().enumerate() {
-        let guess = Cell::new(0);
+        let guess = Guess::default();
         let at = find_node(&r.node, &guess, &|| format!("routes[{i}].node"))?;
         let to = find_node(&r.to, &guess, &|| format!("routes[{i}].to"))?;
         let next = find_node(&r.next, &guess, &|| format!("routes[{i}].next"))?;
@@ -303,7 +303,7 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
         // A workload becomes a group of transfers, one per arrival.
         let expanded = if poisson {
             let bottleneck = |a: &str, b: &str| -> Result<u64> {
-                let guess = Cell::new(0);
+                let guess = Guess::default();
                 let s = find_node(a, &guess, &|| p("src"))?;
                 let d = find_node(b, &guess, &|| p("dst"))?;
                 let mut c = u64::MAX;
@@ -363,7 +363,7 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
         }
         let mut m = f.clone();
         let mut first_mss = None;
-        let guesses = [Cell::new(0), Cell::new(0)];
+        let guesses = [Guess::default(), Guess::default()];
         let tcp_proto = RefCell::new(None);
         for k in 0..n {
             let flow = flows.len();
