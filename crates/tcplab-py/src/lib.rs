@@ -155,8 +155,16 @@ impl Column {
     fn raw(&self) -> (usize, usize, &'static str) {
         let big = cfg!(target_endian = "big");
         match &self.data {
-            ColumnData::U64(v) => (v.as_ptr() as usize, v.len(), if big { ">u8" } else { "<u8" }),
-            ColumnData::F64(v) => (v.as_ptr() as usize, v.len(), if big { ">f8" } else { "<f8" }),
+            ColumnData::U64(v) => (
+                v.as_ptr() as usize,
+                v.len(),
+                if big { ">u8" } else { "<u8" },
+            ),
+            ColumnData::F64(v) => (
+                v.as_ptr() as usize,
+                v.len(),
+                if big { ">f8" } else { "<f8" },
+            ),
             ColumnData::Str(_) => unreachable!("text columns cross as str"),
         }
     }

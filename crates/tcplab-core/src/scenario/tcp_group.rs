@@ -55,7 +55,6 @@ pub(super) struct TcpProto {
 /// The plan of member `f` of a group (its `start` and `mss` set for it),
 /// copied from `proto` when that fits and resolved otherwise; a resolved
 /// plan becomes the group's `proto`. Without `proto`, as [`resolve::tcp`].
-#[allow(clippy::too_many_arguments)]
 pub(super) fn tcp_member(
     proto: Option<&RefCell<Option<TcpProto>>>,
     flow: usize,
