@@ -252,8 +252,8 @@ mod tests {
         // Each lane now predicts its next: h6 (stride 2) and r1 (stride 0).
         assert_eq!(g.lanes[0].get(), (4, 2));
         assert_eq!(g.lanes[1].get(), (9, 0));
-        // A prediction that is wrong (h7 where h6 was predicted) still finds
-        // the name, and so does an unknown one not: it leaves the lane alone.
+        // A wrong prediction (h7 where h6 was predicted) still finds the
+        // name; an unknown name is not found and leaves its lane alone.
         assert_eq!(find(&g, "h7"), Some(7));
         assert_eq!(find(&g, "r0"), Some(8));
         assert_eq!(find(&g, "x"), None);

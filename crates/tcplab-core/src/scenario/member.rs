@@ -6,7 +6,6 @@
 use std::cell::RefCell;
 
 use super::checks::Guess;
-
 use super::tcp_group;
 use super::validate::{AppPlan, FlowPlan, LinkEntryPlan, LinkPlan, NodePlan};
 use super::{FlowKind, FlowSpec, OneOrMany, TraceSpec};
