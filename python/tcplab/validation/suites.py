@@ -99,10 +99,12 @@ OPEN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
         "with delayed ACKs or an ACK per segment (3.78 goodput at PER 0.01 per segment): "
         "above win_thresh (15 segments) it runs at alpha 10 and beta 1/8 where TCP-Linux's "
         "(Illinois's first release, 2.6.22) stays Reno-like: its goodput is within 8% of "
-        "TCP-Linux reno's at every PER (0.33 against 0.36 Mb/s at 0.01). Illinois does that "
-        "when it gets no RTT samples (alpha and beta are then never recomputed above "
-        "win_thresh); suspected, not verified in ns-2's source: ns-2.35's TCP-Linux does "
-        "not feed 2.6.22's RTT-stamp modules their samples."),
+        "TCP-Linux reno's at every PER (0.33 against 0.36 Mb/s at 0.01). Not for want of "
+        "RTT samples, as once suspected: ns-2.35's tcp-linux.cc turns on its per-segment "
+        "send times for TCP_CONG_RTT_STAMP modules (bugfix_ts_) and hands Illinois's "
+        "pkts_acked the newest acknowledged segment's send time, so it gets RTTs in "
+        "microseconds, and alone on a 100-Mb/s path ns-2's Illinois cuts its window to "
+        "about 0.33 of cwnd where Reno halves it. The cause is not yet found."),
         frozenset(LOSSY | {"1 flow", "4 flows"})),
     ("variant", "scalable"): ((
         "Open: 1.3-1.7 with delayed ACKs, 1.15 with an ACK per segment (PER 0.01): part is "
