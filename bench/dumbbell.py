@@ -14,6 +14,12 @@ N = 10 (issue 8's target: at most 2), with the range over the rounds.
 
     python bench/dumbbell.py [--flows 1,10,100,1000,10000] [--duration 30] [--repeat 5]
     python bench/dumbbell.py --flows 10000,1000000 --repeat 1 --phases   # issue 17's targets
+
+`--check-only N` checks and builds the N-flow scenario without running it
+(what `tcplab check` does), for counting the check's instructions:
+
+    valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*plan_owned*' \
+        python bench/dumbbell.py --check-only 100000
 """
 
 from __future__ import annotations
@@ -60,6 +66,16 @@ def child(n: int, duration: float) -> None:
     }))
 
 
+def check_only(n: int) -> None:
+    from tcp import dumbbell  # bench/tcp.py, beside this file
+    from tcplab import _core
+
+    sc = dumbbell(n, mss=1448, rcv_buf="1MiB").scenario(duration="30s", seed=1)
+    t0 = time.perf_counter()
+    _core.check_json(sc.to_json())
+    print(json.dumps({"n": n, "check_and_build_s": time.perf_counter() - t0}))
+
+
 def ns_per_packet(run: dict) -> float:
     return run["core_s"] / run["packets"] * 1e9
 
@@ -71,8 +87,13 @@ def main() -> None:
     p.add_argument("--repeat", type=int, default=5, help="runs per N (fresh processes)")
     p.add_argument("--phases", action="store_true",
                    help="also print where the whole call's time went (parse, check, build, ...)")
+    p.add_argument("--check-only", type=int, metavar="N",
+                   help="only check and build the N-flow scenario (for callgrind)")
     p.add_argument("--child", type=int, help=argparse.SUPPRESS)
     a = p.parse_args()
+    if a.check_only is not None:
+        check_only(a.check_only)
+        return
     if a.child is not None:
         child(a.child, a.duration)
         return
