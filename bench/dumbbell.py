@@ -72,7 +72,7 @@ def check_only(n: int) -> None:
 
     sc = dumbbell(n, mss=1448, rcv_buf="1MiB").scenario(duration="30s", seed=1)
     t0 = time.perf_counter()
-    _core.check_json(sc.to_json())
+    _core.check_json(sc.data)
     print(json.dumps({"n": n, "check_and_build_s": time.perf_counter() - t0}))
 
 

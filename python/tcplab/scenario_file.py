@@ -113,7 +113,7 @@ class Scenario:
     def check(self) -> dict[str, Any]:
         """Check the scenario without running it; return it with every default filled in."""
         try:
-            return json.loads(_core.check_json(self.to_json(), self._controllers()))
+            return json.loads(_core.check_json(self.data, self._controllers()))
         except ScenarioError as e:
             raise self._located(e) from None
 
@@ -151,7 +151,8 @@ class Scenario:
         if any(v is not None for v in given.values()):
             return self.replace(**given).run()
         try:
-            out = _core.run_json(self.to_json(), self._controllers())
+            # The core reads the data directly (JSON text when it is not plain).
+            out = _core.run_json(self.data, self._controllers())
         except ScenarioError as e:
             raise self._located(e) from None
         return Results(out)

@@ -263,7 +263,7 @@ def _specs(study: Study, quick: bool, traces: str | Path | None = None) -> list[
                             if k != "duration" or "duration" not in panel.fixed:
                                 kw[k] = q
                     data = fn(**kw).to_dict()
-                    resolved = json.loads(_core.check_json(json.dumps(data)))
+                    resolved = json.loads(_core.check_json(data))
                     params = {"panel": panel.name, panel.hue: h, panel.x: v}
                     # The panel is part of the key: two panels may share a
                     # configuration, and each keeps its own rows.

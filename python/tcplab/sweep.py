@@ -255,14 +255,9 @@ def _resolve(data: dict[str, Any], python: bool) -> dict[str, Any]:
 
             data = pinned_spec(data)  # a python cc set by the grid gets its source hash
             controllers = controllers_for(data) or None
-        text = _scenario_json(data)
-        return json.loads(_core.check_json(text, controllers))
+        return json.loads(_core.check_json(data, controllers))
     except ScenarioError:
         return _plain_or_raw(data)
-
-
-def _scenario_json(data: dict[str, Any]) -> str:
-    return json.dumps(_plain(data), allow_nan=False)
 
 
 def _plain_or_raw(data: dict[str, Any]) -> dict[str, Any]:

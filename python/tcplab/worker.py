@@ -15,7 +15,6 @@ import time
 from typing import Any
 
 from tcplab import _core
-from tcplab.scenario import scenario_json
 from tcplab.store import build_id
 
 #: Set to a file path to have every executed run append its key there (used
@@ -62,7 +61,7 @@ def execute(payload: dict[str, Any]) -> dict[str, Any]:
             controllers = controllers_for(scenario) or None
         from tcplab.results import Results
 
-        raw = Results(_core.run_json(scenario_json(scenario), controllers)).raw
+        raw = Results(_core.run_json(scenario, controllers)).raw
         keep = payload.get("metrics")
         if keep:
             base = ["flow", "kind", "src", "dst", "cc"]

@@ -2,9 +2,10 @@
 //! `tcplab._core`: the thin PyO3 layer over tcplab-core.
 //!
 //! It converts, maps errors and releases the GIL; nothing else. A scenario
-//! arrives as JSON text (the plain data the Python builders and TOML files
-//! produce), runs to completion with the GIL released, and comes back as
-//! typed columns (u64 or f64 values that numpy reads in place, NUL-joined
+//! arrives as the plain data the Python builders and TOML files produce,
+//! read straight from the Python objects (`pyde`) or, when they are not
+//! plain, as JSON text. It runs to completion with the GIL released and
+//! comes back as typed columns (u64 or f64 values that numpy reads in place, NUL-joined
 //! strings) with a small JSON part (summary, timing, pcap files). Core
 //! errors become the exception classes of `tcplab.errors`, with their
 //! `path`, `problem` and `allowed` attributes; a Rust panic becomes
@@ -16,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 mod pycc;
+mod pyde;
 
 use pycc::ErrorSlot;
 use pyo3::prelude::*;
@@ -199,7 +201,52 @@ impl Column {
     }
 }
 
-/// Parses, checks, builds and runs a scenario given as JSON text. Returns a
+/// A scenario as it crosses into the core: JSON text still to parse, or
+/// already read from Python's plain data (with the seconds that took).
+enum Input {
+    Text(String),
+    Read(Box<tcplab_core::Scenario>, f64),
+}
+
+impl Input {
+    /// `scenario`: JSON text, or the scenario's data as a dict. A dict of
+    /// plain data is read directly ([`pyde`]); any other dict, or one the
+    /// scenario refuses, goes through `tcplab.scenario_io.scenario_json`
+    /// and the JSON parser, which convert what they can and word the errors.
+    fn new(py: Python<'_>, scenario: &Bound<'_, PyAny>) -> PyResult<Input> {
+        if let Ok(text) = scenario.cast::<PyString>() {
+            return Ok(Input::Text(text.to_str()?.to_owned()));
+        }
+        let t = Instant::now();
+        let read = catch_unwind(AssertUnwindSafe(|| {
+            pyde::from_py::<tcplab_core::Scenario>(scenario)
+        }));
+        if let Ok(Some(sc)) = read {
+            return Ok(Input::Read(Box::new(sc), t.elapsed().as_secs_f64()));
+        }
+        let text = py
+            .import("tcplab.scenario_io")?
+            .call_method1("scenario_json", (scenario,))?;
+        Ok(Input::Text(text.extract()?))
+    }
+
+    /// The scenario, and the seconds its parsing took. Run with the GIL
+    /// released.
+    fn scenario(self) -> Result<(tcplab_core::Scenario, f64), Error> {
+        match self {
+            Input::Text(text) => {
+                let t = Instant::now();
+                let sc = tcplab_core::Scenario::from_json(&text)?;
+                drop(text);
+                Ok((sc, t.elapsed().as_secs_f64()))
+            }
+            Input::Read(sc, seconds) => Ok((*sc, seconds)),
+        }
+    }
+}
+
+/// Parses, checks, builds and runs a scenario given as JSON text or as its
+/// plain data (a dict; see [`Input::new`]). Returns a
 /// dict: `tables` (per table, its columns: `("u8", Column)` or `("f8",
 /// Column)`, or `("str", text)`, the values joined with NUL),
 /// `small` (the summary, timing and pcap files as JSON text), `scenario`
@@ -210,10 +257,10 @@ impl Column {
 #[pyo3(signature = (scenario, custom=None))]
 fn run_json<'py>(
     py: Python<'py>,
-    scenario: &str,
+    scenario: &Bound<'py, PyAny>,
     custom: Option<HashMap<usize, Py<PyAny>>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let text = scenario.to_owned();
+    let input = Input::new(py, scenario)?;
     let error: pycc::ErrorSlot = Arc::new(Mutex::new(None));
     let mut ccs = HashMap::new();
     for (i, obj) in custom.unwrap_or_default() {
@@ -223,10 +270,7 @@ fn run_json<'py>(
     let raised = signal.clone();
     let cc_error = error.clone();
     let result = guarded(py, move || {
-        let t = Instant::now();
-        let sc = tcplab_core::Scenario::from_json(&text)?;
-        drop(text);
-        let parse = t.elapsed().as_secs_f64();
+        let (sc, parse) = input.scenario()?;
         let mut supply = |i: usize| {
             ccs.remove(&i)
                 .map(|c| Box::new(c) as Box<dyn tcplab_core::cc::CongestionControl>)
@@ -308,17 +352,17 @@ fn le_bytes<T: Copy>(py: Python<'_>, xs: &[T], f: fn(T) -> [u8; 8]) -> PyResult<
 #[pyo3(signature = (scenario, custom=None))]
 fn check_json(
     py: Python<'_>,
-    scenario: &str,
+    scenario: &Bound<'_, PyAny>,
     custom: Option<HashMap<usize, Py<PyAny>>>,
 ) -> PyResult<String> {
-    let text = scenario.to_owned();
+    let input = Input::new(py, scenario)?;
     let error: pycc::ErrorSlot = Arc::new(Mutex::new(None));
     let mut ccs = HashMap::new();
     for (i, obj) in custom.unwrap_or_default() {
         ccs.insert(i, pycc::PyCc::new(py, obj, error.clone())?);
     }
     guarded(py, move || {
-        let sc = tcplab_core::Scenario::from_json(&text)?;
+        let (sc, _) = input.scenario()?;
         let mut supply = |i: usize| {
             ccs.remove(&i)
                 .map(|c| Box::new(c) as Box<dyn tcplab_core::cc::CongestionControl>)
