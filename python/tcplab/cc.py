@@ -56,10 +56,13 @@ class Vegas(Variant):
             deviations); the paper and inet profiles) or ``"rfc6298"``
             (SRTT + 4 RTTVAR; the ns2 profile).
         rounds: how a round measures Diff: ``"paper"`` (the smallest RTT of
-            the round, Diff = cwnd (RTT - BaseRTT) / RTT) or ``"ns2"``
+            the round, Diff = cwnd (RTT - BaseRTT) / RTT), ``"ns2"``
             (ns-2.35's: the mean of per-ACK RTT samples, Expected from the
             outstanding segments plus one, Diff rounded; its slow-start exit;
-            the ns2 profile). See docs/variants.md.
+            the ns2 profile) or ``"linux"`` (Linux's tcp_vegas.c: Diff =
+            cwnd (RTT - BaseRTT) / BaseRTT in whole segments, Reno's growth
+            in rounds of two samples or fewer, ordinary slow start; the
+            linux profile). See docs/variants.md.
     """
 
     name = "vegas"

@@ -164,14 +164,18 @@ class Lp(Variant):
 
     Args:
         threshold_percent: the delay threshold within [min, max] (15);
-        inference_rtts: the inference time in RTTs (3).
+        inference_rtts: the inference time in RTTs (3);
+        delay: ``"timestamps"`` (Linux's one-way delay from TCP timestamps,
+            the remote clock's rate estimated; the linux and ns3 profiles)
+            or ``"rtt"`` (the RTT sample; the other profiles).
     """
 
     name = "lp"
 
     def __init__(self, *, threshold_percent: int | None = None,
-                 inference_rtts: int | None = None) -> None:
-        super().__init__(threshold_percent=threshold_percent, inference_rtts=inference_rtts)
+                 inference_rtts: int | None = None, delay: str | None = None) -> None:
+        super().__init__(threshold_percent=threshold_percent, inference_rtts=inference_rtts,
+                         delay=delay)
 
 
 class Ledbat(Variant):

@@ -24,14 +24,15 @@
 //! - A loss sets ssthresh to half the window (Linux's `tcp_reno_ssthresh`:
 //!   max(cwnd / 2, 2) segments).
 //!
+//! The delay ([`LpDelay`]): Linux's, from the ACK's TCP timestamps in
+//! millisecond ticks with the remote clock's rate estimated from them, in
+//! Linux's 32-bit arithmetic (the linux and ns3 profiles); or the ACK's
+//! RTT sample in microseconds (the other profiles, whose flows have no
+//! timestamps by default), with the inference time 3 x that sample.
+//!
 //! Deviations from Linux:
-//! - Linux estimates the one-way delay from TCP timestamps (the remote
-//!   clock's rate estimated from `rcv_tsval`, against the echoed
-//!   `rcv_tsecr`). tcplab's ACKs carry no timestamp echoes, so the delay
-//!   measure is the ACK's RTT sample, in whole microseconds: the forward
-//!   queue shows in it just the same, but so does a queue on the reverse
-//!   path. The inference time is 3 x that sample (Linux: 3 x (now -
-//!   tsecr), the same RTT measured through timestamps).
+//! - tcplab's TSval has no random per-connection offset (Linux's since
+//!   4.10), as ns-2's and ns-3's.
 //! - Linux cuts cwnd inside `pkts_acked`; tcplab's `on_ack_sample` may not
 //!   touch cwnd, so the cut is applied at the start of the same ACK's
 //!   `increase_window` (before the growth, as in Linux). An indication on
@@ -40,7 +41,7 @@
 //! - No undo (tcplab has no DSACK undo).
 //!
 //! The paper's own implementation (a patched 2.4 kernel) is not modelled
-//! apart from this; every profile runs the form above.
+//! apart from this.
 
 use serde::{Deserialize, Serialize};
 
@@ -57,6 +58,38 @@ pub struct LpConfig {
     /// The inference time in RTTs: 3, Linux's `inference = 3 * (now -
     /// tsecr)`.
     pub inference_rtts: u32,
+    /// The delay watched ([`LpDelay`]): "timestamps" (Linux's; the linux
+    /// and ns3 profiles) or "rtt" (the other profiles, whose flows have
+    /// no timestamps by default).
+    pub delay: LpDelay,
+}
+
+/// Where TCP-LP's delay comes from.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LpDelay {
+    /// Linux's `tcp_lp_owd_calculator`: from the ACK's TCP timestamps in
+    /// millisecond ticks, the remote clock's rate estimated from them,
+    /// in Linux's 32-bit arithmetic. Without timestamps there is no
+    /// delay, and TCP-LP grows as Reno.
+    #[default]
+    Timestamps,
+    /// The ACK's RTT sample in microseconds.
+    Rtt,
+}
+
+crate::deserialize_names!(LpDelay {
+    "timestamps" => LpDelay::Timestamps,
+    "rtt" => LpDelay::Rtt,
+});
+
+/// Linux's timestamp clock (TCP_TS_HZ), also TCP-LP's resolution
+/// (LP_RESOL).
+const TS_HZ: u32 = 1000;
+
+/// A time in Linux's timestamp ticks (milliseconds, 32 bits).
+fn ticks(ns: u64) -> u32 {
+    (ns / 1_000_000) as u32
 }
 
 impl LpConfig {
@@ -64,6 +97,14 @@ impl LpConfig {
         LpConfig {
             threshold_percent: 15,
             inference_rtts: 3,
+            delay: LpDelay::Timestamps,
+        }
+    }
+    /// The delay from RTT samples, for flows without timestamps.
+    pub fn rtt() -> Self {
+        LpConfig {
+            delay: LpDelay::Rtt,
+            ..Self::linux()
         }
     }
 
@@ -82,6 +123,7 @@ impl LpConfig {
 }
 
 /// Linux's flag bits, as its debug output shows them.
+pub const LP_VALID_RHZ: u32 = 1 << 0;
 pub const LP_VALID_OWD: u32 = 1 << 1;
 pub const LP_WITHIN_THR: u32 = 1 << 3;
 pub const LP_WITHIN_INF: u32 = 1 << 4;
@@ -99,16 +141,24 @@ pub struct Lp {
     abc: bool,
     /// Linux's flag word (LP_VALID_OWD | LP_WITHIN_THR | LP_WITHIN_INF).
     pub flag: u32,
-    /// Smoothed delay x 8, microseconds.
-    pub sowd: u64,
-    /// Delay bounds, microseconds (u32 as Linux's; owd_min starts at
-    /// u32::MAX, owd_max at 0).
+    /// Smoothed delay x 8, in the delay's unit (timestamp ticks or
+    /// microseconds), u32 as Linux's.
+    pub sowd: u32,
+    /// Delay bounds (owd_min starts at u32::MAX, owd_max at 0).
     pub owd_min: u32,
     pub owd_max: u32,
     owd_max_rsv: u32,
     /// The last early indication.
     last_drop: Option<SimTime>,
     inference: SimDuration,
+    /// With timestamps: the remote clock's estimated rate (Hz), the last
+    /// ACK's TSval and TSecr (ticks), and the last indication and the
+    /// inference time in ticks, as Linux keeps them.
+    remote_hz: u32,
+    remote_ref: u32,
+    local_ref: u32,
+    last_drop_ticks: u32,
+    inference_ticks: u32,
     /// A cut decided on this ACK, for `increase_window`.
     pending: Option<Cut>,
 }
@@ -125,11 +175,17 @@ impl Lp {
             owd_max_rsv: 0,
             last_drop: None,
             inference: SimDuration::ZERO,
+            remote_hz: 0,
+            remote_ref: 0,
+            local_ref: 0,
+            last_drop_ticks: 0,
+            inference_ticks: 0,
             pending: None,
         }
     }
 
-    /// One delay sample (Linux's `tcp_lp_rtt_sample`), microseconds > 0.
+    /// One delay sample > 0 (Linux's `tcp_lp_rtt_sample`, its sums
+    /// wrapping at 32 bits as Linux's).
     fn sample(&mut self, d: u32) {
         self.owd_min = self.owd_min.min(d);
         if d > self.owd_max {
@@ -145,18 +201,96 @@ impl Lp {
             }
         }
         self.sowd = if self.sowd == 0 {
-            (d as u64) << 3
+            d.wrapping_shl(3)
         } else {
-            self.sowd - (self.sowd >> 3) + d as u64
+            self.sowd.wrapping_sub(self.sowd >> 3).wrapping_add(d)
         };
     }
 
     /// The smoothed delay is below the threshold (Linux's u32 arithmetic:
     /// before any sample the span wraps to 1).
     fn within_threshold(&self) -> bool {
-        let span = self.owd_max.wrapping_sub(self.owd_min) as u64;
-        let thr = self.owd_min as u64 + self.cfg.threshold_percent as u64 * span / 100;
+        let span = self.owd_max.wrapping_sub(self.owd_min);
+        let thr = self
+            .owd_min
+            .wrapping_add(self.cfg.threshold_percent.wrapping_mul(span) / 100);
         (self.sowd >> 3) < thr
+    }
+
+    /// Linux's `tcp_lp_remote_hz_estimator` and `tcp_lp_owd_calculator`
+    /// on an ACK's TSval and TSecr (ticks): the delay, if valid. The
+    /// remote rate is m = 1000 (TSval - last TSval) / (TSecr - last TSecr)
+    /// smoothed by 1/64; the delay is TSval (1000 / rate) - TSecr, whole
+    /// numbers in 32 bits: with the rate estimated above 1000 Hz the factor
+    /// is 0 and the "delay" is TSecr's wrapped negative, as in Linux.
+    fn timestamp_owd(&mut self, tsval: u32, tsecr: u32) -> Option<u32> {
+        let mut rhz = (self.remote_hz as i64) << 6;
+        if self.remote_ref != 0
+            && self.local_ref != 0
+            && tsval != self.remote_ref
+            && tsecr != self.local_ref
+        {
+            let m = TS_HZ.wrapping_mul(tsval.wrapping_sub(self.remote_ref))
+                / tsecr.wrapping_sub(self.local_ref);
+            let m = m as i64;
+            if rhz > 0 {
+                rhz += m - (rhz >> 6);
+            } else {
+                rhz = m << 6;
+            }
+        }
+        self.remote_ref = tsval;
+        self.local_ref = tsecr;
+        self.remote_hz = (rhz >> 6) as u32;
+        let mut owd = 0;
+        if let Some(factor) = TS_HZ.checked_div(self.remote_hz) {
+            self.flag |= LP_VALID_RHZ;
+            owd = tsval.wrapping_mul(factor).wrapping_sub(tsecr);
+        } else {
+            self.flag &= !LP_VALID_RHZ;
+        }
+        if owd > 0 {
+            self.flag |= LP_VALID_OWD;
+            (self.flag & LP_VALID_RHZ != 0).then_some(owd)
+        } else {
+            self.flag &= !LP_VALID_OWD;
+            None
+        }
+    }
+
+    /// The delay from timestamps ([`LpDelay::Timestamps`]); whether this
+    /// ACK is within the inference time.
+    fn timestamps(&mut self, now: SimTime, ack: &Ack) -> bool {
+        // Without timestamps Linux's rx_opt stays zero.
+        let (tsval, tsecr) = ack.ts.map_or((0, 0), |(v, e)| (ticks(v), ticks(e)));
+        let now = ticks(now.as_nanos());
+        if ack.rtt.is_some() {
+            if let Some(d) = self.timestamp_owd(tsval, tsecr) {
+                self.sample(d);
+            }
+        }
+        let delta = now.wrapping_sub(tsecr);
+        if (delta as i32) > 0 {
+            self.inference_ticks = self.cfg.inference_rtts.wrapping_mul(delta);
+        }
+        self.last_drop_ticks != 0 && now.wrapping_sub(self.last_drop_ticks) < self.inference_ticks
+    }
+
+    /// The delay from RTT samples ([`LpDelay::Rtt`]); whether this ACK is
+    /// within the inference time.
+    fn rtt(&mut self, now: SimTime, ack: &Ack) -> bool {
+        if let Some(r) = ack.rtt {
+            let us = (r.as_nanos() / 1000).min(u32::MAX as u64) as u32;
+            if us > 0 {
+                self.flag |= LP_VALID_OWD;
+                self.sample(us);
+            } else {
+                self.flag &= !LP_VALID_OWD;
+            }
+            self.inference = SimDuration::from_nanos(r.as_nanos() * self.cfg.inference_rtts as u64);
+        }
+        self.last_drop
+            .is_some_and(|t| now.as_nanos() - t.as_nanos() < self.inference.as_nanos())
     }
 }
 
@@ -171,19 +305,10 @@ impl CongestionControl for Lp {
     fn on_ack_sample(&mut self, tcb: &Tcb, ack: &Ack) {
         self.pending = None;
         let now = tcb.now.max(ack.now);
-        if let Some(r) = ack.rtt {
-            let us = (r.as_nanos() / 1000).min(u32::MAX as u64) as u32;
-            if us > 0 {
-                self.flag |= LP_VALID_OWD;
-                self.sample(us);
-            } else {
-                self.flag &= !LP_VALID_OWD;
-            }
-            self.inference = SimDuration::from_nanos(r.as_nanos() * self.cfg.inference_rtts as u64);
-        }
-        let within_inf = self
-            .last_drop
-            .is_some_and(|t| now.as_nanos() - t.as_nanos() < self.inference.as_nanos());
+        let within_inf = match self.cfg.delay {
+            LpDelay::Timestamps => self.timestamps(now, ack),
+            LpDelay::Rtt => self.rtt(now, ack),
+        };
         if within_inf {
             self.flag |= LP_WITHIN_INF;
         } else {
@@ -195,11 +320,12 @@ impl CongestionControl for Lp {
         }
         self.flag &= !LP_WITHIN_THR;
         // Early congestion: restart the bounds from the smoothed delay.
-        self.owd_min = (self.sowd >> 3).min(u32::MAX as u64) as u32;
-        self.owd_max = (self.sowd >> 2).min(u32::MAX as u64) as u32;
+        self.owd_min = self.sowd >> 3;
+        self.owd_max = self.sowd >> 2;
         self.owd_max_rsv = self.owd_max;
         self.pending = Some(if within_inf { Cut::One } else { Cut::Half });
         self.last_drop = Some(now);
+        self.last_drop_ticks = ticks(now.as_nanos());
     }
 
     fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack) {
@@ -219,23 +345,34 @@ impl CongestionControl for Lp {
 
     fn probes(&self) -> Vec<Probe> {
         vec![
-            Probe::new("owd", "s", "the smoothed delay (7/8 old + 1/8 new RTT sample)"),
+            Probe::new("owd", "s", "the smoothed delay (7/8 old + 1/8 new sample)"),
             Probe::new("owd_min", "s", "the smallest delay since the last early indication"),
             Probe::new("owd_max", "s", "the largest delay but one since the last early indication"),
             Probe::new(
+                "remote_hz",
+                "Hz",
+                "the remote timestamp clock's estimated rate (timestamps delay only)",
+            ),
+            Probe::new(
                 "flag",
                 "",
-                "Linux's flag word: 2 a valid delay, 8 within the threshold, 16 within the inference time",
+                "Linux's flag word: 1 a valid remote clock rate, 2 a valid delay, 8 within the threshold, 16 within the inference time",
             ),
         ]
     }
 
     fn probe(&self, name: &str) -> Option<f64> {
         let has = self.sowd > 0;
+        let unit = match self.cfg.delay {
+            LpDelay::Timestamps => 1e3,
+            LpDelay::Rtt => 1e6,
+        };
         match name {
-            "owd" => has.then(|| (self.sowd >> 3) as f64 / 1e6),
-            "owd_min" => has.then(|| self.owd_min as f64 / 1e6),
-            "owd_max" => has.then(|| self.owd_max as f64 / 1e6),
+            "owd" => has.then(|| (self.sowd >> 3) as f64 / unit),
+            "owd_min" => has.then(|| self.owd_min as f64 / unit),
+            "owd_max" => has.then(|| self.owd_max as f64 / unit),
+            "remote_hz" => (self.cfg.delay == LpDelay::Timestamps && self.remote_hz > 0)
+                .then_some(self.remote_hz as f64),
             "flag" => Some(self.flag as f64),
             _ => None,
         }
@@ -254,8 +391,87 @@ mod tests {
         SimDuration::from_millis(v)
     }
 
+    /// TCP-LP on RTT samples (the paper profile's form).
     fn lp(cwnd: u64) -> CcDriver<Lp> {
+        CcDriver::new(Lp::new(LpConfig::rtt(), false), MSS, cwnd)
+    }
+
+    /// TCP-LP on timestamps (Linux's form).
+    fn lp_ts(cwnd: u64) -> CcDriver<Lp> {
         CcDriver::new(Lp::new(LpConfig::linux(), false), MSS, cwnd)
+    }
+
+    /// An ACK of one segment at `now` ms carrying TSval `val` and TSecr
+    /// `ecr` (ms; None: no timestamps), with an RTT sample.
+    fn ts_ack(d: &mut CcDriver<Lp>, now: u64, ts: Option<(u64, u64)>) {
+        d.tcb.now = SimTime::from_nanos(now * 1_000_000);
+        let ack = Ack {
+            now: d.tcb.now,
+            bytes_acked: MSS,
+            segments_acked: 1,
+            is_dup: false,
+            rtt: Some(ms(now - ts.map_or(now - 100, |t| t.1))),
+            seg_rtt: None,
+            prior_in_flight: d.tcb.bytes_in_flight(),
+            ece: false,
+            ts: ts.map(|(v, e)| (v * 1_000_000, e * 1_000_000)),
+        };
+        d.tcb.snd_una += MSS;
+        d.tcb.snd_max = d.tcb.snd_max.max(d.tcb.snd_una);
+        d.cc.on_ack_sample(&d.tcb, &ack);
+        d.cc.increase_window(&mut d.tcb, &ack);
+    }
+
+    #[test]
+    fn with_timestamps_the_delay_is_tsval_minus_tsecr_once_the_remote_clock_is_estimated() {
+        let mut d = lp_ts(10);
+        // The first ACK only records the references: no rate, no delay.
+        ts_ack(&mut d, 200, Some((150, 100)));
+        assert_eq!((d.cc.flag, d.tcb.cwnd), (LP_WITHIN_THR, 11 * MSS));
+        // 10 ticks on both clocks: 1000 Hz, so the delay is 160 - 110 = 50
+        // ticks; the first delay is an early indication (50 is not below
+        // 50 + 15% of 0): halved to 5, then slow start's segment.
+        ts_ack(&mut d, 210, Some((160, 110)));
+        assert_eq!(d.cc.remote_hz, 1000);
+        assert_eq!((d.cc.owd_min, d.cc.owd_max, d.cc.sowd), (50, 100, 400));
+        assert_eq!(d.cc.flag, LP_VALID_RHZ | LP_VALID_OWD);
+        assert_eq!(d.tcb.cwnd, 6 * MSS);
+        assert_eq!(d.cc.probe("owd"), Some(0.05));
+    }
+
+    #[test]
+    fn a_remote_clock_estimated_above_1000_hz_wraps_the_delay_as_linux_does() {
+        let mut d = lp_ts(10);
+        ts_ack(&mut d, 200, Some((150, 100)));
+        ts_ack(&mut d, 210, Some((160, 110)));
+        // 11 ticks remote against 10 local: m = 1100, the rate 1000 +
+        // 100/64 = 1001 Hz, 1000 / 1001 = 0 in whole numbers, so the delay
+        // is 0 x 171 - 120, wrapped: 2^32 - 120. It becomes the maximum's
+        // reserve (the maximum takes the old reserve, 100), and sowd wraps
+        // too: 400 - 50 + 2^32 - 120 = 230 (28 ticks, within 50 + 15% of
+        // 50). 10 ms after the indication, within 3 x 100 ms: no growth.
+        ts_ack(&mut d, 220, Some((171, 120)));
+        assert_eq!(d.cc.remote_hz, 1001);
+        assert_eq!(
+            (d.cc.owd_max, d.cc.owd_max_rsv, d.cc.sowd),
+            (100, u32::MAX - 119, 230)
+        );
+        assert_eq!(
+            d.cc.flag,
+            LP_VALID_RHZ | LP_VALID_OWD | LP_WITHIN_THR | LP_WITHIN_INF
+        );
+        assert_eq!(d.tcb.cwnd, 6 * MSS);
+    }
+
+    #[test]
+    fn without_timestamps_linux_s_form_has_no_delay_and_grows_as_reno() {
+        let mut d = lp_ts(10);
+        for (i, now) in [200, 210, 220, 230].into_iter().enumerate() {
+            ts_ack(&mut d, now, None);
+            assert_eq!(d.tcb.cwnd, (11 + i as u64) * MSS);
+        }
+        assert_eq!(d.cc.flag, LP_WITHIN_THR);
+        assert_eq!(d.cc.probe("owd"), None);
     }
 
     #[test]
@@ -273,7 +489,7 @@ mod tests {
         assert_eq!((d.cc.owd_min, d.cc.owd_max), (100_000, 200_000));
         assert_eq!(d.cc.probe("owd"), Some(0.1));
         // Before any sample, Linux's u32 span wraps to 1: within threshold.
-        let mut fresh = Lp::new(LpConfig::linux(), false);
+        let mut fresh = Lp::new(LpConfig::rtt(), false);
         assert!(fresh.within_threshold());
         fresh.sample(5);
         assert!(!fresh.within_threshold());
@@ -367,6 +583,7 @@ mod tests {
             seg_rtt: None,
             prior_in_flight: 10 * MSS,
             ece: false,
+            ts: None,
         };
         d.cc.on_ack_sample(&d.tcb, &ack); // the first sample: an indication
         assert!(d.cc.pending.is_some());

@@ -34,6 +34,7 @@ pub mod reno;
 pub mod scalable;
 pub mod slow_start;
 pub mod vegas;
+pub mod vegas_linux;
 pub mod veno;
 pub mod westwood;
 pub mod yeah;
@@ -170,6 +171,9 @@ pub struct Ack {
     pub prior_in_flight: u64,
     /// The ACK echoes Congestion Experienced (ECE, with ECN agreed).
     pub ece: bool,
+    /// The ACK's TSval and TSecr (nanoseconds), with timestamps in use
+    /// (Linux's rx_opt.rcv_tsval and rcv_tsecr; TCP-LP reads them).
+    pub ts: Option<(u64, u64)>,
 }
 
 /// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation), as
@@ -436,6 +440,7 @@ pub(crate) mod testing {
                 seg_rtt: rtt,
                 prior_in_flight: self.tcb.bytes_in_flight(),
                 ece: false,
+                ts: None,
             };
             self.tcb.snd_una += ack.bytes_acked;
             self.tcb.snd_max = self.tcb.snd_max.max(self.tcb.snd_una);
@@ -457,6 +462,7 @@ pub(crate) mod testing {
                 seg_rtt: None,
                 prior_in_flight: self.tcb.bytes_in_flight(),
                 ece,
+                ts: None,
             };
             self.tcb.snd_una += ack.bytes_acked;
             self.cc.on_ack_sample(&self.tcb, &ack);
@@ -494,6 +500,7 @@ pub(crate) mod testing {
                 seg_rtt: None,
                 prior_in_flight: self.tcb.bytes_in_flight(),
                 ece: false,
+                ts: None,
             };
             self.cc.on_ack_sample(&self.tcb, &ack);
         }

@@ -444,6 +444,7 @@ mod tests {
             seg_rtt: None,
             prior_in_flight: flight * MSS,
             ece: false,
+            ts: None,
         };
         d.tcb.snd_una += a.bytes_acked;
         d.tcb.snd_max = d.tcb.snd_max.max(d.tcb.snd_una);

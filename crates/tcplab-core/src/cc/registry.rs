@@ -213,7 +213,8 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
         "tahoe" | "reno" | "newreno" | "sack" => Value::Object(Map::new()),
         "vegas" => to(&match profile {
             Profile::Paper => VegasConfig::paper(),
-            Profile::Linux | Profile::Ns3 => VegasConfig::linux(),
+            Profile::Linux => VegasConfig::linux(),
+            Profile::Ns3 => VegasConfig::ns3(),
             Profile::Ns2 => VegasConfig::ns2(),
             Profile::Inet => VegasConfig::inet(),
         }),
@@ -250,9 +251,14 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
         "illinois" => to(&IllinoisConfig::linux()),
         "htcp" => to(&HtcpConfig::linux()),
         "yeah" => to(&YeahConfig::linux()),
-        // Linux's form in every profile (ns-2's TCP-Linux runs Linux's
-        // module; ns-3 and INET have no TCP-LP).
-        "lp" => to(&LpConfig::linux()),
+        // Linux's form; its delay from timestamps where flows have them
+        // by default (the linux and ns3 profiles; ns-2's TCP-Linux runs
+        // Linux's module, ns-3's TcpLp is a port of it), else from RTT
+        // samples.
+        "lp" => to(&match profile {
+            Profile::Linux | Profile::Ns3 => LpConfig::linux(),
+            Profile::Paper | Profile::Ns2 | Profile::Inet => LpConfig::rtt(),
+        }),
         // Linux's module in every profile (no other tool has TCP-NV).
         "nv" => to(&NvConfig::linux()),
         // Linux's module in every profile (no other tool has CDG).

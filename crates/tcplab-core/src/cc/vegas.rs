@@ -36,6 +36,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::reno::Reno;
+use super::vegas_linux::LinuxRounds;
 use super::{reno_ssthresh, Ack, CongestionControl, LossCause, Probe, Tcb};
 use crate::time::SimDuration;
 
@@ -86,11 +87,17 @@ pub enum Rounds {
     /// (Diff < alpha) while cwnd is at most 3 segments above what is
     /// outstanding (2 above the outstanding plus one, as ns-2 counts).
     Ns2,
+    /// Linux's tcp_vegas.c ([`super::vegas_linux`]): every RTT sample
+    /// counts; Diff = cwnd (RTT - BaseRTT) / BaseRTT in whole segments;
+    /// a round of two samples or fewer grows as Reno; ordinary slow start;
+    /// off outside the Open state.
+    Linux,
 }
 
 crate::deserialize_names!(Rounds {
     "paper" => Rounds::Paper,
     "ns2" => Rounds::Ns2,
+    "linux" => Rounds::Linux,
 });
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -157,7 +164,17 @@ impl VegasConfig {
             ..Self::paper()
         }
     }
+    /// Linux's tcp_vegas.c (alpha 2, beta 4, gamma 1; its own rounds).
     pub fn linux() -> Self {
+        VegasConfig {
+            modified_slow_start: false,
+            rounds: Rounds::Linux,
+            ..Self::ns3()
+        }
+    }
+    /// ns-3's TcpVegas parameters (alpha 2, beta 4, gamma 1) on the
+    /// paper's rounds.
+    pub fn ns3() -> Self {
         VegasConfig {
             alpha: 2.0,
             beta: 4.0,
@@ -206,6 +223,8 @@ pub struct Vegas {
     /// sample of the ACK being processed (added after its decision), the
     /// round's start, snd_nxt at it, and the growth per ACK (segments).
     ns2: Ns2Round,
+    /// Linux's rounds ([`Rounds::Linux`]).
+    linux: LinuxRounds,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -245,6 +264,7 @@ impl Vegas {
                 decide: true,
                 ..Ns2Round::default()
             },
+            linux: LinuxRounds::default(),
         }
     }
 
@@ -354,7 +374,25 @@ impl CongestionControl for Vegas {
         "vegas"
     }
 
+    fn init(&mut self, tcb: &mut Tcb) {
+        if self.cfg.rounds == Rounds::Linux {
+            self.linux.init(tcb);
+        }
+    }
+
+    fn cwnd_event(&mut self, tcb: &mut Tcb, _ev: super::CwndEvent) {
+        if self.cfg.rounds == Rounds::Linux {
+            self.linux.init(tcb);
+        }
+    }
+
     fn on_ack_sample(&mut self, _tcb: &Tcb, ack: &Ack) {
+        if self.cfg.rounds == Rounds::Linux {
+            if let Some(r) = ack.rtt {
+                self.linux.sample(r);
+            }
+            return;
+        }
         if self.cfg.rounds == Rounds::Ns2 {
             // ns-2 samples every new ACK's newest segment (sent once) and
             // adds it after the ACK's decision; a sample of an ACK no
@@ -381,6 +419,12 @@ impl CongestionControl for Vegas {
             self.ns2_ack(tcb, ack.now);
             return;
         }
+        if self.cfg.rounds == Rounds::Linux {
+            let p = (self.cfg.alpha, self.cfg.beta, self.cfg.gamma);
+            self.linux.cong_avoid(tcb, ack, self.reno.abc, p);
+            self.diff = self.linux.diff as f64;
+            return;
+        }
         if tcb.snd_una >= self.round_end {
             if self.round_end > 0 {
                 self.incr = false;
@@ -400,6 +444,10 @@ impl CongestionControl for Vegas {
     }
 
     fn ssthresh(&mut self, tcb: &Tcb, cause: LossCause) -> u64 {
+        if self.cfg.rounds == Rounds::Linux {
+            // tcp_reno_ssthresh: half of cwnd, at least 2 segments.
+            return ((tcb.cwnd / tcb.mss) >> 1).max(2) * tcb.mss;
+        }
         if cause == LossCause::Timeout || self.cfg.loss_keep == 0.5 {
             return reno_ssthresh(tcb);
         }
@@ -414,9 +462,13 @@ impl CongestionControl for Vegas {
         keep.max(2) * tcb.mss
     }
 
-    fn on_state(&mut self, _tcb: &mut Tcb, _to: super::CaState) {
+    fn on_state(&mut self, tcb: &mut Tcb, to: super::CaState) {
         if self.cfg.rounds == Rounds::Ns2 {
             return; // ns-2's rounds run on through recoveries and timeouts
+        }
+        if self.cfg.rounds == Rounds::Linux {
+            self.linux.on_state(tcb, to);
+            return;
         }
         // A new round starts after any state change.
         self.round_end = 0;
@@ -438,6 +490,9 @@ impl CongestionControl for Vegas {
     fn probe(&self, name: &str) -> Option<f64> {
         match name {
             "diff" => Some(self.diff),
+            "base_rtt" if self.cfg.rounds == Rounds::Linux => {
+                self.linux.base().map(|d| d.as_secs_f64())
+            }
             "base_rtt" => self.base_rtt.map(|d| d.as_secs_f64()),
             _ => None,
         }
@@ -476,9 +531,9 @@ mod tests {
         assert_eq!(round(10, 125, VegasConfig::paper()).0, 10);
         // RTT 200: 10 * 100/200 = 5 > beta 3 -> -1.
         assert_eq!(round(10, 200, VegasConfig::paper()).0, 9);
-        // With Linux's alpha 2, beta 4, Diff 2 is still "hold"... and 1.67 grows:
+        // With ns-3's alpha 2, beta 4 (the paper's rounds), 1.67 grows:
         // RTT 120: 10 * 20/120 = 1.67 < 2 -> +1.
-        assert_eq!(round(10, 120, VegasConfig::linux()).0, 11);
+        assert_eq!(round(10, 120, VegasConfig::ns3()).0, 11);
     }
 
     #[test]

@@ -251,6 +251,7 @@ mod tests {
             seg_rtt: None,
             prior_in_flight: 0,
             ece: false,
+            ts: None,
         }
     }
 

@@ -295,7 +295,7 @@ impl Sender {
             self.c.delivered = sacked.saturating_sub(sacked_before).min(u32::MAX as u64) as u32;
             let new_sack = sacked > sacked_before;
             if self.recovery.counts_dupack(new_sack) {
-                self.dup_ack(now, out);
+                self.dup_ack(now, h, out);
             }
         }
         if self.c.rate.is_some() {
@@ -365,6 +365,7 @@ impl Sender {
             seg_rtt: c.fine.as_ref().and_then(|f| f.newest_sample),
             prior_in_flight,
             ece: c.ecn.echo,
+            ts: c.cfg.timestamps.then_some((h.ts_val, h.ts_ecr)),
         };
         c.cc.on_ack_sample(&c.tcb, &sample);
         // With a CWR state, an echo on an ACK of new data reduces before the
@@ -429,7 +430,7 @@ impl Sender {
         }
     }
 
-    fn dup_ack(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+    fn dup_ack(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
         let c = &mut self.c;
         c.dupacks += 1;
         let sample = Ack {
@@ -441,6 +442,7 @@ impl Sender {
             seg_rtt: None,
             prior_in_flight: c.tcb.bytes_in_flight(),
             ece: c.ecn.echo,
+            ts: c.cfg.timestamps.then_some((h.ts_val, h.ts_ecr)),
         };
         c.cc.on_ack_sample(&c.tcb, &sample);
         match c.tcb.ca_state {

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Vegas's rounds as Linux runs them (net/ipv4/tcp_vegas.c, as of Linux
+//! 6.x; the form of the "linux" profile, [`super::vegas::Rounds::Linux`]).
+//!
+//! Where it differs from the paper's form ([`super::vegas`]):
+//! - every RTT sample counts (Linux's `pkts_acked`, one per ACK that has
+//!   one), in microseconds plus one; RTT is the round's smallest;
+//! - a round ends at the first ACK beyond snd_nxt as it was when the round
+//!   began; with two samples or fewer in it (a delayed ACK per RTT), the
+//!   round behaves as Reno: one call of Reno's growth;
+//! - Diff = cwnd (RTT - BaseRTT) / BaseRTT, in whole segments (integer
+//!   division, as the kernel), against alpha, beta and gamma;
+//! - ordinary slow start (per ACK) until Diff > gamma, which cuts cwnd to
+//!   cwnd BaseRTT / RTT + 1 and sets ssthresh to at most cwnd; in
+//!   congestion avoidance cwnd moves by one segment per round, a decrease
+//!   lowering ssthresh to cwnd; after a decision ssthresh is at least
+//!   3/4 cwnd (`tcp_current_ssthresh`);
+//! - outside the Open state Vegas is off and Reno grows the window; back
+//!   in Open a new round starts (`vegas_enable`);
+//! - transmission starting with nothing in flight, or a restart after
+//!   idle, forgets BaseRTT (`tcp_vegas_init` on CA_EVENT_TX_START and
+//!   CA_EVENT_CWND_RESTART);
+//! - a loss sets ssthresh to half of cwnd, at least 2 segments
+//!   (`tcp_reno_ssthresh`).
+//!
+//! Linux 2.6.22, which ns-2's TCP-Linux runs, computed Diff as
+//! (segments sent in the last round) (RTT - BaseRTT) / RTT and moved cwnd
+//! towards the window the last round began with; docs/variants.md.
+
+use super::{linux_reno_cong_avoid, linux_slow_start, Ack, CaState, Tcb};
+use crate::time::SimDuration;
+
+/// No sample yet (Linux's 0x7fffffff).
+const NONE: u32 = 0x7fff_ffff;
+
+#[derive(Clone, Debug)]
+pub struct LinuxRounds {
+    /// The smallest sample since the last reset, microseconds.
+    pub base_rtt: u32,
+    /// The round's smallest sample and its number of samples.
+    min_rtt: u32,
+    cnt_rtt: u32,
+    /// snd_nxt when the round began.
+    beg_snd_nxt: u64,
+    /// Vegas is on (the Open state).
+    doing: bool,
+    /// The last Diff, segments.
+    pub diff: u32,
+}
+
+impl Default for LinuxRounds {
+    fn default() -> Self {
+        LinuxRounds {
+            base_rtt: NONE,
+            min_rtt: NONE,
+            cnt_rtt: 0,
+            beg_snd_nxt: 0,
+            doing: true,
+            diff: 0,
+        }
+    }
+}
+
+impl LinuxRounds {
+    /// `tcp_vegas_init`: forget BaseRTT and start a round.
+    pub fn init(&mut self, tcb: &Tcb) {
+        self.base_rtt = NONE;
+        self.enable(tcb);
+    }
+
+    fn enable(&mut self, tcb: &Tcb) {
+        self.doing = true;
+        self.beg_snd_nxt = tcb.snd_nxt;
+        self.cnt_rtt = 0;
+        self.min_rtt = NONE;
+    }
+
+    /// `tcp_vegas_pkts_acked`: one RTT sample.
+    pub fn sample(&mut self, rtt: SimDuration) {
+        let us = (rtt.as_nanos() / 1000).min(NONE as u64 - 1) as u32 + 1;
+        self.base_rtt = self.base_rtt.min(us);
+        self.min_rtt = self.min_rtt.min(us);
+        self.cnt_rtt += 1;
+    }
+
+    /// `tcp_vegas_state`: on in Open, off elsewhere.
+    pub fn on_state(&mut self, tcb: &Tcb, to: CaState) {
+        if to == CaState::Open {
+            self.enable(tcb);
+        } else {
+            self.doing = false;
+        }
+    }
+
+    /// The base RTT, if any sample has been taken since the last reset.
+    pub fn base(&self) -> Option<SimDuration> {
+        (self.base_rtt != NONE).then(|| SimDuration::from_nanos(self.base_rtt as u64 * 1000))
+    }
+
+    /// `tcp_vegas_cong_avoid` for an ACK of new data; `(alpha, beta,
+    /// gamma)` in segments.
+    pub fn cong_avoid(&mut self, tcb: &mut Tcb, ack: &Ack, abc: bool, params: (f64, f64, f64)) {
+        if !self.doing {
+            linux_reno_cong_avoid(tcb, ack, abc);
+            return;
+        }
+        if tcb.snd_una <= self.beg_snd_nxt {
+            if tcb.in_slow_start() {
+                linux_slow_start(tcb, ack, abc);
+            }
+            return;
+        }
+        self.beg_snd_nxt = tcb.snd_nxt;
+        if self.cnt_rtt <= 2 {
+            linux_reno_cong_avoid(tcb, ack, abc);
+        } else {
+            self.decide(tcb, ack, abc, params);
+        }
+        self.cnt_rtt = 0;
+        self.min_rtt = NONE;
+    }
+
+    fn decide(
+        &mut self,
+        tcb: &mut Tcb,
+        ack: &Ack,
+        abc: bool,
+        (alpha, beta, gamma): (f64, f64, f64),
+    ) {
+        let mss = tcb.mss;
+        let (rtt, base) = (self.min_rtt as u64, self.base_rtt as u64);
+        let cwnd = tcb.cwnd / mss;
+        let target = cwnd * base / rtt;
+        let diff = cwnd * (rtt - base) / base;
+        self.diff = diff.min(u32::MAX as u64) as u32;
+        let diff = diff as f64;
+        if diff > gamma && tcb.in_slow_start() {
+            tcb.set_cwnd(cwnd.min(target + 1) * mss);
+            tcb.ssthresh = tcb.ssthresh.min(tcb.cwnd);
+        } else if tcb.in_slow_start() {
+            linux_slow_start(tcb, ack, abc);
+        } else if diff > beta {
+            tcb.set_cwnd(cwnd.saturating_sub(1) * mss);
+            tcb.ssthresh = tcb.ssthresh.min(tcb.cwnd);
+        } else if diff < alpha {
+            tcb.cwnd = (cwnd + 1) * mss;
+        }
+        let w = (tcb.cwnd / mss).max(2);
+        tcb.cwnd = w * mss;
+        tcb.ssthresh = tcb.ssthresh.max(((w >> 1) + (w >> 2)) * mss);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cc::testing::CcDriver;
+    use crate::cc::vegas::{Vegas, VegasConfig};
+    use crate::cc::{CaState, CongestionControl, CwndEvent, LossCause};
+    use crate::time::SimDuration;
+
+    const MSS: u64 = 1000;
+
+    fn ms(v: u64) -> SimDuration {
+        SimDuration::from_millis(v)
+    }
+
+    fn linux(cwnd: u64) -> CcDriver<Vegas> {
+        CcDriver::new(Vegas::new(VegasConfig::linux(), false), MSS, cwnd)
+    }
+
+    /// cwnd `w` in congestion avoidance; a first round of one 100-ms
+    /// sample (Reno's growth), then a round of four samples of `rtt` ms.
+    fn decided(w: u64, rtt: u64) -> CcDriver<Vegas> {
+        let mut d = linux(w);
+        d.tcb.ssthresh = w * MSS;
+        d.ack_with_nxt(1, Some(ms(100)), 1 + w * MSS); // ends round 0
+        assert_eq!((d.tcb.cwnd, d.tcb.cwnd_cnt), (w * MSS, 1));
+        for _ in 0..3 {
+            d.ack(1, Some(ms(rtt)));
+        }
+        d.ack_with_nxt(w as u32 - 3, Some(ms(rtt)), 1 + 2 * w * MSS); // ends round 1
+        d
+    }
+
+    #[test]
+    fn diff_is_whole_segments_over_base_rtt_so_151_ms_decreases_where_the_paper_holds() {
+        // BaseRTT 100.001 ms, RTT 151.001 ms: 10 * 51000 / 100001 = 5 > beta 4
+        // (the paper's 10 * 51 / 151 = 3.4 holds).
+        let d = decided(10, 151);
+        assert_eq!(d.cc.diff, 5.0);
+        assert_eq!((d.tcb.cwnd, d.tcb.ssthresh), (9 * MSS, 9 * MSS));
+        // 150 ms: 10 * 50000 / 100001 = 4 (4.99 truncated): hold.
+        let d = decided(10, 150);
+        assert_eq!((d.cc.diff, d.tcb.cwnd), (4.0, 10 * MSS));
+        // 120 ms: 10 * 20000 / 100001 = 1 < alpha 2: one more; ssthresh
+        // stays, above 3/4 of 11.
+        let d = decided(10, 120);
+        assert_eq!(
+            (d.cc.diff, d.tcb.cwnd, d.tcb.ssthresh),
+            (1.0, 11 * MSS, 10 * MSS)
+        );
+        assert_eq!(d.cc.probe("base_rtt"), Some(0.100001));
+    }
+
+    #[test]
+    fn after_a_decision_ssthresh_is_at_least_three_quarters_of_cwnd() {
+        let mut d = linux(20);
+        d.tcb.ssthresh = 8 * MSS; // congestion avoidance, ssthresh far below
+        d.ack_with_nxt(1, Some(ms(100)), 1 + 20 * MSS);
+        for _ in 0..3 {
+            d.ack(1, Some(ms(100)));
+        }
+        d.ack_with_nxt(17, Some(ms(100)), 1 + 40 * MSS);
+        // Diff 0 < alpha: 21 segments, ssthresh (21 >> 1) + (21 >> 2) = 15.
+        assert_eq!((d.tcb.cwnd, d.tcb.ssthresh), (21 * MSS, 15 * MSS));
+    }
+
+    #[test]
+    fn a_round_of_two_samples_grows_as_reno_once() {
+        let mut d = linux(10);
+        d.tcb.ssthresh = 10 * MSS;
+        d.ack_with_nxt(1, Some(ms(100)), 1 + 10 * MSS);
+        d.ack(1, Some(ms(300)));
+        d.ack_with_nxt(9, Some(ms(300)), 1 + 20 * MSS); // two samples in the round
+                                                        // Reno's tcp_cong_avoid_ai once per round: the credit counts 2.
+        assert_eq!((d.tcb.cwnd, d.tcb.cwnd_cnt), (10 * MSS, 2));
+        assert_eq!(d.cc.diff, 0.0);
+    }
+
+    #[test]
+    fn slow_start_grows_per_ack_and_ends_at_diff_above_gamma_on_the_target_window() {
+        let mut d = linux(10);
+        d.ack_with_nxt(1, Some(ms(100)), 1 + 11 * MSS); // round 0: Reno's slow start
+        assert_eq!(d.tcb.cwnd, 11 * MSS);
+        for _ in 0..3 {
+            d.ack(1, Some(ms(130))); // ordinary slow start within the round
+        }
+        assert_eq!(d.tcb.cwnd, 14 * MSS);
+        d.ack_with_nxt(8, Some(ms(130)), 1 + 30 * MSS);
+        // Diff = 14 * 30000 / 100001 = 4 > gamma 1: cwnd = min(14, 14 *
+        // 100001 / 130001 + 1) = 11, ssthresh 11: congestion avoidance.
+        assert_eq!(
+            (d.cc.diff, d.tcb.cwnd, d.tcb.ssthresh),
+            (4.0, 11 * MSS, 11 * MSS)
+        );
+    }
+
+    #[test]
+    fn outside_open_reno_grows_and_back_in_open_a_new_round_forgets_its_samples() {
+        let mut d = linux(10);
+        d.tcb.ssthresh = 10 * MSS;
+        d.ack_with_nxt(1, Some(ms(100)), 1 + 10 * MSS);
+        for _ in 0..3 {
+            d.ack(1, Some(ms(200)));
+        }
+        d.cc.on_state(&mut d.tcb, CaState::Disorder);
+        d.ack_with_nxt(7, Some(ms(200)), 1 + 20 * MSS); // Reno: credit 1 -> 2
+        assert_eq!((d.tcb.cwnd, d.tcb.cwnd_cnt, d.cc.diff), (10 * MSS, 2, 0.0));
+        d.cc.on_state(&mut d.tcb, CaState::Open); // the round restarts at snd_nxt
+        d.ack(1, Some(ms(200)));
+        d.ack_with_nxt(10, Some(ms(200)), 1 + 30 * MSS);
+        // Only the two samples since Open count: Reno again.
+        assert_eq!((d.tcb.cwnd, d.tcb.cwnd_cnt, d.cc.diff), (10 * MSS, 3, 0.0));
+    }
+
+    #[test]
+    fn starting_to_send_with_nothing_in_flight_forgets_base_rtt() {
+        let mut d = linux(10);
+        d.ack(1, Some(ms(100)));
+        assert_eq!(d.cc.probe("base_rtt"), Some(0.100001));
+        d.cc.cwnd_event(&mut d.tcb, CwndEvent::TxStart);
+        assert_eq!(d.cc.probe("base_rtt"), None);
+        d.ack(1, Some(ms(150)));
+        assert_eq!(d.cc.probe("base_rtt"), Some(0.150001));
+    }
+
+    #[test]
+    fn a_loss_halves_cwnd_in_whole_segments() {
+        let mut d = linux(11);
+        d.loss(LossCause::DupAcks, 30 * MSS); // the flight does not count
+        assert_eq!(d.tcb.ssthresh, 5 * MSS);
+        let mut d = linux(3);
+        d.timeout(3 * MSS);
+        assert_eq!(d.tcb.ssthresh, 2 * MSS);
+    }
+}
