@@ -5,11 +5,12 @@
 //! arrives as the plain data the Python builders and TOML files produce,
 //! read straight from the Python objects (`pyde`) or, when they are not
 //! plain, as JSON text. It runs to completion with the GIL released and
-//! comes back as typed columns (u64 or f64 values that numpy reads in place, NUL-joined
-//! strings) with a small JSON part (summary, timing, pcap files). Core
-//! errors become the exception classes of `tcplab.errors`, with their
-//! `path`, `problem` and `allowed` attributes; a Rust panic becomes
-//! `tcplab.errors.InternalError`, never a `PanicException`.
+//! comes back as typed columns (u64 or f64 values that numpy reads in
+//! place, NUL-joined strings) with a small JSON part (summary, timing,
+//! pcap files). Core errors become the exception classes of
+//! `tcplab.errors`, with their `path`, `problem` and `allowed` attributes;
+//! a Rust panic becomes `tcplab.errors.InternalError`, never a
+//! `PanicException`.
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -22,7 +22,9 @@
 //!   last reduction.
 //!
 //! Defaults: alpha 1, beta 3, gamma 1 (the paper and ns-2); Linux and ns-3
-//! use alpha 2, beta 4 (the "linux" and "ns3" profiles). On loss the window
+//! use alpha 2, beta 4 (the "linux" and "ns3" profiles), and the linux
+//! profile runs Linux's own rounds ([`Rounds::Linux`],
+//! [`super::vegas_linux`]). On loss the window
 //! is halved as in Reno (`loss_keep` 0.5). ns-2.35's Agent/TCP/Vegas (the
 //! "ns2" profile) keeps 3/4 of it on a loss detected by duplicate ACKs
 //! (tcp-vegas.cc: win - win / 4, of the whole segments, at least 2), and
