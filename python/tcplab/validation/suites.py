@@ -132,8 +132,10 @@ OPEN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
         "explains that: swapped in as an experiment they give 1.20, 1.22 and 1.06 at PER "
         "0.001, 0.005 and 0.01 (2 seeds of 300 s). Ordinary slow start overshoots the "
         "100-packet queue once at the start (TCP-Linux: no reduction); on the dumbbell "
-        "TCP-Linux makes no reductions (tcplab 1 with 1 flow, more with 4)."),
-        frozenset({"PER 0", "PER 0.001", "PER 0.005", "PER 0.01", "1 flow", "4 flows"})),
+        "TCP-Linux makes no reductions (tcplab 1 with 1 flow, more with 4). The quick run's "
+        "2 seeds of 120 s give 1.11 at PER 0.05, where the full run is within tolerance."),
+        frozenset({"PER 0", "PER 0.001", "PER 0.005", "PER 0.01", "PER 0.05", "1 flow",
+                   "4 flows"})),
     ("variant", "reno"): ((
         "Open: at PER 0.05 tcplab's goodput is 1.11 times TCP-Linux's (window 1.14; 1.16 and "
         "1.18 in the quick run's 2 seeds of 120 s)."),
