@@ -166,8 +166,9 @@ class Lp(Variant):
         threshold_percent: the delay threshold within [min, max] (15);
         inference_rtts: the inference time in RTTs (3);
         delay: ``"timestamps"`` (Linux's one-way delay from TCP timestamps,
-            the remote clock's rate estimated; the linux and ns3 profiles)
-            or ``"rtt"`` (the RTT sample; the other profiles).
+            the remote clock's rate estimated; the linux profile),
+            ``"ns3"`` (ns-3's TcpLp: TSval - TSecr; the ns3 profile) or
+            ``"rtt"`` (the RTT sample; the other profiles).
     """
 
     name = "lp"

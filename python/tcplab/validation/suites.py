@@ -184,10 +184,11 @@ OPEN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
            ("hybla", "TcpHybla", "2.38"), ("illinois", "TcpIllinois", "1.70"),
            ("yeah", "TcpYeah", "3.41"), ("veno", "TcpVeno", "1.33")]},
     ("ns-3", "lp"): (
-        "Open: tcplab's TCP-LP (ns3 profile: Linux's delay from timestamps since "
-        "2026-11-26) reaches 0.21 of ns-3's TcpLp's goodput on the dumbbell with 1 and 4 "
-        "flows, where both are far below the link (0.05 and 0.23 Mb/s with 1 flow), and "
-        "4.4 times it at PER 0.01. With RTT samples it was 0.40-0.48 at all three points."),
+        "Open: tcplab's TCP-LP in ns-3's form (ns3 profile since 2026-11-26: |TSval - "
+        "TSecr| without Linux's rate estimate, as TcpLp) reaches 0.29 of TcpLp's goodput "
+        "on the dumbbell with 1 and 4 flows and 0.36 at PER 0.01; both are far below the "
+        "link (0.07 and 0.23 Mb/s alone). On RTT samples it was 0.40-0.48, in Linux's form "
+        "0.21 and 4.4."),
     ("ns-3", "vegas"): (
         "Open: ns-3's TcpVegas reaches 2.3 Mb/s alone on the 10 Mb/s, 100-ms dumbbell "
         "(tcplab 9.6), and 1.5 times tcplab's at 1% loss; on the Westwood path the two "

@@ -26,9 +26,10 @@
 //!
 //! The delay ([`LpDelay`]): Linux's, from the ACK's TCP timestamps in
 //! millisecond ticks with the remote clock's rate estimated from them, in
-//! Linux's 32-bit arithmetic (the linux and ns3 profiles); or the ACK's
-//! RTT sample in microseconds (the other profiles, whose flows have no
-//! timestamps by default), with the inference time 3 x that sample.
+//! Linux's 32-bit arithmetic (the linux profile); ns-3's, TSval - TSecr
+//! without the estimate (the ns3 profile); or the ACK's RTT sample in
+//! microseconds (the other profiles, whose flows have no timestamps by
+//! default), with the inference time 3 x that sample.
 //!
 //! Deviations from Linux:
 //! - tcplab's TSval has no random per-connection offset (Linux's since
@@ -76,11 +77,16 @@ pub enum LpDelay {
     Timestamps,
     /// The ACK's RTT sample in microseconds.
     Rtt,
+    /// ns-3's `TcpLp`: |TSval - TSecr| in millisecond ticks, without a
+    /// rate estimate; ns-3 also counts a smoothed delay equal to the
+    /// threshold as within it, and halves the window in bytes.
+    Ns3,
 }
 
 crate::deserialize_names!(LpDelay {
     "timestamps" => LpDelay::Timestamps,
     "rtt" => LpDelay::Rtt,
+    "ns3" => LpDelay::Ns3,
 });
 
 /// Linux's timestamp clock (TCP_TS_HZ), also TCP-LP's resolution
@@ -98,6 +104,13 @@ impl LpConfig {
             threshold_percent: 15,
             inference_rtts: 3,
             delay: LpDelay::Timestamps,
+        }
+    }
+    /// ns-3's `TcpLp` (the ns3 profile's).
+    pub fn ns3() -> Self {
+        LpConfig {
+            delay: LpDelay::Ns3,
+            ..Self::linux()
         }
     }
     /// The delay from RTT samples, for flows without timestamps.
@@ -214,7 +227,11 @@ impl Lp {
         let thr = self
             .owd_min
             .wrapping_add(self.cfg.threshold_percent.wrapping_mul(span) / 100);
-        (self.sowd >> 3) < thr
+        if self.cfg.delay == LpDelay::Ns3 {
+            (self.sowd >> 3) <= thr
+        } else {
+            (self.sowd >> 3) < thr
+        }
     }
 
     /// Linux's `tcp_lp_remote_hz_estimator` and `tcp_lp_owd_calculator`
@@ -265,7 +282,20 @@ impl Lp {
         let (tsval, tsecr) = ack.ts.map_or((0, 0), |(v, e)| (ticks(v), ticks(e)));
         let now = ticks(now.as_nanos());
         if ack.rtt.is_some() {
-            if let Some(d) = self.timestamp_owd(tsval, tsecr) {
+            let owd = match self.cfg.delay {
+                LpDelay::Ns3 => {
+                    let d = tsval.abs_diff(tsecr);
+                    if d > 0 {
+                        self.flag |= LP_VALID_OWD;
+                        Some(d)
+                    } else {
+                        self.flag &= !LP_VALID_OWD;
+                        None
+                    }
+                }
+                _ => self.timestamp_owd(tsval, tsecr),
+            };
+            if let Some(d) = owd {
                 self.sample(d);
             }
         }
@@ -306,7 +336,7 @@ impl CongestionControl for Lp {
         self.pending = None;
         let now = tcb.now.max(ack.now);
         let within_inf = match self.cfg.delay {
-            LpDelay::Timestamps => self.timestamps(now, ack),
+            LpDelay::Timestamps | LpDelay::Ns3 => self.timestamps(now, ack),
             LpDelay::Rtt => self.rtt(now, ack),
         };
         if within_inf {
@@ -331,6 +361,8 @@ impl CongestionControl for Lp {
     fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack) {
         match self.pending.take() {
             Some(Cut::One) => tcb.set_cwnd(tcb.mss),
+            // ns-3 halves the window in bytes, Linux in whole segments.
+            Some(Cut::Half) if self.cfg.delay == LpDelay::Ns3 => tcb.set_cwnd(tcb.cwnd >> 1),
             Some(Cut::Half) => tcb.set_cwnd(((tcb.cwnd / tcb.mss) >> 1) * tcb.mss),
             None => {}
         }
@@ -364,7 +396,7 @@ impl CongestionControl for Lp {
     fn probe(&self, name: &str) -> Option<f64> {
         let has = self.sowd > 0;
         let unit = match self.cfg.delay {
-            LpDelay::Timestamps => 1e3,
+            LpDelay::Timestamps | LpDelay::Ns3 => 1e3,
             LpDelay::Rtt => 1e6,
         };
         match name {
@@ -461,6 +493,25 @@ mod tests {
             LP_VALID_RHZ | LP_VALID_OWD | LP_WITHIN_THR | LP_WITHIN_INF
         );
         assert_eq!(d.tcb.cwnd, 6 * MSS);
+    }
+
+    #[test]
+    fn ns3_s_form_takes_the_timestamp_difference_and_halves_in_bytes() {
+        let mut d = CcDriver::new(Lp::new(LpConfig::ns3(), false), MSS, 10);
+        // No rate estimate: the first ACK's 150 - 100 = 50 ticks is a delay,
+        // and a smoothed delay equal to the threshold (50 <= 50) is within
+        // it in ns-3 (Linux halves here): slow start's segment.
+        ts_ack(&mut d, 200, Some((150, 100)));
+        assert_eq!((d.cc.owd_min, d.cc.owd_max, d.cc.sowd), (50, 50, 400));
+        assert_eq!(
+            (d.cc.flag, d.tcb.cwnd),
+            (LP_VALID_OWD | LP_WITHIN_THR, 11 * MSS)
+        );
+        // 60 ticks: the maximum takes the reserve (50), sowd 400 - 50 + 60 =
+        // 410 (51 > 50): halved in bytes, 5,500, then slow start's 1,000.
+        ts_ack(&mut d, 210, Some((170, 110)));
+        assert_eq!((d.cc.owd_min, d.cc.owd_max, d.cc.sowd), (51, 102, 410));
+        assert_eq!(d.tcb.cwnd, 6500);
     }
 
     #[test]

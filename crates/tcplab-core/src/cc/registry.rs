@@ -251,12 +251,13 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
         "illinois" => to(&IllinoisConfig::linux()),
         "htcp" => to(&HtcpConfig::linux()),
         "yeah" => to(&YeahConfig::linux()),
-        // Linux's form; its delay from timestamps where flows have them
-        // by default (the linux and ns3 profiles; ns-2's TCP-Linux runs
-        // Linux's module, ns-3's TcpLp is a port of it), else from RTT
-        // samples.
+        // Linux's form (ns-2's TCP-Linux runs Linux's module), with its
+        // delay from timestamps; ns-3's TcpLp's under the ns3 profile
+        // (timestamps without Linux's clock-rate estimate); the other
+        // profiles' flows have no timestamps by default: RTT samples.
         "lp" => to(&match profile {
-            Profile::Linux | Profile::Ns3 => LpConfig::linux(),
+            Profile::Linux => LpConfig::linux(),
+            Profile::Ns3 => LpConfig::ns3(),
             Profile::Paper | Profile::Ns2 | Profile::Inet => LpConfig::rtt(),
         }),
         // Linux's module in every profile (no other tool has TCP-NV).
