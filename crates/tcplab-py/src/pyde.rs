@@ -197,6 +197,16 @@ impl<'de> de::SeqAccess<'de> for Seq<'_> {
     }
 }
 
+/// A table's key: JSON would turn other keys into strings; the JSON path
+/// decides.
+fn string_key<'a, 'py>(key: &'a Bound<'py, PyAny>) -> Result<PyDe<'a, 'py>, NotPlain> {
+    if key.is_exact_instance_of::<PyString>() {
+        Ok(PyDe(key))
+    } else {
+        Err(not_plain("a key that is not a string"))
+    }
+}
+
 struct Map<'py> {
     items: pyo3::types::iter::BoundDictIterator<'py>,
     value: Option<Bound<'py, PyAny>>,
@@ -212,12 +222,8 @@ impl<'de> de::MapAccess<'de> for Map<'_> {
         let Some((key, value)) = self.items.next() else {
             return Ok(None);
         };
-        // JSON would turn other keys into strings; the JSON path decides.
-        if !key.is_exact_instance_of::<PyString>() {
-            return Err(not_plain("a key that is not a string"));
-        }
         self.value = Some(value);
-        seed.deserialize(PyDe(&key)).map(Some)
+        seed.deserialize(string_key(&key)?).map(Some)
     }
 
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, NotPlain> {
@@ -246,10 +252,7 @@ impl<'de, 'py> de::EnumAccess<'de> for Variant<'py> {
         self,
         seed: T,
     ) -> Result<(T::Value, Value<'py>), NotPlain> {
-        if !self.key.is_exact_instance_of::<PyString>() {
-            return Err(not_plain("a key that is not a string"));
-        }
-        let tag = seed.deserialize(PyDe(&self.key))?;
+        let tag = seed.deserialize(string_key(&self.key)?)?;
         Ok((tag, Value(self.value)))
     }
 }

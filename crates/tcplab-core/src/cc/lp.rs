@@ -165,12 +165,11 @@ pub struct Lp {
     last_drop: Option<SimTime>,
     inference: SimDuration,
     /// With timestamps: the remote clock's estimated rate (Hz), the last
-    /// ACK's TSval and TSecr (ticks), and the last indication and the
-    /// inference time in ticks, as Linux keeps them.
+    /// ACK's TSval and TSecr (ticks), and the inference time in ticks, as
+    /// Linux keeps them.
     remote_hz: u32,
     remote_ref: u32,
     local_ref: u32,
-    last_drop_ticks: u32,
     inference_ticks: u32,
     /// A cut decided on this ACK, for `increase_window`.
     pending: Option<Cut>,
@@ -191,10 +190,24 @@ impl Lp {
             remote_hz: 0,
             remote_ref: 0,
             local_ref: 0,
-            last_drop_ticks: 0,
             inference_ticks: 0,
             pending: None,
         }
+    }
+
+    /// Sets or clears flag `bit`.
+    fn set(&mut self, bit: u32, on: bool) {
+        if on {
+            self.flag |= bit;
+        } else {
+            self.flag &= !bit;
+        }
+    }
+
+    /// `d` if it is a delay (> 0), with LP_VALID_OWD set accordingly.
+    fn valid(&mut self, d: u32) -> Option<u32> {
+        self.set(LP_VALID_OWD, d > 0);
+        (d > 0).then_some(d)
     }
 
     /// One delay sample > 0 (Linux's `tcp_lp_rtt_sample`, its sums
@@ -259,20 +272,11 @@ impl Lp {
         self.remote_ref = tsval;
         self.local_ref = tsecr;
         self.remote_hz = (rhz >> 6) as u32;
-        let mut owd = 0;
-        if let Some(factor) = TS_HZ.checked_div(self.remote_hz) {
-            self.flag |= LP_VALID_RHZ;
-            owd = tsval.wrapping_mul(factor).wrapping_sub(tsecr);
-        } else {
-            self.flag &= !LP_VALID_RHZ;
-        }
-        if owd > 0 {
-            self.flag |= LP_VALID_OWD;
-            (self.flag & LP_VALID_RHZ != 0).then_some(owd)
-        } else {
-            self.flag &= !LP_VALID_OWD;
-            None
-        }
+        let factor = TS_HZ.checked_div(self.remote_hz);
+        self.set(LP_VALID_RHZ, factor.is_some());
+        // Without a rate the delay is 0: not valid.
+        let owd = factor.map_or(0, |f| tsval.wrapping_mul(f).wrapping_sub(tsecr));
+        self.valid(owd)
     }
 
     /// The delay from timestamps ([`LpDelay::Timestamps`]); whether this
@@ -283,16 +287,7 @@ impl Lp {
         let now = ticks(now.as_nanos());
         if ack.rtt.is_some() {
             let owd = match self.cfg.delay {
-                LpDelay::Ns3 => {
-                    let d = tsval.abs_diff(tsecr);
-                    if d > 0 {
-                        self.flag |= LP_VALID_OWD;
-                        Some(d)
-                    } else {
-                        self.flag &= !LP_VALID_OWD;
-                        None
-                    }
-                }
+                LpDelay::Ns3 => self.valid(tsval.abs_diff(tsecr)),
                 _ => self.timestamp_owd(tsval, tsecr),
             };
             if let Some(d) = owd {
@@ -303,7 +298,9 @@ impl Lp {
         if (delta as i32) > 0 {
             self.inference_ticks = self.cfg.inference_rtts.wrapping_mul(delta);
         }
-        self.last_drop_ticks != 0 && now.wrapping_sub(self.last_drop_ticks) < self.inference_ticks
+        // Linux's last_drop, in ticks (0: none).
+        let last_drop = self.last_drop.map_or(0, |t| ticks(t.as_nanos()));
+        last_drop != 0 && now.wrapping_sub(last_drop) < self.inference_ticks
     }
 
     /// The delay from RTT samples ([`LpDelay::Rtt`]); whether this ACK is
@@ -311,11 +308,8 @@ impl Lp {
     fn rtt(&mut self, now: SimTime, ack: &Ack) -> bool {
         if let Some(r) = ack.rtt {
             let us = (r.as_nanos() / 1000).min(u32::MAX as u64) as u32;
-            if us > 0 {
-                self.flag |= LP_VALID_OWD;
-                self.sample(us);
-            } else {
-                self.flag &= !LP_VALID_OWD;
+            if let Some(d) = self.valid(us) {
+                self.sample(d);
             }
             self.inference = SimDuration::from_nanos(r.as_nanos() * self.cfg.inference_rtts as u64);
         }
@@ -339,23 +333,18 @@ impl CongestionControl for Lp {
             LpDelay::Timestamps | LpDelay::Ns3 => self.timestamps(now, ack),
             LpDelay::Rtt => self.rtt(now, ack),
         };
-        if within_inf {
-            self.flag |= LP_WITHIN_INF;
-        } else {
-            self.flag &= !LP_WITHIN_INF;
-        }
-        if self.within_threshold() {
-            self.flag |= LP_WITHIN_THR;
+        self.set(LP_WITHIN_INF, within_inf);
+        let within_thr = self.within_threshold();
+        self.set(LP_WITHIN_THR, within_thr);
+        if within_thr {
             return;
         }
-        self.flag &= !LP_WITHIN_THR;
         // Early congestion: restart the bounds from the smoothed delay.
         self.owd_min = self.sowd >> 3;
         self.owd_max = self.sowd >> 2;
         self.owd_max_rsv = self.owd_max;
         self.pending = Some(if within_inf { Cut::One } else { Cut::Half });
         self.last_drop = Some(now);
-        self.last_drop_ticks = ticks(now.as_nanos());
     }
 
     fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack) {
