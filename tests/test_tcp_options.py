@@ -99,8 +99,9 @@ def test_udp_field_on_a_tcp_flow():
                "profile, ns3_release, recovery, mss, delayed_ack, delayed_ack_timeout, sack, "
                "timestamps, window_scaling, rcv_buf, initial_cwnd, initial_ssthresh, abc, "
                "min_rto, max_rto, initial_rto, clock_granularity, rto, restart_after_idle, "
-               "recovery_exit, dupthresh, limited_transmit, rescue_retransmit, slow_start, rack, "
-               "tlp, reno_recover_guard, ecn, ecn_response, app)",
+               "recovery_exit, rate_halving_floor, dupthresh, limited_transmit, "
+               "rescue_retransmit, slow_start, rack, tlp, reno_recover_guard, ecn, ecn_response, "
+               "app)",
                "flows[0].rate")
     assert "rate" not in e.allowed.split(", ") and "cc" in e.allowed.split(", ")
 
@@ -438,3 +439,28 @@ def test_dctcp_counts_bytes_in_the_ns3_profile_as_ns3s_tcp_linux_reno():
         return net.scenario(duration=1).check()["flows"][0]["abc"]
     assert abc("ns3", "dctcp") is True and abc("ns3", "newreno") is False
     assert abc("paper", "dctcp") is False and abc("linux", "dctcp") is True
+
+
+# ---- the rate_halving recovery's floor -----------------------------------------------------
+
+
+def test_rate_halving_floor_is_refused_without_the_rate_halving_recovery():
+    refuse(narrow_path(recovery="sack", rate_halving_floor="half_ssthresh"),
+           "flows[0].rate_halving_floor: applies to the rate_halving recovery only (this "
+           "flow's recovery is sack)", "flows[0].rate_halving_floor")
+
+
+def test_rate_halving_floor_names_its_values():
+    refuse(narrow_path(recovery="rate_halving", rate_halving_floor="quarter"),
+           "flows[0].rate_halving_floor: unknown variant 'quarter', expected 'ssthresh' or "
+           "'half_ssthresh'", "flows[0].rate_halving_floor")
+
+
+def test_rate_halving_needs_sack_and_echoes_its_floor():
+    refuse(narrow_path(recovery="rate_halving", sack=False),
+           "flows[0].sack: the rate_halving recovery needs the SACK option on", "flows[0].sack")
+    eff = narrow_path(recovery="rate_halving").scenario(duration="1s").check()["flows"][0]
+    assert (eff["recovery"], eff["sack"], eff["rate_halving_floor"]) == (
+        "rate_halving", True, "ssthresh")
+    # Only where it acts: another recovery's flow does not carry the field.
+    assert "rate_halving_floor" not in narrow_path().scenario(duration="1s").check()["flows"][0]

@@ -322,6 +322,7 @@ class Network:
         rto: Literal["rfc6298", "linux", "ns2", "ns3_18", "inet"] | None = None,
         restart_after_idle: bool | None = None,
         recovery_exit: Literal["flight", "ssthresh"] | None = None,
+        rate_halving_floor: Literal["ssthresh", "half_ssthresh"] | None = None,
         dupthresh: int | None = None,
         limited_transmit: bool | None = None,
         rescue_retransmit: bool | None = None,
@@ -347,7 +348,10 @@ class Network:
             app: :class:`Bulk` (default), :class:`Transfer`, :class:`OnOff`, or
                 :class:`Poisson` (a workload of transfers: returns a :class:`Workload`).
             recovery: override the variant's loss recovery (``"tahoe"``,
-                ``"reno"``, ``"newreno"``, ``"sack"``, ``"prr"``).
+                ``"reno"``, ``"newreno"``, ``"sack"``, ``"prr"``, ``"rate_halving"``).
+            rate_halving_floor: with ``recovery="rate_halving"``, how low the
+                window may fall: ``"ssthresh"`` (the default) or ``"half_ssthresh"``
+                (Linux 2.6.22's Reno-family modules, as ns-2's TCP-Linux runs them).
             mss: payload bytes per segment (default: the smallest MTU on the
                 path less 40 B of headers and the options in use).
             delayed_ack: ACK every N full segments (default 2); ``False`` or 1
@@ -400,7 +404,8 @@ class Network:
             "max_rto": max_rto, "initial_rto": initial_rto,
             "clock_granularity": clock_granularity, "rto": rto,
             "restart_after_idle": restart_after_idle,
-            "recovery_exit": recovery_exit, "dupthresh": dupthresh,
+            "recovery_exit": recovery_exit, "rate_halving_floor": rate_halving_floor,
+            "dupthresh": dupthresh,
             "limited_transmit": limited_transmit, "rescue_retransmit": rescue_retransmit,
             "slow_start": slow_start, "rack": rack, "tlp": tlp,
             "reno_recover_guard": reno_recover_guard, "ecn": ecn,

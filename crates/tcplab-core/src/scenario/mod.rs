@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 mod app;
 mod checks;
+mod flow_fields;
 mod group;
 mod member;
 mod parse;
@@ -21,6 +22,8 @@ mod tcp_group;
 mod trace;
 pub mod validate;
 pub mod workload;
+
+pub use flow_fields::flow_kind_params;
 
 pub use app::{AppKind, AppSpec};
 pub(crate) use checks::concat;
@@ -391,6 +394,11 @@ pub struct FlowSpec {
     /// option 1, the default) or "ssthresh" (option 2; ns-3 and Linux).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery_exit: Option<crate::tcp::RecoveryExit>,
+    /// tcp: how low the rate_halving recovery brings the window:
+    /// "ssthresh" (the default) or "half_ssthresh" (Linux 2.6.22's
+    /// Reno-family modules' `min_cwnd`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_halving_floor: Option<crate::tcp::RateHalvingFloor>,
     /// tcp: how the window comes down after an ECN echo: "immediate"
     /// (RFC 3168), "linux" or "ns3" (a CWR state through PRR, as each
     /// does; the linux and ns3 profiles' default with the prr recovery).
@@ -476,6 +484,7 @@ impl FlowSpec {
             rto: None,
             restart_after_idle: None,
             recovery_exit: None,
+            rate_halving_floor: None,
             dupthresh: None,
             limited_transmit: None,
             rescue_retransmit: None,
@@ -487,86 +496,6 @@ impl FlowSpec {
             ecn_response: None,
             app: None,
         }
-    }
-
-    /// (field, is set) for every kind-specific field.
-    pub fn kind_fields(&self) -> Vec<(&'static str, bool)> {
-        vec![
-            ("rate", self.rate.is_some()),
-            ("size", self.size.is_some()),
-            ("count", self.count.is_some()),
-            ("cc", self.cc.is_some()),
-            ("profile", self.profile.is_some()),
-            ("ns3_release", self.ns3_release.is_some()),
-            ("recovery", self.recovery.is_some()),
-            ("mss", self.mss.is_some()),
-            ("delayed_ack", self.delayed_ack.is_some()),
-            ("delayed_ack_timeout", self.delayed_ack_timeout.is_some()),
-            ("sack", self.sack.is_some()),
-            ("timestamps", self.timestamps.is_some()),
-            ("window_scaling", self.window_scaling.is_some()),
-            ("rcv_buf", self.rcv_buf.is_some()),
-            ("initial_cwnd", self.initial_cwnd.is_some()),
-            ("initial_ssthresh", self.initial_ssthresh.is_some()),
-            ("abc", self.abc.is_some()),
-            ("min_rto", self.min_rto.is_some()),
-            ("max_rto", self.max_rto.is_some()),
-            ("initial_rto", self.initial_rto.is_some()),
-            ("clock_granularity", self.clock_granularity.is_some()),
-            ("rto", self.rto.is_some()),
-            ("restart_after_idle", self.restart_after_idle.is_some()),
-            ("recovery_exit", self.recovery_exit.is_some()),
-            ("dupthresh", self.dupthresh.is_some()),
-            ("limited_transmit", self.limited_transmit.is_some()),
-            ("rescue_retransmit", self.rescue_retransmit.is_some()),
-            ("slow_start", self.slow_start.is_some()),
-            ("rack", self.rack.is_some()),
-            ("tlp", self.tlp.is_some()),
-            ("reno_recover_guard", self.reno_recover_guard.is_some()),
-            ("ecn", self.ecn.is_some()),
-            ("ecn_response", self.ecn_response.is_some()),
-            ("app", self.app.is_some()),
-        ]
-    }
-}
-
-/// The fields each flow kind takes, beyond kind, name, src, dst, start, stop.
-pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
-    match kind {
-        FlowKind::Udp => &["rate", "size", "count"],
-        FlowKind::Tcp => &[
-            "cc",
-            "profile",
-            "ns3_release",
-            "recovery",
-            "mss",
-            "delayed_ack",
-            "delayed_ack_timeout",
-            "sack",
-            "timestamps",
-            "window_scaling",
-            "rcv_buf",
-            "initial_cwnd",
-            "initial_ssthresh",
-            "abc",
-            "min_rto",
-            "max_rto",
-            "initial_rto",
-            "clock_granularity",
-            "rto",
-            "restart_after_idle",
-            "recovery_exit",
-            "dupthresh",
-            "limited_transmit",
-            "rescue_retransmit",
-            "slow_start",
-            "rack",
-            "tlp",
-            "reno_recover_guard",
-            "ecn",
-            "ecn_response",
-            "app",
-        ],
     }
 }
 

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::net::packet::{IPV4_HEADER, TCP_HEADER};
 use crate::scenario::{concat, AppKind, FlowSpec, TraceKind, TraceSpec};
 use crate::tcp::rtt::RtoPolicy;
-use crate::tcp::{EcnResponse, Recovery, RecoveryExit, TcpConfig};
+use crate::tcp::{EcnResponse, RateHalvingFloor, Recovery, RecoveryExit, TcpConfig};
 use crate::time::{SimDuration, SimTime};
 use crate::units::Bytes;
 
@@ -128,11 +128,11 @@ pub fn tcp(
     let recovery = *f.recovery.get_or_insert(usual);
     let sack = *f
         .sack
-        .get_or_insert(recovery == Recovery::Sack || linux || ns3);
-    if recovery == Recovery::Sack && !sack {
+        .get_or_insert(matches!(recovery, Recovery::Sack | Recovery::RateHalving) || linux || ns3);
+    if matches!(recovery, Recovery::Sack | Recovery::RateHalving) && !sack {
         return Err(Error::invalid(
             p("sack"),
-            "the sack recovery needs the SACK option on",
+            format!("the {} recovery needs the SACK option on", recovery.name()),
         ));
     }
     let timestamps = *f.timestamps.get_or_insert(linux || ns3);
@@ -290,8 +290,26 @@ pub fn tcp(
             ">= 1",
         ));
     }
+    // Filled in (and echoed) only where it acts.
+    let rate_halving_floor = if recovery == Recovery::RateHalving {
+        *f.rate_halving_floor
+            .get_or_insert(RateHalvingFloor::Ssthresh)
+    } else if f.rate_halving_floor.is_some() {
+        return Err(Error::invalid(
+            p("rate_halving_floor"),
+            format!(
+                "applies to the rate_halving recovery only (this flow's recovery is {})",
+                recovery.name()
+            ),
+        ));
+    } else {
+        RateHalvingFloor::Ssthresh
+    };
     // Linux: tcp_recovery = 1 (RACK), tcp_early_retrans = 3 (TLP).
-    let sack_based = matches!(recovery, Recovery::Sack | Recovery::Prr);
+    let sack_based = matches!(
+        recovery,
+        Recovery::Sack | Recovery::Prr | Recovery::RateHalving
+    );
     let rack = *f.rack.get_or_insert(linux && sack && sack_based);
     let tlp = *f.tlp.get_or_insert(rack);
     if rack && !sack {
@@ -364,6 +382,7 @@ pub fn tcp(
         // INET: limitedTransmitEnabled false.
         limited_transmit: *f.limited_transmit.get_or_insert(!ns3_18 && !inet),
         rescue_retransmit: *f.rescue_retransmit.get_or_insert(false),
+        rate_halving_floor,
         // Linux's CUBIC runs HyStart by default (tcp_cubic.c, hystart = 1).
         slow_start: *f
             .slow_start

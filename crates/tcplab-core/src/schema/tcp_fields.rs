@@ -32,11 +32,11 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
     ),
     f(
         "flows[tcp].recovery",
-        "tahoe, reno, newreno, sack, prr",
+        "tahoe, reno, newreno, sack, prr, rate_halving",
         "",
         "the variant's",
         "loss recovery",
-        "RFC 5681, 6582, 6675, 9937 (linux, ns3: prr)",
+        "RFC 5681, 6582, 6675, 9937 (linux, ns3: prr); rate halving: Linux 2.6, ns-2 TCP-Linux",
     ),
     f(
         "flows[tcp].mss",
@@ -173,6 +173,14 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "",
         "NewReno's window when recovery ends",
         "RFC 6582 3.2 step 3 (ns-3, Linux: ssthresh)",
+    ),
+    f(
+        "flows[tcp].rate_halving_floor",
+        "ssthresh, half_ssthresh",
+        "",
+        "ssthresh (with recovery rate_halving only)",
+        "how low the rate_halving recovery brings the window",
+        "Linux 2.6 tcp_cwnd_min; half_ssthresh: 2.6.22's tcp_reno_min_cwnd",
     ),
     f(
         "flows[tcp].dupthresh",

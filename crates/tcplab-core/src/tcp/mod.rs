@@ -74,6 +74,8 @@ pub struct TcpConfig {
     /// RFC 6675 NextSeg rule 4: one rescue retransmission per SACK
     /// recovery, of the segment holding the highest unSACKed byte.
     pub rescue_retransmit: bool,
+    /// How low the rate_halving recovery may bring the window.
+    pub rate_halving_floor: RateHalvingFloor,
     /// How slow start may end before a loss (HyStart, HyStart++).
     pub slow_start: crate::cc::slow_start::SlowStartKind,
     /// RACK loss detection (RFC 8985) instead of DupThresh and IsLost,
@@ -125,6 +127,7 @@ impl TcpConfig {
             limited_transmit: false,
             recovery_exit: RecoveryExit::Flight,
             rescue_retransmit: false,
+            rate_halving_floor: RateHalvingFloor::Ssthresh,
             slow_start: crate::cc::slow_start::SlowStartKind::Standard,
             rack: false,
             tlp: false,
@@ -189,6 +192,24 @@ pub enum RecoveryExit {
 crate::deserialize_names!(RecoveryExit {
     "flight" => RecoveryExit::Flight,
     "ssthresh" => RecoveryExit::Ssthresh,
+});
+
+/// The window the rate_halving recovery brings what is in flight down to
+/// (the congestion-control module's `min_cwnd` in Linux 2.6).
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RateHalvingFloor {
+    /// ssthresh: Linux 2.6's default, and its CUBIC, BIC, H-TCP and Veno.
+    Ssthresh,
+    /// ssthresh / 2, in whole segments (at least one): `tcp_reno_min_cwnd`,
+    /// which Linux 2.6.22's reno, highspeed, hybla, illinois, lp, scalable,
+    /// vegas and yeah modules declare.
+    HalfSsthresh,
+}
+
+crate::deserialize_names!(RateHalvingFloor {
+    "ssthresh" => RateHalvingFloor::Ssthresh,
+    "half_ssthresh" => RateHalvingFloor::HalfSsthresh,
 });
 
 /// Bytes of options on a SYN: MSS (4), SACK-permitted and timestamps (2 + 10,

@@ -446,3 +446,137 @@ fn ns2_s_vegas_backs_the_timer_off_at_each_retransmission() {
     assert_eq!(wait, rto, "rto() itself is the backed-off value");
     assert_eq!(rto, SimDuration::from_secs(2), "1 s doubled");
 }
+
+/// A rate-halving sender with twenty segments in flight; `half`: its floor
+/// is ssthresh / 2 (2.6.22's `tcp_reno_min_cwnd`).
+fn rate_halving_window(half: bool) -> Fix {
+    let mut cfg = config(20);
+    cfg.recovery = Recovery::RateHalving;
+    cfg.sack = true;
+    if half {
+        cfg.rate_halving_floor = crate::tcp::RateHalvingFloor::HalfSsthresh;
+    }
+    let mut f = Fix::established("newreno", cfg);
+    assert_eq!(f.take(), segments(0, 20));
+    f.advance(RTT);
+    f
+}
+
+/// SACKs of segments 1..=j for j in `js` (segment 0 lost): per ACK, what
+/// was sent in answer and cwnd in segments.
+fn sack_from_one(f: &mut Fix, js: std::ops::RangeInclusive<u64>) -> Trace {
+    js.map(|j| {
+        f.sack(&[(1, j + 1)]);
+        (j, f.take(), f.cwnd_segments())
+    })
+    .collect()
+}
+
+#[test]
+fn rate_halving_sends_the_retransmission_alone_then_one_segment_for_two_acks() {
+    // ssthresh 10 = the floor. Per SACK of segment j, pipe = 1 (segment
+    // 0's retransmission) + (19 - j) + the new segments sent so far:
+    //   j = 3: the recovery starts; pipe 16 without the lost head, the
+    //     allowance min(20, 16 + 1) = 17: the retransmission alone, then
+    //     allowance = pipe - 1 = 16;
+    //   j odd from 5: pipe is one below the allowance: one new segment,
+    //     and the allowance falls by one (cwnd shown 15, 14, ... 10);
+    //   j even: pipe equals the allowance: nothing;
+    //   j = 17, 18, 19: the allowance is under the floor, which holds the
+    //     window at 10: one segment per ACK.
+    let mut f = rate_halving_window(false);
+    let trace = sack_from_one(&mut f, 1..=19);
+    let sent: Vec<(u64, Vec<(u64, u64)>)> = trace.iter().map(|t| (t.0, t.1.clone())).collect();
+    let mut want = vec![(3, vec![(seg(0), MSS)])];
+    for (k, j) in [5, 7, 9, 11, 13, 15, 17, 18, 19].into_iter().enumerate() {
+        want.push((j, segments(20 + k as u64, 1)));
+    }
+    assert_eq!(
+        sent.into_iter()
+            .filter(|s| !s.1.is_empty())
+            .collect::<Vec<_>>(),
+        want
+    );
+    let cwnds: Vec<f64> = trace.iter().map(|t| t.2).collect();
+    assert_eq!(
+        cwnds,
+        vec![
+            20.0, 20.0, 16.0, 16.0, 15.0, 15.0, 14.0, 14.0, 13.0, 13.0, 12.0, 12.0, 11.0, 11.0,
+            10.0, 10.0, 10.0, 10.0, 10.0
+        ]
+    );
+    assert_eq!(f.ssthresh_segments(), 10.0);
+    // The retransmission's ACK ends the recovery with cwnd = ssthresh (the
+    // floor is ssthresh: no moderation); nine new segments are in flight.
+    f.advance(RTT);
+    f.ack(seg(20));
+    assert_eq!(f.state(), CaState::Open);
+    assert_eq!(f.cwnd_segments(), 10.0);
+    assert_eq!(f.take(), segments(29, 1));
+}
+
+#[test]
+fn rate_halving_with_half_the_threshold_as_floor_keeps_halving_below_ssthresh() {
+    // As above until j = 16; then the floor (5) no longer holds the window:
+    // j = 17 sends and shows 9, j = 18 (pipe 9 = allowance) waits, j = 19
+    // sends and shows 8.
+    let mut f = rate_halving_window(true);
+    let trace = sack_from_one(&mut f, 1..=19);
+    let tail: Vec<(u64, usize, f64)> = trace[14..].iter().map(|t| (t.0, t.1.len(), t.2)).collect();
+    assert_eq!(
+        tail,
+        vec![
+            (15, 1, 10.0),
+            (16, 0, 10.0),
+            (17, 1, 9.0),
+            (18, 0, 9.0),
+            (19, 1, 8.0)
+        ]
+    );
+    assert_eq!(f.s.tcb().snd_max, seg(28));
+}
+
+#[test]
+fn rate_halving_ends_a_long_recovery_at_the_flight_plus_three_segments() {
+    // Segments 0 and 19 lost, floor ssthresh / 2 = 5. After the SACKs of
+    // 1..=18 (as above: new segments 20 to 26 sent, allowance 9), the next
+    // round trip:
+    //   partial ACK of 19: pipe 1 (19) + 7 = 8 < 9: segment 27, allowance 8;
+    //   SACK 20: pipe 8 = allowance: nothing;
+    //   SACK 20-21: pipe 7: segment 28, allowance 7;
+    //   SACK 20-22: 19 is lost (three segments SACKed above it): pipe 6:
+    //     its retransmission, allowance 6;
+    //   SACK 20-23: pipe 6: nothing; 20-24: pipe 5: segment 29, allowance 5;
+    //   SACK 20-25: pipe 5: nothing; 20-26: pipe 4: segment 30, allowance 4
+    //     (the window shown stays at the floor, 5).
+    // The retransmission of 19 is ACKed (up to 27): four segments (27 to
+    // 30) in flight, cwnd = min(ssthresh 10, 4 + 3) = 7: three new ones.
+    let mut f = rate_halving_window(true);
+    sack_from_one(&mut f, 1..=18);
+    f.advance(RTT);
+    let mut sent = Vec::new();
+    f.ack_sack(19, &[]);
+    sent.push(f.take());
+    for k in 21..=27 {
+        f.ack_sack(19, &[(20, k)]);
+        sent.push(f.take());
+    }
+    assert_eq!(
+        sent,
+        vec![
+            segments(27, 1),
+            vec![],
+            segments(28, 1),
+            segments(19, 1),
+            vec![],
+            segments(29, 1),
+            vec![],
+            segments(30, 1),
+        ]
+    );
+    assert_eq!(f.cwnd_segments(), 5.0);
+    f.ack_sack(27, &[]);
+    assert_eq!(f.state(), CaState::Open);
+    assert_eq!(f.cwnd_segments(), 7.0);
+    assert_eq!(f.take(), segments(31, 3));
+}

@@ -22,6 +22,7 @@
 
 mod newreno;
 mod prr;
+mod rate_halving;
 mod reno;
 mod sack;
 mod tahoe;
@@ -34,6 +35,7 @@ use crate::time::SimTime;
 
 pub use newreno::NewReno;
 pub use prr::Prr;
+pub use rate_halving::RateHalving;
 pub use reno::Reno;
 pub use sack::Sack;
 pub use tahoe::Tahoe;
@@ -218,6 +220,7 @@ recoveries! {
     Newreno => NewReno, "newreno";
     Sack => Sack, "sack";
     Prr => Box<Prr>, "prr";
+    RateHalving => Box<RateHalving>, "rate_halving";
 }
 
 impl Strategy {

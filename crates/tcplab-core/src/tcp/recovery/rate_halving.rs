@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Rate halving: Linux's fast recovery before PRR (2.6 to 3.1,
+//! `tcp_cwnd_down`), in the form ns-2.35's TCP-Linux (`Agent/TCP/Linux`,
+//! tcp-linux.cc) runs it. The window drops to a floor at once, but what may
+//! be in flight falls by one segment for every two ACKs, from what was in
+//! flight when the loss was found, so the sender neither falls silent for
+//! half a round trip (RFC 6675) nor bursts. TCP-Linux is the reference
+//! behind every congestion-control comparison in docs/validation.md.
+//!
+//! - **Start** (a loss found as for the sack recovery): ssthresh from the
+//!   controller; the floor is ssthresh, or ssthresh/2 in whole segments
+//!   (at least one) with `rate_halving_floor = "half_ssthresh"`, the
+//!   `min_cwnd` of Linux 2.6.22's Reno-family modules. The allowance
+//!   (TCP-Linux's `next_pkts_in_flight_`) starts at min(the window before
+//!   the loss, pipe + 1 segment): the fast retransmission goes out alone.
+//!   (TCP-Linux's own Disorder state keeps pipe at its window while the
+//!   duplicate ACKs arrive, and an ns-2 packet trace shows the
+//!   retransmission alone on the ACK that starts the recovery; tcplab's
+//!   limited transmit leaves pipe below the window there instead, and
+//!   starting from the window would send new data into the queue that
+//!   just overflowed.)
+//! - **Each time the sender may send**: with `win` = max(allowance,
+//!   floor), the allowance becomes min(allowance, pipe + 1 segment);
+//!   segments go out (chosen by RFC 6675's NextSeg, as the sack recovery
+//!   chooses them) while pipe < max(win, allowance), and after each the
+//!   allowance becomes min(allowance, max(pipe - 1 segment, 1 segment)).
+//!   In effect one segment for every two ACKs. The window the sender
+//!   shows (and traces) is max(allowance, floor), as TCP-Linux's `cwnd_`.
+//! - **End** (the recovery point acknowledged): when the floor is below
+//!   ssthresh, cwnd = min(ssthresh, FlightSize + 3 segments) (Linux's
+//!   `tcp_moderate_cwnd`, `tcp_max_burst` = 3), from which slow start
+//!   climbs back to ssthresh; otherwise cwnd = ssthresh.
+//!
+//! Not modelled: TCP-Linux's FACK loss marking (tcplab's is RFC 6675's
+//! IsLost, or RACK's when on); Linux 2.6's undo and its Disorder state's
+//! sending beyond limited transmit.
+
+use super::sack::{sack_loss_detected, NextSeg};
+use super::RecoveryStrategy;
+use crate::cc::{CaState, LossCause};
+use crate::tcp::conn::Conn;
+use crate::tcp::sender::TcpEventKind;
+use crate::tcp::{RateHalvingFloor, TcpConfig, TcpHeader};
+use crate::time::SimTime;
+
+/// Linux's `tcp_max_burst`: the segments a window may exceed what is in
+/// flight when a recovery ends.
+const MAX_BURST: u64 = 3;
+
+#[derive(Clone, Debug)]
+pub struct RateHalving {
+    next: NextSeg,
+    /// The floor is half of ssthresh (2.6.22's `tcp_reno_min_cwnd`).
+    half_floor: bool,
+    /// The floor of this recovery, bytes.
+    floor: u64,
+    /// What may stay in flight, bytes (TCP-Linux's `next_pkts_in_flight_`).
+    allowed: u64,
+}
+
+impl RateHalving {
+    /// The window shown while the recovery lasts.
+    fn shown(&self) -> u64 {
+        self.allowed.max(self.floor)
+    }
+}
+
+impl RecoveryStrategy for RateHalving {
+    fn new(cfg: &TcpConfig) -> Self {
+        RateHalving {
+            next: NextSeg::default(),
+            half_floor: cfg.rate_halving_floor == RateHalvingFloor::HalfSsthresh,
+            floor: 0,
+            allowed: 0,
+        }
+    }
+
+    /// As the sack recovery: a duplicate ACK must SACK something new.
+    fn counts_dupack(&self, new_sack: bool) -> bool {
+        new_sack
+    }
+
+    fn loss_detected(&self, c: &Conn) -> bool {
+        sack_loss_detected(c)
+    }
+
+    fn may_start(&self, c: &Conn) -> bool {
+        c.tcb.snd_una >= c.tcb.recover
+    }
+
+    fn start(&mut self, c: &mut Conn, now: SimTime, _out: &mut Vec<TcpHeader>) {
+        let prior = c.tcb.cwnd;
+        c.reduce(now, CaState::Recovery, LossCause::DupAcks);
+        let mss = c.mss();
+        let ssthresh = c.tcb.ssthresh;
+        self.floor = if self.half_floor {
+            (ssthresh / mss / 2).max(1) * mss
+        } else {
+            ssthresh
+        };
+        c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);
+        // The first segment is due: pipe no longer counts it.
+        self.next.begin(c);
+        self.allowed = prior.min(self.next.pipe(c) + mss);
+        let shown = self.shown();
+        c.recovery_cwnd(shown);
+    }
+
+    fn on_ack(&mut self, c: &mut Conn, now: SimTime, ack: u64, _acked: u64) {
+        if ack >= c.tcb.recover {
+            let ssthresh = c.tcb.ssthresh;
+            let cwnd = if self.floor < ssthresh {
+                let flight = c.tcb.snd_max - c.tcb.snd_una;
+                ssthresh.min(flight + MAX_BURST * c.mss())
+            } else {
+                ssthresh
+            };
+            c.recovery_cwnd(cwnd);
+            self.allowed = 0;
+            c.exit_recovery(now, ack);
+        } else {
+            c.log(now, TcpEventKind::PartialAck, ack);
+            self.next.on_partial_ack(c);
+        }
+    }
+
+    fn send(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) -> bool {
+        if c.cc_owns_cwnd {
+            // The controller's window rules (BBR): NextSeg alone.
+            self.next.send(c, now, out);
+            return true;
+        }
+        let mss = c.mss();
+        let win = self.shown();
+        let pipe = self.next.pipe(c);
+        let next = self.allowed.min(pipe + mss);
+        let before = c.stats.bytes_sent;
+        // NextSeg sends while cwnd - pipe allows a segment: first up to
+        // `win`; then, if nothing went out, one segment when pipe < next
+        // (once one has gone out, next is below pipe).
+        c.tcb.cwnd = win;
+        self.next.send(c, now, out);
+        if c.stats.bytes_sent == before && pipe + mss <= next {
+            c.tcb.cwnd = pipe + mss;
+            self.next.send(c, now, out);
+        }
+        self.allowed = if c.stats.bytes_sent > before {
+            next.min(self.next.pipe(c).saturating_sub(mss).max(mss))
+        } else {
+            next
+        };
+        c.tcb.set_cwnd(self.shown());
+        true
+    }
+
+    fn on_timeout(&mut self, c: &Conn) {
+        self.allowed = 0;
+        self.next.on_timeout(c);
+    }
+}
