@@ -21,11 +21,13 @@ Two sets of comparisons:
   as those defaults do. Only the path's packet size and the DelAck sink's
   200-ms interval_ are set, on both sides.
 - ``linux``: TCP-Linux (Agent/TCP/Linux with select_ca, Linux 2.6.22's
-  congestion-control modules on ns-2's own SACK recovery) against tcplab's
-  linux profile (Linux's RTO, SACK recovery, initial window 10, 200 ms
-  minimum RTO). ns-2: window_ 10000, windowInit_ 10, minrto_ 0.2,
-  tcpTick_ 1 ms, timestamps. A module name TCP-Linux does not know would
-  silently run Reno: the harness refuses the run instead.
+  congestion-control modules on TCP-Linux's own rate halving over ns-2's
+  SACK scoreboard) against tcplab's linux profile on the rate_halving
+  recovery with the module's 2.6.22 floor (Linux's RTO, initial window 10,
+  200 ms minimum RTO; no PRR, RACK-TLP or HyStart). ns-2: window_ 10000,
+  windowInit_ 10, minrto_ 0.2, tcpTick_ 1 ms, timestamps. A module name
+  TCP-Linux does not know would silently run Reno: the harness refuses the
+  run instead.
 
 A third, ``dumbbell``: 10 bulk flows (flow i from i/10 s) on the issue-8
 dumbbell, N senders -(1 Gb/s, 1 ms)- r0 -(100 Mb/s, 10 ms, 100 packets)-
@@ -61,7 +63,7 @@ from pathlib import Path
 import tcplab as tl
 from doc_tables import ratio, write_between  # bench/, beside this file
 from tcplab.validation.paths import TCL, westwood_path  # shared with tcplab validate
-from tcplab.validation.suites import LINUX_FLOW
+from tcplab.validation.suites import tcp_linux_flow
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -85,9 +87,10 @@ def tcplab_run(kind: str, topo: str, agent: str, acks: str, per: float, seed: in
         tcp["profile"] = "ns2"
         tcp["delayed_ack_timeout"] = "200ms"
     if kind == "linux":
-        # TCP-Linux runs Linux 2.6.22's modules on ns-2's own SACK recovery:
-        # PRR, RACK-TLP and HyStart (the linux profile's defaults) off.
-        tcp.update(LINUX_FLOW)
+        # TCP-Linux runs Linux 2.6.22's modules on its own rate halving over
+        # ns-2's SACK scoreboard: PRR, RACK-TLP and HyStart (the linux
+        # profile's defaults) off.
+        tcp.update(tcp_linux_flow(agent))
     if topo == "westwood":
         net = westwood_path(per, **tcp)
         src = "router"

@@ -119,16 +119,31 @@ def test_known_and_open_misses_come_from_the_tables_by_section():
     rows = [Row("PER 0.01", "goodput", 2.0, 1.0), Row("PER 0.05", "goodput", 1.0, 1.0)]
     sections = [Section("variant", "bic", "", [], rows=rows),
                 Section("variant", "lp", "", [], rows=[Row("1 flow", "goodput", 0.1, 1.0)]),
-                Section("variant", "reno", "", [], rows=[Row("1 flow", "goodput", 3.0, 1.0)])]
+                Section("variant", "highspeed", "", [],
+                        rows=[Row("1 flow", "goodput", 3.0, 1.0)])]
     suites.annotate(sections)
     assert [r.verdict for r in rows] == ["known", "pass"]
     assert sections[1].rows[0].verdict == "open"
     assert sections[1].rows[0].open == suites.OPEN[("variant", "lp")]
-    # reno's open miss covers PER 0.05 only: a miss at another point fails.
+    # highspeed's open miss covers PER 0.001 only: a miss at another point fails.
     assert sections[2].rows[0].verdict == "fail"
-    late = Section("variant", "reno", "", [], rows=[Row("PER 0.05", "goodput", 1.11, 1.0)])
+    late = Section("variant", "highspeed", "", [],
+                   rows=[Row("PER 0.001", "mean cwnd", 1.19, 1.0, tolerance=0.15)])
     suites.annotate([late])
     assert late.rows[0].verdict == "open"
+
+
+def test_a_known_difference_may_name_its_points_beside_an_open_miss():
+    from tcplab.validation import suites
+
+    # yeah: the counting of ACKs explains PER 0 and the dumbbell; PER 0.05 is
+    # open; a miss anywhere else fails.
+    rows = [Row(p, "window reductions", 2.0, 1.0, tolerance=0.2)
+            for p in ("PER 0", "4 flows", "PER 0.05", "PER 0.01")]
+    suites.annotate([Section("variant", "yeah", "", [], rows=rows)])
+    assert [r.verdict for r in rows] == ["known", "known", "open", "fail"]
+    assert rows[0].known == suites.KNOWN[("variant", "yeah")][0]
+    assert rows[2].open == suites.OPEN[("variant", "yeah")][0]
 
 
 def test_the_html_page_holds_every_section_its_verdicts_and_embedded_png_figures():
