@@ -158,6 +158,13 @@ fn prr_with_sack_spreads_the_reduction_over_the_acks_of_one_window() {
     // The retransmission arrives: the recovery point (segment 20) is
     // acknowledged, cwnd = ssthresh, and one segment fits beside the nine
     // new ones in flight.
+    ends_at_ssthresh_of_ten_beside_nine_new(&mut f);
+}
+
+/// The retransmission of segment 0 is acknowledged a round trip later (up
+/// to segment 20, the recovery point): Open, cwnd = ssthresh = 10, and with
+/// nine new segments (20 to 28) in flight one more (29) goes out.
+fn ends_at_ssthresh_of_ten_beside_nine_new(f: &mut Fix) {
     f.advance(RTT);
     f.ack(seg(20));
     assert_eq!(f.state(), CaState::Open);
@@ -507,12 +514,8 @@ fn rate_halving_sends_the_retransmission_alone_then_one_segment_for_two_acks() {
     );
     assert_eq!(f.ssthresh_segments(), 10.0);
     // The retransmission's ACK ends the recovery with cwnd = ssthresh (the
-    // floor is ssthresh: no moderation); nine new segments are in flight.
-    f.advance(RTT);
-    f.ack(seg(20));
-    assert_eq!(f.state(), CaState::Open);
-    assert_eq!(f.cwnd_segments(), 10.0);
-    assert_eq!(f.take(), segments(29, 1));
+    // floor is ssthresh: no moderation), as PRR's does.
+    ends_at_ssthresh_of_ten_beside_nine_new(&mut f);
 }
 
 #[test]
