@@ -238,9 +238,11 @@ OPEN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
         "agree (docs/validation.md)."),
     ("variant", "westwoodplus"): ((
         "Open: goodput 1.12-1.13 times TCP-Linux westwood's at PER 0.005 and 0.01 (window "
-        "1.17-1.19), on TCP-Linux's rate halving as on the sack recovery (1.11-1.12; "
-        "2.6.22's westwood floor, its bandwidth estimate times the minimum RTT, is its "
-        "ssthresh). With the linux profile's own recovery (PRR, RACK-TLP) it is 1.15. The "
+        "1.17-1.19), on TCP-Linux's rate halving as on the sack recovery (1.11-1.12). "
+        "2.6.22's westwood floor is its bandwidth estimate times the minimum RTT, as "
+        "tcplab's ssthresh (the floor here), but its ssthresh was Reno's half (today's "
+        "Linux sets it to the estimate when the reduction completes, an event TCP-Linux "
+        "never raises). With the linux profile's own recovery (PRR, RACK-TLP) it is 1.15. The "
         "cause is not yet found. At PER 0.02 and 0.05 TCP-Linux westwood hangs (no result)."),
         frozenset({"PER 0.005", "PER 0.01"})),
 }
