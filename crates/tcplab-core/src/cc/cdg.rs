@@ -469,14 +469,10 @@ impl CongestionControl for Cdg {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::testing::CcDriver;
+    use crate::cc::testing::{ms, CcDriver};
     use crate::time::SimDuration;
 
     const MSS: u64 = 1000;
-
-    fn ms(v: u64) -> SimDuration {
-        SimDuration::from_millis(v)
-    }
 
     fn cdg(cfg: CdgConfig, cwnd: u64, ssthresh: u64) -> CcDriver<Cdg> {
         let rng = Rng::stream(1, 0, "test:cdg");

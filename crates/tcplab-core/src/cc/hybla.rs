@@ -238,13 +238,9 @@ impl CongestionControl for Hybla {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::testing::CcDriver;
+    use crate::cc::testing::{ms, CcDriver};
 
     const MSS: u64 = 1000;
-
-    fn ms(v: u64) -> SimDuration {
-        SimDuration::from_millis(v)
-    }
 
     /// A Hybla whose connection measured `srtt` ms in the handshake, with
     /// cwnd then set to `cwnd` segments (0: leave rho's) and ssthresh to

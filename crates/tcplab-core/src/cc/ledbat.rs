@@ -353,14 +353,10 @@ impl CongestionControl for Ledbat {
 mod tests {
     use super::*;
     use crate::cc::registry::{self, Profile};
-    use crate::cc::testing::CcDriver;
+    use crate::cc::testing::{ms, CcDriver};
     use crate::time::SimDuration;
 
     const MSS: u64 = 1000;
-
-    fn ms(v: u64) -> SimDuration {
-        SimDuration::from_millis(v)
-    }
 
     /// cwnd 10 segments, `flight` segments outstanding before each ACK,
     /// out of slow start.

@@ -403,14 +403,10 @@ impl CongestionControl for Lp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::testing::CcDriver;
+    use crate::cc::testing::{ms, CcDriver};
     use crate::cc::CaState;
 
     const MSS: u64 = 1000;
-
-    fn ms(v: u64) -> SimDuration {
-        SimDuration::from_millis(v)
-    }
 
     /// TCP-LP on RTT samples (the paper profile's form).
     fn lp(cwnd: u64) -> CcDriver<Lp> {

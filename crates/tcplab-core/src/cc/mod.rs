@@ -411,6 +411,11 @@ pub(crate) mod testing {
 
     use super::*;
 
+    /// `v` milliseconds (the controllers' tests speak in them).
+    pub fn ms(v: u64) -> SimDuration {
+        SimDuration::from_millis(v)
+    }
+
     pub struct CcDriver<C: CongestionControl> {
         pub cc: C,
         pub tcb: Tcb,

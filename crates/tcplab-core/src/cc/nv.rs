@@ -415,13 +415,9 @@ impl CongestionControl for Nv {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::testing::CcDriver;
+    use crate::cc::testing::{ms, CcDriver};
 
     const MSS: u64 = 1000;
-
-    fn ms(v: u64) -> SimDuration {
-        SimDuration::from_millis(v)
-    }
 
     fn nv(cwnd: u64, ssthresh: u64) -> CcDriver<Nv> {
         let mut d = CcDriver::new(Nv::new(NvConfig::linux(), false), MSS, cwnd);

@@ -424,7 +424,6 @@ impl CongestionControl for Vegas {
         if self.cfg.rounds == Rounds::Linux {
             let p = (self.cfg.alpha, self.cfg.beta, self.cfg.gamma);
             self.linux.cong_avoid(tcb, ack, self.reno.abc, p);
-            self.diff = self.linux.diff as f64;
             return;
         }
         if tcb.snd_una >= self.round_end {
@@ -491,6 +490,7 @@ impl CongestionControl for Vegas {
 
     fn probe(&self, name: &str) -> Option<f64> {
         match name {
+            "diff" if self.cfg.rounds == Rounds::Linux => Some(self.linux.diff as f64),
             "diff" => Some(self.diff),
             "base_rtt" if self.cfg.rounds == Rounds::Linux => {
                 self.linux.base().map(|d| d.as_secs_f64())
@@ -504,13 +504,9 @@ impl CongestionControl for Vegas {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::testing::CcDriver;
+    use crate::cc::testing::{ms, CcDriver};
 
     const MSS: u64 = 1000;
-
-    fn ms(v: u64) -> SimDuration {
-        SimDuration::from_millis(v)
-    }
 
     /// A Vegas in congestion avoidance with cwnd `w` segments, BaseRTT 100 ms,
     /// then one round with RTT `rtt` ms.

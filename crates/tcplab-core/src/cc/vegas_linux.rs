@@ -153,16 +153,11 @@ impl LinuxRounds {
 
 #[cfg(test)]
 mod tests {
-    use crate::cc::testing::CcDriver;
+    use crate::cc::testing::{ms, CcDriver};
     use crate::cc::vegas::{Vegas, VegasConfig};
     use crate::cc::{CaState, CongestionControl, CwndEvent, LossCause};
-    use crate::time::SimDuration;
 
     const MSS: u64 = 1000;
-
-    fn ms(v: u64) -> SimDuration {
-        SimDuration::from_millis(v)
-    }
 
     fn linux(cwnd: u64) -> CcDriver<Vegas> {
         CcDriver::new(Vegas::new(VegasConfig::linux(), false), MSS, cwnd)
@@ -187,17 +182,17 @@ mod tests {
         // BaseRTT 100.001 ms, RTT 151.001 ms: 10 * 51000 / 100001 = 5 > beta 4
         // (the paper's 10 * 51 / 151 = 3.4 holds).
         let d = decided(10, 151);
-        assert_eq!(d.cc.diff, 5.0);
+        assert_eq!(d.cc.probe("diff"), Some(5.0));
         assert_eq!((d.tcb.cwnd, d.tcb.ssthresh), (9 * MSS, 9 * MSS));
         // 150 ms: 10 * 50000 / 100001 = 4 (4.99 truncated): hold.
         let d = decided(10, 150);
-        assert_eq!((d.cc.diff, d.tcb.cwnd), (4.0, 10 * MSS));
+        assert_eq!((d.cc.probe("diff"), d.tcb.cwnd), (Some(4.0), 10 * MSS));
         // 120 ms: 10 * 20000 / 100001 = 1 < alpha 2: one more; ssthresh
         // stays, above 3/4 of 11.
         let d = decided(10, 120);
         assert_eq!(
-            (d.cc.diff, d.tcb.cwnd, d.tcb.ssthresh),
-            (1.0, 11 * MSS, 10 * MSS)
+            (d.cc.probe("diff"), d.tcb.cwnd, d.tcb.ssthresh),
+            (Some(1.0), 11 * MSS, 10 * MSS)
         );
         assert_eq!(d.cc.probe("base_rtt"), Some(0.100001));
     }
@@ -221,10 +216,11 @@ mod tests {
         d.tcb.ssthresh = 10 * MSS;
         d.ack_with_nxt(1, Some(ms(100)), 1 + 10 * MSS);
         d.ack(1, Some(ms(300)));
-        d.ack_with_nxt(9, Some(ms(300)), 1 + 20 * MSS); // two samples in the round
-                                                        // Reno's tcp_cong_avoid_ai once per round: the credit counts 2.
+        // Two samples in the round: Reno's tcp_cong_avoid_ai once per round,
+        // the credit counts 2.
+        d.ack_with_nxt(9, Some(ms(300)), 1 + 20 * MSS);
         assert_eq!((d.tcb.cwnd, d.tcb.cwnd_cnt), (10 * MSS, 2));
-        assert_eq!(d.cc.diff, 0.0);
+        assert_eq!(d.cc.probe("diff"), Some(0.0));
     }
 
     #[test]
@@ -240,8 +236,8 @@ mod tests {
         // Diff = 14 * 30000 / 100001 = 4 > gamma 1: cwnd = min(14, 14 *
         // 100001 / 130001 + 1) = 11, ssthresh 11: congestion avoidance.
         assert_eq!(
-            (d.cc.diff, d.tcb.cwnd, d.tcb.ssthresh),
-            (4.0, 11 * MSS, 11 * MSS)
+            (d.cc.probe("diff"), d.tcb.cwnd, d.tcb.ssthresh),
+            (Some(4.0), 11 * MSS, 11 * MSS)
         );
     }
 
@@ -255,12 +251,18 @@ mod tests {
         }
         d.cc.on_state(&mut d.tcb, CaState::Disorder);
         d.ack_with_nxt(7, Some(ms(200)), 1 + 20 * MSS); // Reno: credit 1 -> 2
-        assert_eq!((d.tcb.cwnd, d.tcb.cwnd_cnt, d.cc.diff), (10 * MSS, 2, 0.0));
+        assert_eq!(
+            (d.tcb.cwnd, d.tcb.cwnd_cnt, d.cc.probe("diff")),
+            (10 * MSS, 2, Some(0.0))
+        );
         d.cc.on_state(&mut d.tcb, CaState::Open); // the round restarts at snd_nxt
         d.ack(1, Some(ms(200)));
         d.ack_with_nxt(10, Some(ms(200)), 1 + 30 * MSS);
         // Only the two samples since Open count: Reno again.
-        assert_eq!((d.tcb.cwnd, d.tcb.cwnd_cnt, d.cc.diff), (10 * MSS, 3, 0.0));
+        assert_eq!(
+            (d.tcb.cwnd, d.tcb.cwnd_cnt, d.cc.probe("diff")),
+            (10 * MSS, 3, Some(0.0))
+        );
     }
 
     #[test]
