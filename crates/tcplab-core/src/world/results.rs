@@ -443,26 +443,6 @@ impl World {
     }
 }
 
-/// The columns of `items`' rows, made `CHUNK` rows at a time by `columns`,
-/// in vectors sized once for all the rows.
-fn chunked<T>(items: &[T], columns: impl Fn(&[T]) -> Columns) -> Columns {
-    const CHUNK: usize = 1024;
-    let mut out = columns(&items[..items.len().min(CHUNK)]);
-    let chunks = items.len().div_ceil(CHUNK);
-    for (_, c) in &mut out {
-        match c {
-            ColumnData::U64(v) => v.reserve(items.len() - v.len()),
-            ColumnData::F64(v) => v.reserve(items.len() - v.len()),
-            // The first chunk's length per chunk, and some to spare.
-            ColumnData::Str(s) => s.reserve((s.len() + 1) * chunks.saturating_sub(1) * 9 / 8),
-        }
-    }
-    for chunk in items.chunks(CHUNK).skip(1) {
-        append_columns(&mut out, columns(chunk));
-    }
-    out
-}
-
 fn owned_flow(r: FlowResult<&str>) -> FlowResult {
     FlowResult {
         flow: r.flow.to_owned(),
