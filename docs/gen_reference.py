@@ -57,6 +57,10 @@ def reference(s: dict) -> str:
             name = f"`cc:{p['name']}`" if p["name"] else ""
             out.append(f"| `{v['name']}` | {v['recovery']} | {name} | {cell(p['unit'])} | "
                        f"{cell(p['meaning'])} |\n")
+        for f in v.get("forms", []):
+            for p in f["probes"]:
+                out.append(f"| `{v['name']}`, {f['key']} = \"{f['value']}\" | {v['recovery']} | "
+                           f"`cc:{p['name']}` | {cell(p['unit'])} | {cell(p['meaning'])} |\n")
     out.append(f"\nLoss recoveries: {', '.join(s['recoveries'])}. Queue disciplines: "
                f"{', '.join(s['queues'])}.\n")
     return "".join(out)

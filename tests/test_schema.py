@@ -42,7 +42,9 @@ def test_every_variant_class_takes_exactly_its_variants_parameters():
     assert {c.name for c in classes} == {n for n in s if s[n]["defaults"]["paper"]}
     for c in classes:
         params = set(inspect.signature(c.__init__).parameters) - {"self"}
-        assert params == set(s[c.name]["defaults"]["paper"]), c.name
+        forms = [set(f["defaults"]) for f in s[c.name]["forms"]]
+        assert params == set(s[c.name]["defaults"]["paper"]).union(*forms), c.name
+    assert [(f["key"], f["value"]) for f in s["cubic"]["forms"]] == [("version", "2.6.22")]
 
 
 def test_result_tables_have_the_columns_the_core_lists_in_its_order():

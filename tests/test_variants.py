@@ -162,6 +162,14 @@ def test_parameters_and_profiles_are_resolved_into_the_scenario():
      "flows[0].cc.filter"),
     ({"name": "cubic", "beta": 1.5}, "flows[0].cc.beta: 1.5 is not in (0, 1)",
      "flows[0].cc.beta"),
+    ({"name": "cubic", "version": "2.6.22", "beta": 0.8},
+     "flows[0].cc.beta: invalid type: floating point '0.8', expected u64", "flows[0].cc.beta"),
+    ({"name": "cubic", "version": "2.6.22", "c": 0.4},
+     "flows[0].cc.c: not a parameter of 'cubic' (allowed: beta, bic_scale, fast_convergence, "
+     "max_increment, tcp_friendliness, version)", "flows[0].cc.c"),
+    ({"name": "cubic", "version": "2.6.32"},
+     "flows[0].cc.version: unknown variant '2.6.32', expected 'rfc9438' or '2.6.22'",
+     "flows[0].cc.version"),
     ({"name": "reno", "alpha": 1}, "flows[0].cc.alpha: not a parameter of 'reno' (allowed: none)",
      "flows[0].cc.alpha"),
     ("python", "flows[0].cc: a variant written in Python is named by its class", "flows[0].cc"),
@@ -370,6 +378,25 @@ def test_a_variants_own_quantities_are_traced_by_name():
     assert (k >= 0).all() and k.max() > 0
     # Only the flows whose variant reports it have the series.
     assert ("cc:w_max", "n") not in res.traces()
+
+
+def test_cubic_2_6_22_runs_with_its_own_parameters_and_quantities():
+    # Linux 2.6.22's CUBIC, as ns-2's TCP-Linux runs it: its parameters are
+    # echoed, its cnt and Reno-friendly estimate are traced, and it differs
+    # from RFC 9438's CUBIC on the same lossy path.
+    res = westwood_path(tl.Cubic(version="2.6.22"), duration="60s", per=0.01,
+                        trace=("cwnd", "cc:cnt", "cc:w_est"))
+    cc = res.scenario["flows"][0]["cc"]
+    assert (cc["version"], cc["beta"], cc["bic_scale"]) == ("2.6.22", 819, 41)
+    _, cnt = res.trace("cc:cnt", flow=0)
+    assert len(cnt) > 10 and cnt[0] == 0 and cnt.max() > 1  # 0 until computed, and after a reset
+    _, w_est = res.trace("cc:w_est", flow=0)
+    assert w_est.max() > 1
+    rfc = westwood_path("cubic", duration="60s", per=0.01, trace=("cwnd",))
+    assert res.flows["cc"][0] == rfc.flows["cc"][0] == "cubic"
+    assert res.flows["goodput_bps"][0] != rfc.flows["goodput_bps"][0]
+    with pytest.raises(tl.ScenarioError, match="reports 'cnt'"):
+        westwood_path("cubic", duration="1s", trace=("cc:cnt",))
 
 
 def test_a_quantity_no_flow_reports_is_refused_with_what_is_offered():

@@ -134,20 +134,29 @@ class Petra(Variant):
 
 
 class Cubic(Variant):
-    """CUBIC (RFC 9438).
+    """CUBIC: RFC 9438 by default, or Linux 2.6.22's module; see docs/variants.md.
 
     Args:
-        c: the cubic coefficient C (0.4); ``beta``: multiplicative decrease (0.7).
+        version: ``"rfc9438"`` (the default: today's CUBIC) or ``"2.6.22"``
+            (CUBIC 2.1 as Linux 2.6.22's ``tcp_cubic.c``, which ns-2.35's
+            TCP-Linux runs, with its own parameters below).
+        c: the cubic coefficient C (0.4); ``beta``: multiplicative decrease
+            (0.7; with version 2.6.22, in 1024ths: 819).
         fast_convergence, reno_friendly: RFC 9438 4.7 and 4.3.
+        bic_scale, max_increment, tcp_friendliness: version 2.6.22's module
+            parameters (41, that is C = 0.4004; 16 segments per 100 ms; on).
     """
 
     name = "cubic"
 
-    def __init__(self, *, c: float | None = None, beta: float | None = None,
-                 fast_convergence: bool | None = None,
-                 reno_friendly: bool | None = None) -> None:
-        super().__init__(c=c, beta=beta, fast_convergence=fast_convergence,
-                         reno_friendly=reno_friendly)
+    def __init__(self, *, version: str | None = None, c: float | None = None,
+                 beta: float | None = None, fast_convergence: bool | None = None,
+                 reno_friendly: bool | None = None, bic_scale: int | None = None,
+                 max_increment: int | None = None,
+                 tcp_friendliness: bool | None = None) -> None:
+        super().__init__(version=version, c=c, beta=beta, fast_convergence=fast_convergence,
+                         reno_friendly=reno_friendly, bic_scale=bic_scale,
+                         max_increment=max_increment, tcp_friendliness=tcp_friendliness)
 
 
 class Bbr(Variant):

@@ -375,6 +375,12 @@ def cmd_variants(args: argparse.Namespace) -> int:
             note = ("  (" + ", ".join(f"{p}: {json.dumps(o)}" for p, o in differ.items()) + ")"
                     if differ else "")
             print(f"    {key:<22} {json.dumps(value)}{note}")
+        for f in v.get("forms", []):
+            print(f"  with {f['key']} = {json.dumps(f['value'])} (every profile):")
+            for p in f["probes"]:
+                print(f"    trace cc:{p['name']:<14} ({p['unit']}) {p['meaning']}")
+            for key, value in f["defaults"].items():
+                print(f"    {key:<22} {json.dumps(value)}")
     return EXIT_OK
 
 

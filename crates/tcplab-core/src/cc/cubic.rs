@@ -27,6 +27,22 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// The Reno-friendly region (RFC 9438 4.3).
     pub reno_friendly: bool,
+    /// Which CUBIC: RFC 9438 (this one), or "2.6.22", Linux 2.6.22's
+    /// module with its own parameters ([`super::cubic_linux`]).
+    pub version: CubicVersion,
+}
+
+/// The CUBIC a flow runs.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+pub enum CubicVersion {
+    /// RFC 9438 (today's Linux's algorithm, in floating point).
+    #[default]
+    #[serde(rename = "rfc9438")]
+    Rfc9438,
+    /// CUBIC 2.1 as Linux 2.6.22's `tcp_cubic.c`, which ns-2.35's
+    /// TCP-Linux runs.
+    #[serde(rename = "2.6.22")]
+    Linux2622,
 }
 
 impl CubicConfig {
@@ -36,6 +52,7 @@ impl CubicConfig {
             beta: 0.7,
             fast_convergence: true,
             reno_friendly: true,
+            version: CubicVersion::Rfc9438,
         }
     }
 

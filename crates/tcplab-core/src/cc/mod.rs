@@ -20,6 +20,7 @@ pub mod bbr;
 pub mod bic;
 pub mod cdg;
 pub mod cubic;
+pub mod cubic_linux;
 pub mod dctcp;
 pub mod highspeed;
 pub mod htcp;

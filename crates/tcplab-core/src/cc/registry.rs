@@ -20,6 +20,7 @@ use super::bbr::{Bbr, BbrConfig};
 use super::bic::{Bic, BicConfig};
 use super::cdg::{Cdg, CdgConfig};
 use super::cubic::{Cubic, CubicConfig};
+use super::cubic_linux::{CubicLinux, CubicLinuxConfig};
 use super::dctcp::{Dctcp, DctcpConfig};
 use super::highspeed::{HighSpeed, HighSpeedConfig};
 use super::htcp::{Htcp, HtcpConfig};
@@ -186,7 +187,7 @@ pub const VARIANTS: &[VariantInfo] = &[
     VariantInfo { name: "westwood", recovery: "newreno", summary: "Casetti/Mascolo 2001-02: ssthresh = BWE * RTTmin, per-ACK samples, Tustin filter" },
     VariantInfo { name: "westwoodplus", recovery: "newreno", summary: "Westwood+: one bandwidth sample per RTT, EWMA filter" },
     VariantInfo { name: "petra", recovery: "newreno", summary: "Al-Hasanat et al. 2014: Westwood with an ELC-based faster slow start" },
-    VariantInfo { name: "cubic", recovery: "sack", summary: "RFC 9438: cubic window growth, Reno-friendly region, fast convergence" },
+    VariantInfo { name: "cubic", recovery: "sack", summary: "RFC 9438: cubic window growth, Reno-friendly region, fast convergence; version = \"2.6.22\": Linux 2.6.22's CUBIC 2.1 (ns-2's TCP-Linux)" },
     VariantInfo { name: "bbr", recovery: "sack", summary: "BBR v1 (Cardwell et al. 2016): BtlBw and RTprop model, pacing, gain cycling" },
     VariantInfo { name: "dctcp", recovery: "sack", summary: "DCTCP (RFC 8257): window cut by alpha/2 on ECN echoes, alpha the EWMA of the marked fraction" },
     VariantInfo { name: "veno", recovery: "sack", summary: "Fu & Liew 2003 (Linux tcp_veno.c): Vegas's backlog N tells random loss (keep 4/5) from congestion (halve; grow every other RTT)" },
@@ -274,6 +275,21 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
     })
 }
 
+/// The forms a variant has besides its default, each chosen by one of its
+/// parameters: (variant, parameter, value). A form has its own parameters
+/// ([`form_defaults`]), the same under every profile.
+pub const FORMS: &[(&str, &str, &str)] = &[("cubic", "version", "2.6.22")];
+
+/// The parameters of the form of `variant` chosen by `value` (one of
+/// [`FORMS`]).
+pub fn form_defaults(variant: &str, value: &str) -> Option<Value> {
+    let v = match (variant, value) {
+        ("cubic", "2.6.22") => serde_json::to_value(CubicLinuxConfig::linux_2622()),
+        _ => return None,
+    };
+    Some(v.expect("configs serialize"))
+}
+
 /// A built controller and its fully resolved spec.
 pub struct Built {
     pub cc: Box<dyn CongestionControl>,
@@ -313,7 +329,15 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
                 names.join(", "),
             )
         })?;
-    let Some(Value::Object(mut merged)) = defaults(info.name, profile) else {
+    // A form (`cubic` with version = "2.6.22") takes its own parameters.
+    let form = FORMS.iter().find(|&&(variant, key, value)| {
+        variant == info.name && spec.params.get(key).and_then(Value::as_str) == Some(value)
+    });
+    let base = match form {
+        Some(&(variant, _, value)) => form_defaults(variant, value),
+        None => defaults(info.name, profile),
+    };
+    let Some(Value::Object(mut merged)) = base else {
         return Err(Error::Internal(format!("no defaults for {}", info.name)));
     };
     for (k, v) in &spec.params {
@@ -380,6 +404,11 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
                 return Err(Error::invalid(format!("{path}.alpha"), "must be in [0, 1)"));
             }
             Box::new(Petra::new(c))
+        }
+        "cubic" if value.get("version").and_then(Value::as_str) == Some("2.6.22") => {
+            let c: CubicLinuxConfig = config(path, &value)?;
+            check(path, c.validate())?;
+            Box::new(CubicLinux::new(c))
         }
         "cubic" => {
             let c: CubicConfig = config(path, &value)?;

@@ -83,12 +83,30 @@ pub fn export() -> Value {
             let probes = registry::build(&CcSpec::named(v.name), "cc", Profile::Paper, false)
                 .map(|b| b.cc.probes())
                 .unwrap_or_default();
+            let forms: Vec<Value> = registry::FORMS
+                .iter()
+                .filter(|f| f.0 == v.name)
+                .map(|&(variant, key, value)| {
+                    let mut spec = CcSpec::named(variant);
+                    spec.params.insert(key.into(), value.into());
+                    let probes = registry::build(&spec, "cc", Profile::Paper, false)
+                        .map(|b| b.cc.probes())
+                        .unwrap_or_default();
+                    json!({
+                        "key": key,
+                        "value": value,
+                        "defaults": registry::form_defaults(variant, value),
+                        "probes": probes,
+                    })
+                })
+                .collect();
             json!({
                 "name": v.name,
                 "recovery": v.recovery,
                 "summary": v.summary,
                 "defaults": d,
                 "probes": probes,
+                "forms": forms,
             })
         })
         .collect();
