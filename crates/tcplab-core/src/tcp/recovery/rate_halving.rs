@@ -31,6 +31,13 @@
 //!   `tcp_moderate_cwnd`, `tcp_max_burst` = 3), from which slow start
 //!   climbs back to ssthresh; otherwise cwnd = ssthresh.
 //!
+//! - **Lost retransmissions** (TCP-Linux's scoreboard, ns-2's
+//!   scoreboard1.cc): a retransmission is lost again once data first sent
+//!   after it is SACKed, or once a retransmission sent DupThresh + 1 or more
+//!   retransmissions after it is acknowledged or SACKed. It then leaves
+//!   pipe and goes out again before any other segment. Without this rule
+//!   (RFC 6675), a lost retransmission waits for the timer.
+//!
 //! Not modelled: TCP-Linux's FACK loss marking (tcplab's is RFC 6675's
 //! IsLost, or RACK's when on); Linux 2.6's undo and its Disorder state's
 //! sending beyond limited transmit.
@@ -47,6 +54,18 @@ use crate::time::SimTime;
 /// flight when a recovery ends.
 const MAX_BURST: u64 = 3;
 
+/// A retransmission still in flight, or found lost again.
+#[derive(Clone, Copy, Debug)]
+struct Rtx {
+    seq: u64,
+    end: u64,
+    /// snd_max when it went out: data from there on was sent after it.
+    sent_max: u64,
+    /// Its rank among the connection's retransmissions.
+    id: u64,
+    lost: bool,
+}
+
 #[derive(Clone, Debug)]
 pub struct RateHalving {
     next: NextSeg,
@@ -56,12 +75,85 @@ pub struct RateHalving {
     floor: u64,
     /// What may stay in flight, bytes (TCP-Linux's `next_pkts_in_flight_`).
     allowed: u64,
+    /// Retransmissions not yet acknowledged or SACKed, in the order sent.
+    rtx: Vec<Rtx>,
+    next_id: u64,
+    /// The rank of the latest retransmission acknowledged or SACKed.
+    acked_id: Option<u64>,
 }
 
 impl RateHalving {
     /// The window shown while the recovery lasts.
     fn shown(&self) -> u64 {
         self.allowed.max(self.floor)
+    }
+
+    /// Forgets the retransmissions acknowledged or SACKed, and marks lost
+    /// those that later data or later retransmissions show lost.
+    fn track(&mut self, c: &Conn) {
+        let una = c.tcb.snd_una;
+        let mut acked = self.acked_id;
+        self.rtx.retain(|r| {
+            let gone = r.end <= una || c.sb.is_sacked(r.seq);
+            if gone {
+                acked = acked.max(Some(r.id));
+            }
+            !gone
+        });
+        self.acked_id = acked;
+        let high = c.sb.high_sacked().unwrap_or(0);
+        let later = |id: u64| acked.is_some_and(|a| id + c.cfg.dupthresh as u64 + 1 < a);
+        for r in &mut self.rtx {
+            r.lost |= high > r.sent_max || later(r.id);
+        }
+    }
+
+    /// The bytes of the retransmissions found lost and not yet resent.
+    fn lost_bytes(&self) -> u64 {
+        self.rtx
+            .iter()
+            .filter(|r| r.lost)
+            .map(|r| r.end - r.seq)
+            .sum()
+    }
+
+    /// What is in flight: RFC 6675's pipe without the lost retransmissions.
+    fn pipe(&self, c: &Conn) -> u64 {
+        self.next.pipe(c).saturating_sub(self.lost_bytes())
+    }
+
+    /// Sends while `cwnd` allows: the lost retransmissions first (oldest
+    /// first, the lowest sequence TCP-Linux finds lost), then NextSeg; notes
+    /// each retransmission that goes out.
+    fn send_within(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>, cwnd: u64) {
+        let mss = c.mss();
+        let first = out.len();
+        let mut max = c.tcb.snd_max;
+        while self.pipe(c) + mss <= cwnd && !c.paced_out(now) {
+            let Some(i) = self.rtx.iter().position(|r| r.lost) else {
+                break;
+            };
+            let seq = self.rtx[i].seq;
+            self.rtx.remove(i);
+            c.retransmit(now, seq, out);
+        }
+        // NextSeg's pipe still counts what is lost and not yet resent.
+        c.tcb.cwnd = cwnd + self.lost_bytes();
+        self.next.send(c, now, out);
+        for h in &out[first..] {
+            if h.retx && h.len > 0 {
+                self.rtx.push(Rtx {
+                    seq: h.seq,
+                    end: h.seq + h.len as u64,
+                    sent_max: max,
+                    id: self.next_id,
+                    lost: false,
+                });
+                self.next_id += 1;
+            } else {
+                max = max.max(h.seq + h.len as u64);
+            }
+        }
     }
 }
 
@@ -72,6 +164,9 @@ impl RecoveryStrategy for RateHalving {
             half_floor: cfg.rate_halving_floor == RateHalvingFloor::HalfSsthresh,
             floor: 0,
             allowed: 0,
+            rtx: Vec::new(),
+            next_id: 0,
+            acked_id: None,
         }
     }
 
@@ -101,7 +196,8 @@ impl RecoveryStrategy for RateHalving {
         c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);
         // The first segment is due: pipe no longer counts it.
         self.next.begin(c);
-        self.allowed = prior.min(self.next.pipe(c) + mss);
+        self.track(c);
+        self.allowed = prior.min(self.pipe(c) + mss);
         let shown = self.shown();
         c.recovery_cwnd(shown);
     }
@@ -130,22 +226,21 @@ impl RecoveryStrategy for RateHalving {
             self.next.send(c, now, out);
             return true;
         }
+        self.track(c);
         let mss = c.mss();
         let win = self.shown();
-        let pipe = self.next.pipe(c);
+        let pipe = self.pipe(c);
         let next = self.allowed.min(pipe + mss);
         let before = c.stats.bytes_sent;
-        // NextSeg sends while cwnd - pipe allows a segment: first up to
-        // `win`; then, if nothing went out, one segment when pipe < next
-        // (once one has gone out, next is below pipe).
-        c.tcb.cwnd = win;
-        self.next.send(c, now, out);
+        // Segments go out while cwnd - pipe allows one: first up to `win`;
+        // then, if nothing went out, one segment when pipe < next (once
+        // one has gone out, next is below pipe).
+        self.send_within(c, now, out, win);
         if c.stats.bytes_sent == before && pipe + mss <= next {
-            c.tcb.cwnd = pipe + mss;
-            self.next.send(c, now, out);
+            self.send_within(c, now, out, pipe + mss);
         }
         self.allowed = if c.stats.bytes_sent > before {
-            next.min(self.next.pipe(c).saturating_sub(mss).max(mss))
+            next.min(self.pipe(c).saturating_sub(mss).max(mss))
         } else {
             next
         };
@@ -155,6 +250,8 @@ impl RecoveryStrategy for RateHalving {
 
     fn on_timeout(&mut self, c: &Conn) {
         self.allowed = 0;
+        self.rtx.clear();
+        self.acked_id = None;
         self.next.on_timeout(c);
     }
 }
