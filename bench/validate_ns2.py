@@ -24,7 +24,9 @@ Two sets of comparisons:
   congestion-control modules on TCP-Linux's own rate halving over ns-2's
   SACK scoreboard) against tcplab's linux profile on the rate_halving
   recovery with the module's 2.6.22 floor (Linux's RTO, initial window 10,
-  200 ms minimum RTO; no PRR, RACK-TLP or HyStart). ns-2: window_ 10000,
+  200 ms minimum RTO; no PRR, RACK-TLP or HyStart), and tcplab's CUBIC in
+  its 2.6.22 form (`version = "2.6.22"`, row cubic-2.6.22) against the same
+  cubic module. ns-2: window_ 10000,
   windowInit_ 10, minrto_ 0.2, tcpTick_ 1 ms, timestamps. A module name
   TCP-Linux does not know would silently run Reno: the harness refuses the
   run instead.
@@ -34,7 +36,7 @@ dumbbell, N senders -(1 Gb/s, 1 ms)- r0 -(100 Mb/s, 10 ms, 100 packets)-
 r1 -(1 Gb/s, 1 ms)- N receivers, 1448-B segments, delayed ACKs, PER 0 to
 0.01 on the bottleneck, 60 s: ns-2's Newreno and Sack1 against the paper
 profile (settings as above), TCP-Linux reno and cubic against the linux
-profile.
+profile (cubic also against tcplab's 2.6.22 form).
 
 Each row gives the mean over seeds of goodput (Mb/s, all flows), Jain's
 index of the flows' goodputs, retransmitted segments and timeouts for
@@ -63,7 +65,7 @@ from pathlib import Path
 import tcplab as tl
 from doc_tables import ratio, write_between  # bench/, beside this file
 from tcplab.validation.paths import TCL, westwood_path  # shared with tcplab validate
-from tcplab.validation.suites import tcp_linux_flow
+from tcplab.validation.suites import TCP_LINUX, tcp_linux_flow
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -75,7 +77,8 @@ DUMBBELL_PERS = [0.0, 0.001, 0.01]
 DUMBBELL_FLOWS = 10
 DUMBBELL_SECONDS = 60.0
 NATIVE = ["newreno", "reno", "sack", "vegas"]
-LINUX = ["reno", "cubic"]
+#: TCP-Linux's modules, and tcplab's CUBIC in its 2.6.22 form against cubic.
+LINUX = ["reno", "cubic", "cubic-2.6.22"]
 PAYLOAD = {"westwood": 360, "dumbbell": 1448}
 
 
@@ -127,7 +130,7 @@ def ns2_run(ns: str, kind: str, topo: str, agent: str, acks: str, per: float, se
         # ns-2's own defaults.
         name, winit, minrto, window, tick = agent, 2, 0.2, "20", "0.01"
     else:
-        name, winit, minrto = f"linux:{agent}", 10, 0.2
+        name, winit, minrto = f"linux:{TCP_LINUX[agent]}", 10, 0.2
     if topo == "dumbbell":
         winit = 10 if kind == "linux" else 3  # RFC 5681 for a 1448-B MSS (tcplab's paper)
     # The package's ns-2 script (tcplab validate's), with this script's
