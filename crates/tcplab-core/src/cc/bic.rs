@@ -38,16 +38,13 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::bictcp::{check_beta, w_max_after_loss, AckRatio, BETA_SCALE};
 use super::{cong_avoid_ai, linux_slow_start, Ack, CaState, CongestionControl, LossCause};
 use super::{Probe, Tcb};
 
-/// The ACK ratio is kept in 16ths (Linux's `ACK_RATIO_SHIFT`).
-const ACK_RATIO_SHIFT: u32 = 4;
 /// cnt is recomputed at most this often for an unchanged window (HZ / 32
 /// jiffies at HZ = 1000), ms.
 const UPDATE_MS: u64 = 31;
-/// beta is in 1024ths (Linux's `BICTCP_BETA_SCALE`).
-const BETA_SCALE: u64 = 1024;
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -94,12 +91,7 @@ impl BicConfig {
         if self.max_increment == 0 {
             return Err(("max_increment", "must be >= 1".into()));
         }
-        if !(1..BETA_SCALE).contains(&self.beta) {
-            return Err((
-                "beta",
-                format!("{} is not in 1..1023 (1024ths of the window)", self.beta),
-            ));
-        }
+        check_beta(self.beta)?;
         if self.smooth_part == 0 {
             return Err(("smooth_part", "must be >= 1".into()));
         }
@@ -119,7 +111,7 @@ pub struct Bic {
     last_cwnd: u64,
     last_time: u64,
     /// Segments per ACK in Open, in 16ths.
-    delayed_ack: u64,
+    delayed_ack: AckRatio,
     /// A timeout's reset, applied after its ssthresh (Linux computes the
     /// threshold before it enters Loss; tcplab tells the state first).
     reset_pending: bool,
@@ -134,7 +126,7 @@ impl Bic {
             last_max_cwnd: 0,
             last_cwnd: 0,
             last_time: 0,
-            delayed_ack: 0,
+            delayed_ack: AckRatio::START,
             reset_pending: false,
         };
         bic.reset();
@@ -147,7 +139,7 @@ impl Bic {
         self.last_max_cwnd = 0;
         self.last_cwnd = 0;
         self.last_time = 0;
-        self.delayed_ack = 2 << ACK_RATIO_SHIFT;
+        self.delayed_ack = AckRatio::START;
         self.reset_pending = false;
     }
 
@@ -189,7 +181,7 @@ impl Bic {
         if max == 0 {
             cnt = cnt.min(20);
         }
-        self.cnt = ((cnt << ACK_RATIO_SHIFT) / self.delayed_ack).max(1);
+        self.cnt = self.delayed_ack.divide(cnt);
     }
 }
 
@@ -212,8 +204,7 @@ impl CongestionControl for Bic {
         self.apply_pending_reset();
         if tcb.ca_state == CaState::Open {
             // ratio = 15/16 ratio + 1/16 segments, in 16ths.
-            self.delayed_ack = self.delayed_ack - (self.delayed_ack >> ACK_RATIO_SHIFT)
-                + ack.segments_acked as u64;
+            self.delayed_ack.sample(ack.segments_acked as u64);
         }
     }
 
@@ -229,11 +220,8 @@ impl CongestionControl for Bic {
     fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {
         let w = tcb.cwnd / tcb.mss;
         let beta = self.cfg.beta;
-        self.last_max_cwnd = if self.cfg.fast_convergence && w < self.last_max_cwnd {
-            w * (BETA_SCALE + beta) / (2 * BETA_SCALE)
-        } else {
-            w
-        };
+        self.last_max_cwnd =
+            w_max_after_loss(w, self.last_max_cwnd, beta, self.cfg.fast_convergence);
         let keep = if w <= self.cfg.low_window {
             w / 2
         } else {
@@ -282,7 +270,7 @@ mod tests {
 
     fn bic(ratio: u64, last_max: u64) -> Bic {
         let mut b = Bic::new(BicConfig::linux(), true);
-        b.delayed_ack = ratio << ACK_RATIO_SHIFT;
+        b.delayed_ack = AckRatio::of(ratio);
         b.last_max_cwnd = last_max;
         b
     }
@@ -314,10 +302,10 @@ mod tests {
         b.update(14, 0);
         assert_eq!(b.cnt, 14);
         // An unchanged window is not recomputed within 31 ms.
-        b.delayed_ack = 1 << ACK_RATIO_SHIFT;
+        b.delayed_ack = AckRatio::of(1);
         b.update(14, 31);
         b.update(160, 40);
-        b.delayed_ack = 2 << ACK_RATIO_SHIFT;
+        b.delayed_ack = AckRatio::of(2);
         b.update(160, 71);
         assert_eq!(b.cnt, 16);
         b.update(160, 72);
@@ -327,16 +315,16 @@ mod tests {
     #[test]
     fn the_ack_ratio_is_an_ewma_of_segments_per_ack_in_open() {
         let mut d = CcDriver::new(Bic::new(BicConfig::linux(), true), MSS, 10);
-        assert_eq!(d.cc.delayed_ack, 32);
+        assert_eq!(d.cc.delayed_ack.0, 32);
         for _ in 0..200 {
             d.ack(1, None);
         }
         // From 32 (2 per ACK) to 31, where the integer EWMA stops: r -
         // r / 16 + 1 = r for any r from 16 to 31.
-        assert_eq!(d.cc.delayed_ack, 31);
+        assert_eq!(d.cc.delayed_ack.0, 31);
         d.tcb.ca_state = CaState::Recovery;
         d.ack(4, None);
-        assert_eq!(d.cc.delayed_ack, 31);
+        assert_eq!(d.cc.delayed_ack.0, 31);
     }
 
     #[test]
@@ -360,7 +348,7 @@ mod tests {
         let mut d = CcDriver::new(Bic::new(BicConfig::linux(), true), MSS, 100);
         d.timeout(100_000);
         assert_eq!((d.tcb.ssthresh, d.cc.last_max_cwnd), (79_000, 0));
-        assert_eq!(d.cc.delayed_ack, 32);
+        assert_eq!(d.cc.delayed_ack.0, 32);
     }
 
     /// Segments added over 1000 acknowledged segments at 1000 far below
@@ -370,7 +358,7 @@ mod tests {
         let mut d = CcDriver::new(Bic::new(BicConfig::linux(), abc), MSS, 1000);
         d.tcb.ssthresh = 1000 * MSS;
         d.cc.last_max_cwnd = 2000;
-        d.cc.delayed_ack = (per_ack as u64) << ACK_RATIO_SHIFT;
+        d.cc.delayed_ack = AckRatio::of(per_ack as u64);
         for _ in 0..1000 / per_ack {
             d.ack(per_ack, None);
         }

@@ -38,13 +38,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::bictcp::{check_beta, w_max_after_loss, AckRatio, BETA_SCALE};
 use super::cubic::CubicVersion;
 use super::{Ack, CaState, CongestionControl, LossCause, Probe, Tcb};
 
-/// The ACK ratio is kept in 16ths (Linux's `ACK_RATIO_SHIFT`).
-const ACK_RATIO_SHIFT: u32 = 4;
-/// beta is in 1024ths (`BICTCP_BETA_SCALE`).
-const BETA_SCALE: u64 = 1024;
 /// Times in the cubic function are in 2^-10 s (`BICTCP_HZ`).
 const BICTCP_HZ: u32 = 10;
 /// Linux's HZ in TCP-Linux (a 1-ms jiffy).
@@ -80,12 +77,7 @@ impl CubicLinuxConfig {
     }
 
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
-        if !(1..BETA_SCALE).contains(&self.beta) {
-            return Err((
-                "beta",
-                format!("{} is not in 1..1023 (1024ths of the window)", self.beta),
-            ));
-        }
+        check_beta(self.beta)?;
         if self.bic_scale == 0 {
             return Err(("bic_scale", "must be >= 1".into()));
         }
@@ -138,7 +130,7 @@ pub struct CubicLinux {
     /// The Reno-friendly estimate, segments.
     pub tcp_cwnd: u64,
     /// Segments per ACK in Open, in 16ths.
-    delayed_ack: u64,
+    delayed_ack: AckRatio,
     /// A timeout's reset, applied after its ssthresh (Linux computes the
     /// threshold before it enters Loss; tcplab tells the state first).
     reset_pending: bool,
@@ -164,7 +156,7 @@ impl CubicLinux {
             epoch_start: None,
             ack_cnt: 0,
             tcp_cwnd: 0,
-            delayed_ack: 0,
+            delayed_ack: AckRatio::START,
             reset_pending: false,
             beta_scale,
             cube_factor,
@@ -184,7 +176,7 @@ impl CubicLinux {
         self.k = 0;
         self.delay_min = 0;
         self.epoch_start = None;
-        self.delayed_ack = 2 << ACK_RATIO_SHIFT;
+        self.delayed_ack = AckRatio::START;
         self.ack_cnt = 0;
         self.tcp_cwnd = 0;
         self.reset_pending = false;
@@ -253,7 +245,7 @@ impl CubicLinux {
                 cnt = cnt.min(cwnd / (self.tcp_cwnd - cwnd));
             }
         }
-        self.cnt = ((cnt << ACK_RATIO_SHIFT) / self.delayed_ack).max(1);
+        self.cnt = self.delayed_ack.divide(cnt);
     }
 
     /// `measure_delay`, on an ACK of new data.
@@ -289,8 +281,7 @@ impl CongestionControl for CubicLinux {
         self.apply_pending_reset();
         // `bictcp_acked`: TCP-Linux calls it on ACKs of new data only.
         if ack.segments_acked > 0 && tcb.ca_state == CaState::Open {
-            self.delayed_ack = self.delayed_ack - (self.delayed_ack >> ACK_RATIO_SHIFT)
-                + ack.segments_acked as u64;
+            self.delayed_ack.sample(ack.segments_acked as u64);
         }
     }
 
@@ -324,11 +315,8 @@ impl CongestionControl for CubicLinux {
         let w = tcb.cwnd / tcb.mss;
         let beta = self.cfg.beta;
         self.epoch_start = None;
-        self.last_max_cwnd = if self.cfg.fast_convergence && w < self.last_max_cwnd {
-            w * (BETA_SCALE + beta) / (2 * BETA_SCALE)
-        } else {
-            w
-        };
+        self.last_max_cwnd =
+            w_max_after_loss(w, self.last_max_cwnd, beta, self.cfg.fast_convergence);
         self.loss_cwnd = w;
         self.apply_pending_reset();
         (w * beta / BETA_SCALE).max(2) * tcb.mss
@@ -473,14 +461,14 @@ mod tests {
     #[test]
     fn the_ack_ratio_counts_acks_of_new_data_in_open_only() {
         let mut d = after_a_loss_at_ten();
-        assert_eq!(d.cc.delayed_ack, 32);
+        assert_eq!(d.cc.delayed_ack.0, 32);
         d.dupack(); // no new data: not counted
-        assert_eq!(d.cc.delayed_ack, 32);
+        assert_eq!(d.cc.delayed_ack.0, 32);
         d.ack_ece(1, false); // 32 - 32 / 16 + 1
-        assert_eq!(d.cc.delayed_ack, 31);
+        assert_eq!(d.cc.delayed_ack.0, 31);
         d.tcb.ca_state = CaState::Recovery;
         d.ack_ece(4, false);
-        assert_eq!(d.cc.delayed_ack, 31);
+        assert_eq!(d.cc.delayed_ack.0, 31);
     }
 
     #[test]
@@ -500,7 +488,7 @@ mod tests {
         // The threshold from W = 9 (9 * 819 / 1024 = 7), then the reset.
         assert_eq!(d.tcb.ssthresh, 7 * MSS);
         assert_eq!(
-            (d.cc.last_max_cwnd, d.cc.loss_cwnd, d.cc.delayed_ack),
+            (d.cc.last_max_cwnd, d.cc.loss_cwnd, d.cc.delayed_ack.0),
             (0, 0, 32)
         );
         d.tcb.ca_state = CaState::Open;

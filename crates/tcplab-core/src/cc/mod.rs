@@ -18,6 +18,7 @@
 
 pub mod bbr;
 pub mod bic;
+pub mod bictcp;
 pub mod cdg;
 pub mod cubic;
 pub mod cubic_linux;
