@@ -214,7 +214,13 @@ impl CubicLinux {
         };
         let t = ((now + (self.delay_min >> 3) - epoch) << BICTCP_HZ) / HZ;
         let offs = t.abs_diff(self.k);
-        let delta = (self.cfg.bic_scale * 10 * offs * offs * offs) >> (10 + 3 * BICTCP_HZ);
+        // In the kernel's u64, wrapping some 340 s past K (as its comment
+        // warns), then kept in a u32.
+        let cube = (self.cfg.bic_scale * 10)
+            .wrapping_mul(offs)
+            .wrapping_mul(offs)
+            .wrapping_mul(offs);
+        let delta = (cube >> (10 + 3 * BICTCP_HZ)) as u32 as u64;
         let target = if t < self.k {
             self.origin.saturating_sub(delta)
         } else {

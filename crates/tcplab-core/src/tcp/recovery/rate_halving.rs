@@ -122,9 +122,12 @@ impl RateHalving {
         self.next.pipe(c).saturating_sub(self.lost_bytes())
     }
 
-    /// Sends while `cwnd` allows: the lost retransmissions first (oldest
-    /// first, the lowest sequence TCP-Linux finds lost), then NextSeg; notes
-    /// each retransmission that goes out.
+    /// Sends while `cwnd` allows: the lost retransmissions first, in the
+    /// order they were sent, then NextSeg; notes each retransmission that
+    /// goes out. (TCP-Linux resends the lowest lost sequence first, holes
+    /// and retransmissions alike; a hole NextSeg would send is above every
+    /// retransmission of this recovery unless a partial ACK moved past
+    /// them.)
     fn send_within(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>, cwnd: u64) {
         let mss = c.mss();
         let first = out.len();
