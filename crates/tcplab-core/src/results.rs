@@ -328,8 +328,8 @@ pub(crate) fn chunked<T>(items: &[T], columns: impl Fn(&[T]) -> Columns) -> Colu
     let chunks = n.div_ceil(CHUNK);
     for (_, c) in &mut out {
         match c {
-            ColumnData::U64(v) => *v = sparse(v, n, |x| *x != 0),
-            ColumnData::F64(v) => *v = sparse(v, n, |x| x.to_bits() != 0),
+            ColumnData::U64(v) => *v = sparse(v, n),
+            ColumnData::F64(v) => *v = sparse(v, n),
             // The first chunk's length per chunk, and some to spare.
             ColumnData::Str(s) => s.reserve((s.len() + 1) * chunks.saturating_sub(1) * 9 / 8),
         }
@@ -338,12 +338,8 @@ pub(crate) fn chunked<T>(items: &[T], columns: impl Fn(&[T]) -> Columns) -> Colu
         let at = k * CHUNK;
         for ((_, a), (_, b)) in out.iter_mut().zip(columns(chunk)) {
             match (a, b) {
-                (ColumnData::U64(a), ColumnData::U64(b)) => {
-                    write_nonzero(&mut a[at..], &b, |x| *x != 0)
-                }
-                (ColumnData::F64(a), ColumnData::F64(b)) => {
-                    write_nonzero(&mut a[at..], &b, |x| x.to_bits() != 0)
-                }
+                (ColumnData::U64(a), ColumnData::U64(b)) => write_nonzero(&mut a[at..], &b),
+                (ColumnData::F64(a), ColumnData::F64(b)) => write_nonzero(&mut a[at..], &b),
                 (ColumnData::Str(a), ColumnData::Str(b)) => {
                     a.push('\0');
                     a.push_str(&b);
@@ -355,18 +351,36 @@ pub(crate) fn chunked<T>(items: &[T], columns: impl Fn(&[T]) -> Columns) -> Colu
     out
 }
 
+/// A numeric column's value, and whether its bits are all zero (what a
+/// calloc'd page holds: -0.0 is not, and is written).
+trait ZeroBits: Copy + Default {
+    fn is_zero_bits(&self) -> bool;
+}
+
+impl ZeroBits for u64 {
+    fn is_zero_bits(&self) -> bool {
+        *self == 0
+    }
+}
+
+impl ZeroBits for f64 {
+    fn is_zero_bits(&self) -> bool {
+        self.to_bits() == 0
+    }
+}
+
 /// `first` at the start of a vector of `n` zeroes. `vec![0; n]` of these
 /// types takes calloc'd pages, which the kernel clears only when written.
-fn sparse<V: Copy + Default>(first: &[V], n: usize, nonzero: impl Fn(&V) -> bool) -> Vec<V> {
+fn sparse<V: ZeroBits>(first: &[V], n: usize) -> Vec<V> {
     let mut v = vec![V::default(); n];
-    write_nonzero(&mut v, first, nonzero);
+    write_nonzero(&mut v, first);
     v
 }
 
 /// Writes `from`'s non-zero values over the zeroes at the start of `into`.
-fn write_nonzero<V: Copy>(into: &mut [V], from: &[V], nonzero: impl Fn(&V) -> bool) {
+fn write_nonzero<V: ZeroBits>(into: &mut [V], from: &[V]) {
     for (d, s) in into.iter_mut().zip(from) {
-        if nonzero(s) {
+        if !s.is_zero_bits() {
             *d = *s;
         }
     }

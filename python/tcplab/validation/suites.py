@@ -142,8 +142,6 @@ KNOWN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
         "and 0.05 and 1.16-1.28 its window at PER 0.005-0.05. Before the port, beta 0.8 "
         "alone (an experiment) moved the lossless points but not the lossy ones."),
 }
-#: The Westwood path's points with random loss (every one but "PER 0").
-LOSSY = frozenset({"PER 0.001", "PER 0.005", "PER 0.01", "PER 0.02", "PER 0.05"})
 #: Misses measured and not yet explained: (section kind, name) -> what is
 #: known, or (what is known, the points it covers): a miss at another point
 #: of that section still fails.

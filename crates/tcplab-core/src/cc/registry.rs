@@ -405,7 +405,7 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             }
             Box::new(Petra::new(c))
         }
-        "cubic" if value.get("version").and_then(Value::as_str) == Some("2.6.22") => {
+        "cubic" if form.is_some() => {
             let c: CubicLinuxConfig = config(path, &value)?;
             check(path, c.validate())?;
             Box::new(CubicLinux::new(c))

@@ -80,23 +80,23 @@ pub fn export() -> Value {
                     registry::defaults(v.name, p).unwrap_or_default(),
                 );
             }
-            let probes = registry::build(&CcSpec::named(v.name), "cc", Profile::Paper, false)
-                .map(|b| b.cc.probes())
-                .unwrap_or_default();
+            let probes_of = |spec: &CcSpec| {
+                registry::build(spec, "cc", Profile::Paper, false)
+                    .map(|b| b.cc.probes())
+                    .unwrap_or_default()
+            };
+            let probes = probes_of(&CcSpec::named(v.name));
             let forms: Vec<Value> = registry::FORMS
                 .iter()
                 .filter(|f| f.0 == v.name)
                 .map(|&(variant, key, value)| {
                     let mut spec = CcSpec::named(variant);
                     spec.params.insert(key.into(), value.into());
-                    let probes = registry::build(&spec, "cc", Profile::Paper, false)
-                        .map(|b| b.cc.probes())
-                        .unwrap_or_default();
                     json!({
                         "key": key,
                         "value": value,
                         "defaults": registry::form_defaults(variant, value),
-                        "probes": probes,
+                        "probes": probes_of(&spec),
                     })
                 })
                 .collect();
