@@ -45,6 +45,7 @@ def test_every_variant_class_takes_exactly_its_variants_parameters():
         forms = [set(f["defaults"]) for f in s[c.name]["forms"]]
         assert params == set(s[c.name]["defaults"]["paper"]).union(*forms), c.name
     assert [(f["key"], f["value"]) for f in s["cubic"]["forms"]] == [("version", "2.6.22")]
+    assert [(f["key"], f["value"]) for f in s["westwoodplus"]["forms"]] == [("version", "2.6.22")]
 
 
 def test_result_tables_have_the_columns_the_core_lists_in_its_order():

@@ -170,6 +170,12 @@ def test_parameters_and_profiles_are_resolved_into_the_scenario():
     ({"name": "cubic", "version": "2.6.32"},
      "flows[0].cc.version: unknown variant '2.6.32', expected 'rfc9438' or '2.6.22'",
      "flows[0].cc.version"),
+    ({"name": "westwoodplus", "version": "2.6.32"},
+     "flows[0].cc.version: '2.6.32' is not a version of 'westwoodplus' (allowed: '2.6.22')",
+     "flows[0].cc.version"),
+    ({"name": "westwoodplus", "version": "2.6.22", "coefficient": 0.9},
+     "flows[0].cc.coefficient: not a parameter of 'westwoodplus' (allowed: version)",
+     "flows[0].cc.coefficient"),
     ({"name": "reno", "alpha": 1}, "flows[0].cc.alpha: not a parameter of 'reno' (allowed: none)",
      "flows[0].cc.alpha"),
     ("python", "flows[0].cc: a variant written in Python is named by its class", "flows[0].cc"),
@@ -397,6 +403,23 @@ def test_cubic_2_6_22_runs_with_its_own_parameters_and_quantities():
     assert res.flows["goodput_bps"][0] != rfc.flows["goodput_bps"][0]
     with pytest.raises(tl.ScenarioError, match="reports 'cnt'"):
         westwood_path("cubic", duration="1s", trace=("cc:cnt",))
+
+
+def test_westwoodplus_2_6_22_runs_linux_2_6_22s_estimate_and_floor():
+    # Linux 2.6.22's Westwood+, as ns-2's TCP-Linux runs it, on its rate
+    # halving: the estimate is whole bytes per ms (a multiple of 8000
+    # bit/s), RTTmin the smallest SRTT in whole ms (the path's 90 ms and a
+    # little), and the runs differ from tcplab's Westwood+ on the same path.
+    tcp = {"profile": "linux", "recovery": "rate_halving"}
+    res = westwood_path(tl.WestwoodPlus(version="2.6.22"), duration="60s", per=0.01,
+                        trace=("cwnd", "cc:bwe", "cc:rtt_min"), **tcp)
+    assert res.scenario["flows"][0]["cc"] == {"name": "westwoodplus", "version": "2.6.22"}
+    _, bwe = res.trace("cc:bwe", flow=0)
+    assert len(bwe) > 20 and bwe.max() > 0 and (bwe % 8000 == 0).all()
+    _, rtt_min = res.trace("cc:rtt_min", flow=0)
+    assert 0.090 <= rtt_min[-1] <= 0.095 and (rtt_min * 1000 % 1 < 1e-9).all()
+    today = westwood_path("westwoodplus", duration="60s", per=0.01, trace=("cwnd",), **tcp)
+    assert res.flows["goodput_bps"][0] != today.flows["goodput_bps"][0]
 
 
 def test_a_quantity_no_flow_reports_is_refused_with_what_is_offered():

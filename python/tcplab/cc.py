@@ -112,9 +112,28 @@ class Westwood(Variant):
 
 
 class WestwoodPlus(Westwood):
-    """Westwood+: one bandwidth sample per RTT, EWMA 0.9 (parameters as :class:`Westwood`)."""
+    """Westwood+: one bandwidth sample per RTT, EWMA 0.9 (parameters as :class:`Westwood`).
+
+    Args:
+        version: ``"2.6.22"`` runs Linux 2.6.22's ``tcp_westwood.c``, which
+            ns-2.35's TCP-Linux runs (an integer estimate, Reno's ssthresh,
+            the estimate as the floor of the ``rate_halving`` recovery; it
+            takes no other parameter); see docs/variants.md.
+    """
 
     name = "westwoodplus"
+
+    def __init__(self, *, version: str | None = None, sampling: str | None = None,
+                 filter: str | None = None,  # noqa: A002
+                 coefficient: float | None = None, passes: int | None = None,
+                 null_samples: bool | None = None, tau: str | float | None = None,
+                 m: int | None = None, min_interval: str | float | None = None,
+                 rtt_min: str | None = None, accounting: str | None = None) -> None:
+        super().__init__(sampling=sampling, filter=filter, coefficient=coefficient,
+                         passes=passes, null_samples=null_samples, tau=tau, m=m,
+                         min_interval=min_interval, rtt_min=rtt_min, accounting=accounting)
+        if version is not None:
+            self.params["version"] = version
 
 
 class Petra(Variant):

@@ -39,6 +39,7 @@ pub mod vegas;
 pub mod vegas_linux;
 pub mod veno;
 pub mod westwood;
+pub mod westwood_linux;
 pub mod yeah;
 
 use std::borrow::Cow;
@@ -253,6 +254,13 @@ pub trait CongestionControl: Debug + Send {
     fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack);
     /// Entering recovery or loss: return the new ssthresh.
     fn ssthresh(&mut self, tcb: &Tcb, cause: LossCause) -> u64;
+    /// Linux 2.6's `min_cwnd`: the window the `rate_halving` recovery
+    /// drops to at once, when the controller sets it apart from ssthresh
+    /// (2.6.22's Westwood+: its estimate); None leaves the recovery's
+    /// `rate_halving_floor` to decide.
+    fn min_cwnd(&self, tcb: &Tcb) -> Option<u64> {
+        None
+    }
     /// The state is about to change to `to`.
     fn on_state(&mut self, tcb: &mut Tcb, to: CaState) {}
     /// A data segment of `bytes` was transmitted.

@@ -35,6 +35,7 @@ use super::scalable::{Scalable, ScalableConfig};
 use super::vegas::{FineTimeout, Vegas, VegasConfig};
 use super::veno::{Veno, VenoConfig};
 use super::westwood::{Westwood, WestwoodConfig};
+use super::westwood_linux::{WestwoodLinux, WestwoodLinuxConfig};
 use super::yeah::{Yeah, YeahConfig};
 use super::CongestionControl;
 use crate::error::{Error, Result};
@@ -185,7 +186,7 @@ pub const VARIANTS: &[VariantInfo] = &[
     VariantInfo { name: "sack", recovery: "sack", summary: "Reno growth; SACK-based recovery (RFC 6675)" },
     VariantInfo { name: "vegas", recovery: "newreno", summary: "Brakmo & Peterson 1994: delay-based avoidance, modified slow start, fine-grained retransmission" },
     VariantInfo { name: "westwood", recovery: "newreno", summary: "Casetti/Mascolo 2001-02: ssthresh = BWE * RTTmin, per-ACK samples, Tustin filter" },
-    VariantInfo { name: "westwoodplus", recovery: "newreno", summary: "Westwood+: one bandwidth sample per RTT, EWMA filter" },
+    VariantInfo { name: "westwoodplus", recovery: "newreno", summary: "Westwood+: one bandwidth sample per RTT, EWMA filter; version = \"2.6.22\": Linux 2.6.22's module (ns-2's TCP-Linux)" },
     VariantInfo { name: "petra", recovery: "newreno", summary: "Al-Hasanat et al. 2014: Westwood with an ELC-based faster slow start" },
     VariantInfo { name: "cubic", recovery: "sack", summary: "RFC 9438: cubic window growth, Reno-friendly region, fast convergence; version = \"2.6.22\": Linux 2.6.22's CUBIC 2.1 (ns-2's TCP-Linux)" },
     VariantInfo { name: "bbr", recovery: "sack", summary: "BBR v1 (Cardwell et al. 2016): BtlBw and RTprop model, pacing, gain cycling" },
@@ -278,13 +279,17 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
 /// The forms a variant has besides its default, each chosen by one of its
 /// parameters: (variant, parameter, value). A form has its own parameters
 /// ([`form_defaults`]), the same under every profile.
-pub const FORMS: &[(&str, &str, &str)] = &[("cubic", "version", "2.6.22")];
+pub const FORMS: &[(&str, &str, &str)] = &[
+    ("cubic", "version", "2.6.22"),
+    ("westwoodplus", "version", "2.6.22"),
+];
 
 /// The parameters of the form of `variant` chosen by `value` (one of
 /// [`FORMS`]).
 pub fn form_defaults(variant: &str, value: &str) -> Option<Value> {
     let v = match (variant, value) {
         ("cubic", "2.6.22") => serde_json::to_value(CubicLinuxConfig::linux_2622()),
+        ("westwoodplus", "2.6.22") => serde_json::to_value(WestwoodLinuxConfig::default()),
         _ => return None,
     };
     Some(v.expect("configs serialize"))
@@ -340,6 +345,26 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
     let Some(Value::Object(mut merged)) = base else {
         return Err(Error::Internal(format!("no defaults for {}", info.name)));
     };
+    // A form's key that the default form lacks (westwoodplus's `version`)
+    // names a form or nothing.
+    for &(variant, key, _) in FORMS {
+        match spec.params.get(key) {
+            Some(v) if variant == info.name && form.is_none() && !merged.contains_key(key) => {
+                let forms: Vec<String> = FORMS
+                    .iter()
+                    .filter(|f| f.0 == variant && f.1 == key)
+                    .map(|f| format!("'{}'", f.2))
+                    .collect();
+                let shown = v.as_str().map_or(v.to_string(), |s| format!("'{s}'"));
+                return Err(Error::invalid_allowed(
+                    format!("{path}.{key}"),
+                    format!("{shown} is not a {key} of '{variant}'"),
+                    forms.join(", "),
+                ));
+            }
+            _ => {}
+        }
+    }
     for (k, v) in &spec.params {
         if !merged.contains_key(k) {
             let allowed: Vec<&str> = merged.keys().map(|s| s.as_str()).collect();
@@ -386,6 +411,10 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             fine_timeout = c.fine_timeout;
             retransmit_backoff = c.retransmit_backoff;
             Box::new(Vegas::new(c, abc))
+        }
+        "westwoodplus" if form.is_some() => {
+            let c: WestwoodLinuxConfig = config(path, &value)?;
+            Box::new(WestwoodLinux::new(c))
         }
         "westwood" | "westwoodplus" => {
             let c: WestwoodConfig = config(path, &value)?;

@@ -21,6 +21,36 @@ fn rate_halving_window(half: bool) -> Fix {
     f
 }
 
+/// A controller with Reno's ssthresh (half the window) and its own
+/// `min_cwnd` of `floor` segments (as 2.6.22's Westwood+'s estimate), which
+/// never grows the window.
+#[derive(Clone, Debug)]
+struct Floor(u64);
+
+impl crate::cc::CongestionControl for Floor {
+    fn name(&self) -> &'static str {
+        "floor"
+    }
+    fn increase_window(&mut self, _: &mut crate::cc::Tcb, _: &crate::cc::Ack) {}
+    fn ssthresh(&mut self, tcb: &crate::cc::Tcb, _: crate::cc::LossCause) -> u64 {
+        tcb.cwnd / 2
+    }
+    fn min_cwnd(&self, tcb: &crate::cc::Tcb) -> Option<u64> {
+        Some(self.0 * tcb.mss)
+    }
+}
+
+/// As [`rate_halving_window`], with [`Floor`]'s floor of `floor` segments.
+fn rate_halving_floor(floor: u64) -> Fix {
+    let mut cfg = config(20);
+    cfg.recovery = Recovery::RateHalving;
+    cfg.sack = true;
+    let mut f = Fix::established_cc(Box::new(Floor(floor)), cfg);
+    assert_eq!(f.take(), segments(0, 20));
+    f.advance(RTT);
+    f
+}
+
 /// SACKs of segments 1..=j for j in `js` (segment 0 lost): per ACK, what
 /// was sent in answer and cwnd in segments.
 fn sack_from_one(f: &mut Fix, js: std::ops::RangeInclusive<u64>) -> Trace {
@@ -199,4 +229,56 @@ fn rate_halving_resends_a_retransmission_once_one_sent_four_later_is_sacked() {
             last
         ]
     );
+}
+
+#[test]
+fn rate_halving_holds_the_window_at_a_controllers_min_cwnd_above_ssthresh_and_ends_there() {
+    // ssthresh 10 (half of 20), the controller's floor 15: as in the first
+    // rate-halving test the allowance falls one segment per two ACKs, but
+    // the window shown stops at 15 (from the SACK of 5): after the
+    // retransmission and one segment at j = 5, pipe sits at 15 after j = 6,
+    // and from j = 7 each SACK sends one segment. The ACK that ends the recovery leaves
+    // cwnd at the floor (TCP-Linux raises cwnd to ssthresh only when it is
+    // below), not at ssthresh.
+    let mut f = rate_halving_floor(15);
+    let trace = sack_from_one(&mut f, 1..=19);
+    assert_eq!(f.ssthresh_segments(), 10.0);
+    let cwnds: Vec<f64> = trace.iter().map(|t| t.2).collect();
+    assert_eq!(
+        cwnds,
+        vec![
+            20.0, 20.0, 16.0, 16.0, 15.0, 15.0, 15.0, 15.0, 15.0, 15.0, 15.0, 15.0, 15.0, 15.0,
+            15.0, 15.0, 15.0, 15.0, 15.0
+        ]
+    );
+    let sends: usize = trace.iter().map(|t| t.1.len()).sum();
+    assert_eq!(sends, 1 + 1 + 13);
+    f.advance(RTT);
+    f.ack(seg(20));
+    assert_eq!(f.state(), CaState::Open);
+    assert_eq!(f.cwnd_segments(), 15.0);
+}
+
+#[test]
+fn rate_halving_keeps_halving_down_to_a_controllers_min_cwnd_below_ssthresh() {
+    // A floor of 2 under ssthresh 10: the window shown follows the
+    // allowance below 10 (as with half the threshold as floor), and the
+    // recovery ends at min(ssthresh, flight + 3).
+    let mut f = rate_halving_floor(2);
+    let trace = sack_from_one(&mut f, 1..=19);
+    let tail: Vec<(u64, usize, f64)> = trace[14..].iter().map(|t| (t.0, t.1.len(), t.2)).collect();
+    assert_eq!(
+        tail,
+        vec![
+            (15, 1, 10.0),
+            (16, 0, 10.0),
+            (17, 1, 9.0),
+            (18, 0, 9.0),
+            (19, 1, 8.0)
+        ]
+    );
+    // Segments 20 to 27 in flight: cwnd = min(10, 8 + 3) = 10.
+    f.advance(RTT);
+    f.ack(seg(20));
+    assert_eq!(f.cwnd_segments(), 10.0);
 }

@@ -43,8 +43,18 @@ impl Fix {
     /// ECN-setup SYN-ACK).
     fn established_with(cc: &str, cfg: TcpConfig, flags: u8) -> Fix {
         let built = registry::build(&CcSpec::named(cc), "cc", Profile::Paper, cfg.abc).unwrap();
+        Fix::connected(Sender::new(cfg, built.cc, built.fine_retransmit), flags)
+    }
+
+    /// As [`Fix::established`], with the controller `cc`.
+    fn established_cc(cc: Box<dyn crate::cc::CongestionControl>, cfg: TcpConfig) -> Fix {
+        Fix::connected(Sender::new(cfg, cc, false), SYN | ACK)
+    }
+
+    /// Sender `s` connected after one RTT by a SYN-ACK carrying `flags`.
+    fn connected(s: Sender, flags: u8) -> Fix {
         let mut f = Fix {
-            s: Sender::new(cfg, built.cc, built.fine_retransmit),
+            s,
             now: SimTime::ZERO,
             out: Vec::new(),
         };

@@ -10,8 +10,9 @@
 //! - **Start** (a loss found as for the sack recovery): ssthresh from the
 //!   controller; the floor is ssthresh, or ssthresh/2 in whole segments
 //!   (at least one) with `rate_halving_floor = "half_ssthresh"`, the
-//!   `min_cwnd` of Linux 2.6.22's Reno-family modules. The allowance
-//!   (TCP-Linux's `next_pkts_in_flight_`) starts at min(the window before
+//!   `min_cwnd` of Linux 2.6.22's Reno-family modules; a controller that
+//!   sets its own (`min_cwnd`: 2.6.22's Westwood+) sets it instead. The
+//!   allowance (TCP-Linux's `next_pkts_in_flight_`) starts at min(the window before
 //!   the loss, pipe + 1 segment): the fast retransmission goes out alone.
 //!   (TCP-Linux's own Disorder state keeps pipe at its window while the
 //!   duplicate ACKs arrive, and an ns-2 packet trace shows the
@@ -29,7 +30,8 @@
 //! - **End** (the recovery point acknowledged): when the floor is below
 //!   ssthresh, cwnd = min(ssthresh, FlightSize + 3 segments) (Linux's
 //!   `tcp_moderate_cwnd`, `tcp_max_burst` = 3), from which slow start
-//!   climbs back to ssthresh; otherwise cwnd = ssthresh.
+//!   climbs back to ssthresh; otherwise cwnd = the floor (ssthresh, or
+//!   the controller's `min_cwnd` when that is above it).
 //!
 //! - **Lost retransmissions** (TCP-Linux's scoreboard, ns-2's
 //!   scoreboard1.cc): a retransmission is lost again once data first sent
@@ -191,10 +193,10 @@ impl RecoveryStrategy for RateHalving {
         c.reduce(now, CaState::Recovery, LossCause::DupAcks);
         let mss = c.mss();
         let ssthresh = c.tcb.ssthresh;
-        self.floor = if self.half_floor {
-            (ssthresh / mss / 2).max(1) * mss
-        } else {
-            ssthresh
+        self.floor = match c.cc.min_cwnd(&c.tcb) {
+            Some(floor) => floor,
+            None if self.half_floor => (ssthresh / mss / 2).max(1) * mss,
+            None => ssthresh,
         };
         c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);
         // The first segment is due: pipe no longer counts it.
@@ -212,7 +214,7 @@ impl RecoveryStrategy for RateHalving {
                 let flight = c.tcb.snd_max - c.tcb.snd_una;
                 ssthresh.min(flight + MAX_BURST * c.mss())
             } else {
-                ssthresh
+                self.floor
             };
             c.recovery_cwnd(cwnd);
             self.allowed = 0;
