@@ -170,6 +170,9 @@ def test_parameters_and_profiles_are_resolved_into_the_scenario():
     ({"name": "cubic", "version": "2.6.32"},
      "flows[0].cc.version: unknown variant '2.6.32', expected 'rfc9438' or '2.6.22'",
      "flows[0].cc.version"),
+    ({"name": "vegas", "rounds": "linux-2.6.32"},
+     "flows[0].cc.rounds: unknown variant 'linux-2.6.32', expected one of 'paper', 'ns2', "
+     "'linux', 'linux-2.6.22'", "flows[0].cc.rounds"),
     ({"name": "westwoodplus", "version": "2.6.32"},
      "flows[0].cc.version: '2.6.32' is not a version of 'westwoodplus' (allowed: '2.6.22')",
      "flows[0].cc.version"),
@@ -419,6 +422,21 @@ def test_westwoodplus_2_6_22_runs_linux_2_6_22s_estimate_and_floor():
     _, rtt_min = res.trace("cc:rtt_min", flow=0)
     assert 0.090 <= rtt_min[-1] <= 0.095 and (rtt_min * 1000 % 1 < 1e-9).all()
     today = westwood_path("westwoodplus", duration="60s", per=0.01, trace=("cwnd",), **tcp)
+    assert res.flows["goodput_bps"][0] != today.flows["goodput_bps"][0]
+
+
+def test_vegas_2_6_22_rounds_take_diff_in_half_segments_and_differ_from_todays():
+    # Linux 2.6.22's Vegas rounds, as ns-2's TCP-Linux runs them: Diff in
+    # half segments (some decisions land between whole segments), and a
+    # different run from today's rounds on the same path.
+    tcp = {"profile": "linux", "recovery": "rate_halving", "rate_halving_floor": "half_ssthresh"}
+    res = westwood_path(tl.Vegas(rounds="linux-2.6.22"), duration="60s", per=0.01,
+                        trace=("cwnd", "cc:diff"), **tcp)
+    assert res.scenario["flows"][0]["cc"]["rounds"] == "linux-2.6.22"
+    _, diff = res.trace("cc:diff", flow=0)
+    assert len(diff) > 10 and ((diff * 2) % 1 == 0).all() and ((diff % 1) == 0.5).any()
+    today = westwood_path(tl.Vegas(rounds="linux"), duration="60s", per=0.01,
+                          trace=("cwnd",), **tcp)
     assert res.flows["goodput_bps"][0] != today.flows["goodput_bps"][0]
 
 

@@ -62,7 +62,10 @@ class Vegas(Variant):
             the ns2 profile) or ``"linux"`` (Linux's tcp_vegas.c: Diff =
             cwnd (RTT - BaseRTT) / BaseRTT in whole segments, Reno's growth
             in rounds of two samples or fewer, ordinary slow start; the
-            linux profile). See docs/variants.md.
+            linux profile) or ``"linux-2.6.22"`` (Linux 2.6.22's, which
+            ns-2.35's TCP-Linux runs: Diff from the segments sent in the
+            last round over RTT in half segments, cwnd stepped towards the
+            window the last round began with). See docs/variants.md.
     """
 
     name = "vegas"

@@ -33,6 +33,7 @@ pub mod nv;
 pub mod petra;
 pub mod registry;
 pub mod reno;
+pub mod reno_2622;
 pub mod scalable;
 pub mod slow_start;
 pub mod vegas;

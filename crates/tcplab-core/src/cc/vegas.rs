@@ -94,13 +94,29 @@ pub enum Rounds {
     /// a round of two samples or fewer grows as Reno; ordinary slow start;
     /// off outside the Open state.
     Linux,
+    /// Linux 2.6.22's tcp_vegas.c, which ns-2.35's TCP-Linux runs
+    /// ([`super::vegas_linux`]): as [`Rounds::Linux`], but Diff = (the
+    /// segments sent in the last round) (RTT - BaseRTT) / RTT in half
+    /// segments, cwnd steps towards the window the last round began with,
+    /// slow start's exit sets ssthresh to 2 segments, and Reno's growth is
+    /// 2.6.22's.
+    #[serde(rename = "linux-2.6.22")]
+    Linux2622,
 }
 
 crate::deserialize_names!(Rounds {
     "paper" => Rounds::Paper,
     "ns2" => Rounds::Ns2,
     "linux" => Rounds::Linux,
+    "linux-2.6.22" => Rounds::Linux2622,
 });
+
+impl Rounds {
+    /// Linux's rounds, today's or 2.6.22's.
+    fn is_linux(self) -> bool {
+        matches!(self, Rounds::Linux | Rounds::Linux2622)
+    }
+}
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -253,6 +269,7 @@ impl Ns2Round {
 
 impl Vegas {
     pub fn new(cfg: VegasConfig, abc: bool) -> Self {
+        let cfg_rounds = cfg.rounds;
         Vegas {
             cfg,
             reno: Reno { abc },
@@ -266,7 +283,7 @@ impl Vegas {
                 decide: true,
                 ..Ns2Round::default()
             },
-            linux: LinuxRounds::default(),
+            linux: LinuxRounds::new(cfg_rounds == Rounds::Linux2622),
         }
     }
 
@@ -377,19 +394,20 @@ impl CongestionControl for Vegas {
     }
 
     fn init(&mut self, tcb: &mut Tcb) {
-        if self.cfg.rounds == Rounds::Linux {
+        if self.cfg.rounds.is_linux() {
             self.linux.init(tcb);
         }
     }
 
     fn cwnd_event(&mut self, tcb: &mut Tcb, _ev: super::CwndEvent) {
-        if self.cfg.rounds == Rounds::Linux {
+        if self.cfg.rounds.is_linux() {
             self.linux.init(tcb);
         }
     }
 
     fn on_ack_sample(&mut self, _tcb: &Tcb, ack: &Ack) {
-        if self.cfg.rounds == Rounds::Linux {
+        if self.cfg.rounds.is_linux() {
+            self.linux.acked(ack.bytes_acked);
             if let Some(r) = ack.rtt {
                 self.linux.sample(r);
             }
@@ -421,7 +439,7 @@ impl CongestionControl for Vegas {
             self.ns2_ack(tcb, ack.now);
             return;
         }
-        if self.cfg.rounds == Rounds::Linux {
+        if self.cfg.rounds.is_linux() {
             let p = (self.cfg.alpha, self.cfg.beta, self.cfg.gamma);
             self.linux.cong_avoid(tcb, ack, self.reno.abc, p);
             return;
@@ -445,7 +463,8 @@ impl CongestionControl for Vegas {
     }
 
     fn ssthresh(&mut self, tcb: &Tcb, cause: LossCause) -> u64 {
-        if self.cfg.rounds == Rounds::Linux {
+        if self.cfg.rounds.is_linux() {
+            self.linux.reduced();
             // tcp_reno_ssthresh: half of cwnd, at least 2 segments.
             return ((tcb.cwnd / tcb.mss) >> 1).max(2) * tcb.mss;
         }
@@ -467,7 +486,7 @@ impl CongestionControl for Vegas {
         if self.cfg.rounds == Rounds::Ns2 {
             return; // ns-2's rounds run on through recoveries and timeouts
         }
-        if self.cfg.rounds == Rounds::Linux {
+        if self.cfg.rounds.is_linux() {
             self.linux.on_state(tcb, to);
             return;
         }
@@ -490,11 +509,9 @@ impl CongestionControl for Vegas {
 
     fn probe(&self, name: &str) -> Option<f64> {
         match name {
-            "diff" if self.cfg.rounds == Rounds::Linux => Some(self.linux.diff as f64),
+            "diff" if self.cfg.rounds.is_linux() => Some(self.linux.diff()),
             "diff" => Some(self.diff),
-            "base_rtt" if self.cfg.rounds == Rounds::Linux => {
-                self.linux.base().map(|d| d.as_secs_f64())
-            }
+            "base_rtt" if self.cfg.rounds.is_linux() => self.linux.base().map(|d| d.as_secs_f64()),
             "base_rtt" => self.base_rtt.map(|d| d.as_secs_f64()),
             _ => None,
         }

@@ -23,10 +23,26 @@
 //! - a loss sets ssthresh to half of cwnd, at least 2 segments
 //!   (`tcp_reno_ssthresh`).
 //!
-//! Linux 2.6.22, which ns-2's TCP-Linux runs, computed Diff as
-//! (segments sent in the last round) (RTT - BaseRTT) / RTT and moved cwnd
-//! towards the window the last round began with; docs/variants.md.
+//! Linux 2.6.22's tcp_vegas.c, which ns-2's TCP-Linux runs
+//! ([`super::vegas::Rounds::Linux2622`], `rounds = "linux-2.6.22"`),
+//! differs in its decision, in its slow start and in Reno's growth:
+//! - Diff = (segments sent in the last round) (RTT - BaseRTT) / RTT, in
+//!   half segments (`V_PARAM_SHIFT` 1), against 2 alpha, 2 beta, 2 gamma;
+//!   the segments sent in the last round are snd_nxt's advance between the
+//!   two round starts before it, and a new round after a recovery starts
+//!   at snd_nxt while the one before it keeps its old start, so the first
+//!   round after a recovery counts all the recovery sent;
+//! - in slow start (cwnd <= ssthresh), Diff > gamma sets ssthresh to 2
+//!   segments and cwnd to min(cwnd, target + 1), target = (segments sent)
+//!   BaseRTT / RTT; slow start then adds its segment all the same;
+//! - in congestion avoidance cwnd steps one segment towards the window the
+//!   last round began with, less one (Diff > beta), plus one (Diff <
+//!   alpha) or unchanged, and ssthresh does not move;
+//! - Reno's growth, in rounds of two samples or fewer and outside Open, and
+//!   slow start within a round, are 2.6.22's with TCP-Linux's abc = 1
+//!   ([`super::reno_2622`]).
 
+use super::reno_2622::Reno2622;
 use super::{linux_reno_cong_avoid, linux_slow_start, Ack, CaState, Tcb};
 use crate::time::SimDuration;
 
@@ -44,12 +60,21 @@ pub struct LinuxRounds {
     beg_snd_nxt: u64,
     /// Vegas is on (the Open state).
     doing: bool,
-    /// The last Diff, segments.
-    pub diff: u32,
+    /// The last Diff, segments (half segments in 2.6.22's rounds).
+    diff: u32,
+    /// 2.6.22's rounds.
+    v2622: bool,
+    /// 2.6.22: snd_una (the previous round's snd_nxt) and cwnd when the
+    /// last round began.
+    beg_snd_una: u64,
+    beg_snd_cwnd: u64,
+    /// 2.6.22's Reno.
+    reno: Reno2622,
 }
 
-impl Default for LinuxRounds {
-    fn default() -> Self {
+impl LinuxRounds {
+    /// Today's rounds, or 2.6.22's (`v2622`).
+    pub fn new(v2622: bool) -> Self {
         LinuxRounds {
             base_rtt: NONE,
             min_rtt: NONE,
@@ -57,11 +82,32 @@ impl Default for LinuxRounds {
             beg_snd_nxt: 0,
             doing: true,
             diff: 0,
+            v2622,
+            beg_snd_una: 0,
+            beg_snd_cwnd: 0,
+            reno: Reno2622::default(),
         }
     }
-}
 
-impl LinuxRounds {
+    /// The last Diff, segments.
+    pub fn diff(&self) -> f64 {
+        if self.v2622 {
+            self.diff as f64 / 2.0
+        } else {
+            self.diff as f64
+        }
+    }
+
+    /// The bytes an ACK acknowledged (2.6.22's Reno counts them).
+    pub fn acked(&mut self, bytes: u64) {
+        self.reno.acked(bytes);
+    }
+
+    /// A reduction (2.6.22's Reno counts afresh).
+    pub fn reduced(&mut self) {
+        self.reno.reset();
+    }
+
     /// `tcp_vegas_init`: forget BaseRTT and start a round.
     pub fn init(&mut self, tcb: &Tcb) {
         self.base_rtt = NONE;
@@ -100,6 +146,9 @@ impl LinuxRounds {
     /// `tcp_vegas_cong_avoid` for an ACK of new data; `(alpha, beta,
     /// gamma)` in segments.
     pub fn cong_avoid(&mut self, tcb: &mut Tcb, ack: &Ack, abc: bool, params: (f64, f64, f64)) {
+        if self.v2622 {
+            return self.cong_avoid_2622(tcb, ack, params);
+        }
         if !self.doing {
             linux_reno_cong_avoid(tcb, ack, abc);
             return;
@@ -118,6 +167,70 @@ impl LinuxRounds {
         }
         self.cnt_rtt = 0;
         self.min_rtt = NONE;
+    }
+
+    /// 2.6.22's `tcp_vegas_cong_avoid`.
+    fn cong_avoid_2622(&mut self, tcb: &mut Tcb, ack: &Ack, params: (f64, f64, f64)) {
+        if !self.doing {
+            return self.reno.cong_avoid(tcb, ack.prior_in_flight);
+        }
+        if tcb.snd_una <= self.beg_snd_nxt {
+            if tcb.cwnd / tcb.mss <= tcb.ssthresh / tcb.mss {
+                self.reno.slow_start(tcb);
+            }
+            return;
+        }
+        let old_wnd = (self.beg_snd_nxt - self.beg_snd_una) / tcb.mss;
+        let old_snd_cwnd = self.beg_snd_cwnd / tcb.mss;
+        self.beg_snd_una = self.beg_snd_nxt;
+        self.beg_snd_nxt = tcb.snd_nxt;
+        self.beg_snd_cwnd = tcb.cwnd;
+        if self.cnt_rtt <= 2 {
+            self.reno.cong_avoid(tcb, ack.prior_in_flight);
+        } else {
+            self.decide_2622(tcb, old_wnd, old_snd_cwnd, params);
+        }
+        self.cnt_rtt = 0;
+        self.min_rtt = NONE;
+    }
+
+    /// 2.6.22's decision at the end of a round with three samples or more,
+    /// in half segments.
+    fn decide_2622(
+        &mut self,
+        tcb: &mut Tcb,
+        old_wnd: u64,
+        old_snd_cwnd: u64,
+        (alpha, beta, gamma): (f64, f64, f64),
+    ) {
+        let mss = tcb.mss;
+        let (rtt, base) = (self.min_rtt as u64, self.base_rtt as u64);
+        let target = ((old_wnd * base) << 1) / rtt;
+        let diff = (old_wnd << 1).saturating_sub(target);
+        self.diff = diff.min(u32::MAX as u64) as u32;
+        let half = |p: f64| (2.0 * p) as u64;
+        let cwnd = tcb.cwnd / mss;
+        if cwnd <= tcb.ssthresh / mss {
+            if diff > half(gamma) {
+                tcb.ssthresh = 2 * mss;
+                tcb.set_cwnd(cwnd.min((target >> 1) + 1) * mss);
+            }
+            self.reno.slow_start(tcb);
+        } else {
+            let next = if diff > half(beta) {
+                old_snd_cwnd.saturating_sub(1)
+            } else if diff < half(alpha) {
+                old_snd_cwnd + 1
+            } else {
+                old_snd_cwnd
+            };
+            if next > cwnd {
+                tcb.cwnd = (cwnd + 1) * mss;
+            } else if next < cwnd {
+                tcb.cwnd = (cwnd - 1) * mss;
+            }
+        }
+        tcb.cwnd = (tcb.cwnd / mss).max(2) * mss;
     }
 
     fn decide(
@@ -284,5 +397,75 @@ mod tests {
         let mut d = linux(3);
         d.timeout(3 * MSS);
         assert_eq!(d.tcb.ssthresh, 2 * MSS);
+    }
+
+    /// 2.6.22's rounds (`rounds = "linux-2.6.22"`), cwnd 10 and ssthresh 5
+    /// (congestion avoidance), after round 0 (which ends at the first ACK:
+    /// it saw one sample, so Reno's growth, and the next round starts with
+    /// snd_una 1, snd_nxt 10001, cwnd 10).
+    fn linux_2622() -> CcDriver<Vegas> {
+        use crate::cc::vegas::Rounds;
+        let cfg = VegasConfig {
+            rounds: Rounds::Linux2622,
+            ..VegasConfig::linux()
+        };
+        let mut d = CcDriver::new(Vegas::new(cfg, false), MSS, 10);
+        d.tcb.ssthresh = 5 * MSS;
+        d.ack_with_nxt(1, Some(ms(100)), 1 + 10 * MSS);
+        d
+    }
+
+    /// Ends round 1 of [`linux_2622`] with four samples of `rtt` ms: ten
+    /// segments were sent in round 0 (snd_nxt 1 to 10001).
+    fn round_2622(d: &mut CcDriver<Vegas>, rtt: u64) {
+        for _ in 0..3 {
+            d.ack(1, Some(ms(rtt)));
+        }
+        d.ack_with_nxt(7, Some(ms(rtt)), 1 + 20 * MSS);
+    }
+
+    #[test]
+    fn rounds_2622_take_diff_from_the_segments_sent_over_rtt_in_half_segments() {
+        // BaseRTT 100.001 ms, RTT 160.001 ms, 10 segments sent: target =
+        // 10 * 100001 * 2 / 160001 = 12 half segments, Diff = 20 - 12 = 8,
+        // not above 2 beta = 8: hold (today's form: 10 * 60000 / 100001 =
+        // 5 > 4, a decrease).
+        let mut d = linux_2622();
+        round_2622(&mut d, 160);
+        assert_eq!((d.cc.probe("diff"), d.tcb.cwnd), (Some(4.0), 10 * MSS));
+        // 170.001 ms: target 2000020 / 170001 = 11, Diff 9 > 8: one less;
+        // ssthresh does not move.
+        let mut d = linux_2622();
+        round_2622(&mut d, 170);
+        assert_eq!(
+            (d.cc.probe("diff"), d.tcb.cwnd, d.tcb.ssthresh),
+            (Some(4.5), 9 * MSS, 5 * MSS)
+        );
+    }
+
+    #[test]
+    fn rounds_2622_step_towards_the_window_the_last_round_began_with() {
+        // Round 1 began with cwnd 10; cwnd is 14 when it ends with Diff 0
+        // (< 2 alpha): the aim is 10 + 1 = 11, so cwnd falls to 13.
+        let mut d = linux_2622();
+        d.tcb.cwnd = 14 * MSS;
+        round_2622(&mut d, 100);
+        assert_eq!((d.cc.probe("diff"), d.tcb.cwnd), (Some(0.0), 13 * MSS));
+    }
+
+    #[test]
+    fn rounds_2622_leave_slow_start_with_ssthresh_2_and_one_segment_more() {
+        // Slow start (cwnd 10 <= ssthresh): each ACK within round 1 adds a
+        // segment (2.6.22's slow start, abc = 1): 13 after three. At its
+        // end, RTT 130.001 ms: target = 2000020 / 130001 = 15, Diff = 5 > 2
+        // gamma = 2: ssthresh 2, cwnd = min(13, 15 / 2 + 1) = 8, then slow
+        // start's segment: 9.
+        let mut d = linux_2622();
+        d.tcb.ssthresh = u64::MAX;
+        round_2622(&mut d, 130);
+        assert_eq!(
+            (d.cc.probe("diff"), d.tcb.cwnd, d.tcb.ssthresh),
+            (Some(2.5), 9 * MSS, 2 * MSS)
+        );
     }
 }

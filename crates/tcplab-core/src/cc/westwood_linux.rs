@@ -25,11 +25,9 @@
 //!   `CA_EVENT_COMPLETE_CWR` nor `CA_EVENT_FRTO`, the two events on which
 //!   2.6.22's module sets ssthresh from the estimate, so it never does;
 //! - **growth** is 2.6.22's `tcp_reno_cong_avoid` with TCP-Linux's
-//!   `sysctl_tcp_abc` = 1: nothing unless the window was full
-//!   (`tcp_is_cwnd_limited`); slow start while cwnd <= ssthresh, one
-//!   segment per ACK of at least one segment; above, one segment per window
-//!   of acknowledged bytes, counted from the start of the last reduction
-//!   (`bytes_acked`).
+//!   `sysctl_tcp_abc` = 1 ([`super::reno_2622`]): slow start while cwnd <=
+//!   ssthresh, one segment per ACK of at least one segment; above, one
+//!   segment per window of acknowledged bytes.
 //!
 //! Not modelled: an ACK of new data in Open that carries new SACK
 //! information is counted here as a fast ACK (2.6.22 sends it down the slow
@@ -43,6 +41,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::reno_2622::Reno2622;
 use super::{Ack, CaState, CongestionControl, LossCause, Probe, Tcb};
 
 /// 2.6.22's `TCP_WESTWOOD_RTT_MIN`: the shortest sample window, ms.
@@ -89,9 +88,7 @@ pub struct WestwoodLinux {
     started: bool,
     first_ack: bool,
     reset_rtt_min: bool,
-    /// Bytes acknowledged since the last reduction (2.6.22's
-    /// `tp->bytes_acked`).
-    bytes_acked: u64,
+    reno: Reno2622,
 }
 
 fn ms(t: crate::time::SimTime) -> u64 {
@@ -194,7 +191,7 @@ impl CongestionControl for WestwoodLinux {
         if !self.started {
             self.start(tcb);
         }
-        self.bytes_acked += ack.bytes_acked;
+        self.reno.acked(ack.bytes_acked);
         if !ack.is_dup {
             // `tcp_westwood_pkts_acked` (2.6.22): the smoothed RTT.
             if let Some(srtt) = tcb.srtt {
@@ -214,27 +211,11 @@ impl CongestionControl for WestwoodLinux {
     }
 
     fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack) {
-        // `tcp_is_cwnd_limited`.
-        if ack.prior_in_flight < tcb.cwnd {
-            return;
-        }
-        let mss = tcb.mss;
-        let w = tcb.cwnd / mss;
-        if w <= tcb.ssthresh / mss {
-            // `tcp_slow_start` with abc = 1: one segment per ACK of at
-            // least one segment.
-            if self.bytes_acked >= mss {
-                self.bytes_acked = 0;
-                tcb.cwnd += mss;
-            }
-        } else if self.bytes_acked >= w * mss {
-            self.bytes_acked -= w * mss;
-            tcb.cwnd += mss;
-        }
+        self.reno.cong_avoid(tcb, ack.prior_in_flight);
     }
 
     fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {
-        self.bytes_acked = 0;
+        self.reno.reset();
         (tcb.cwnd / tcb.mss / 2).max(2) * tcb.mss
     }
 

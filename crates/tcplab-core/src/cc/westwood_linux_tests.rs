@@ -109,7 +109,7 @@ fn a_loss_sets_renos_ssthresh_and_the_estimate_is_the_floor_of_at_least_two() {
 fn growth_is_one_segment_per_ack_up_to_and_at_ssthresh_then_one_per_window_of_bytes() {
     let mut d = driver();
     d.tcb.ssthresh = 10 * MSS;
-    d.cc.bytes_acked = 0;
+    d.cc.reno.bytes_acked = 0;
     // cwnd 10 <= ssthresh 10: slow start, one segment for an ACK of two.
     d.ack_ece(2, false);
     assert_eq!(d.tcb.cwnd, 11 * MSS);
@@ -120,7 +120,7 @@ fn growth_is_one_segment_per_ack_up_to_and_at_ssthresh_then_one_per_window_of_by
     }
     assert_eq!(d.tcb.cwnd, 11 * MSS);
     d.ack_ece(2, false);
-    assert_eq!((d.tcb.cwnd, d.cc.bytes_acked), (12 * MSS, 1000));
+    assert_eq!((d.tcb.cwnd, d.cc.reno.bytes_acked), (12 * MSS, 1000));
     // Not limited by the window (nothing in flight): no growth.
     d.ack(30, None);
     assert_eq!(d.tcb.cwnd, 12 * MSS);
