@@ -347,22 +347,22 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
     };
     // A form's key that the default form lacks (westwoodplus's `version`)
     // names a form or nothing.
-    for &(variant, key, _) in FORMS {
-        match spec.params.get(key) {
-            Some(v) if variant == info.name && form.is_none() && !merged.contains_key(key) => {
-                let forms: Vec<String> = FORMS
-                    .iter()
-                    .filter(|f| f.0 == variant && f.1 == key)
-                    .map(|f| format!("'{}'", f.2))
-                    .collect();
-                let shown = v.as_str().map_or(v.to_string(), |s| format!("'{s}'"));
-                return Err(Error::invalid_allowed(
-                    format!("{path}.{key}"),
-                    format!("{shown} is not a {key} of '{variant}'"),
-                    forms.join(", "),
-                ));
-            }
-            _ => {}
+    let own_forms = || FORMS.iter().filter(|f| f.0 == info.name);
+    if form.is_none() {
+        for &(variant, key, _) in own_forms() {
+            let Some(v) = spec.params.get(key).filter(|_| !merged.contains_key(key)) else {
+                continue;
+            };
+            let values: Vec<String> = own_forms()
+                .filter(|f| f.1 == key)
+                .map(|f| format!("'{}'", f.2))
+                .collect();
+            let shown = v.as_str().map_or(v.to_string(), |s| format!("'{s}'"));
+            return Err(Error::invalid_allowed(
+                format!("{path}.{key}"),
+                format!("{shown} is not a {key} of '{variant}'"),
+                values.join(", "),
+            ));
         }
     }
     for (k, v) in &spec.params {

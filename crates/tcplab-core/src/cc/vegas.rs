@@ -269,7 +269,7 @@ impl Ns2Round {
 
 impl Vegas {
     pub fn new(cfg: VegasConfig, abc: bool) -> Self {
-        let cfg_rounds = cfg.rounds;
+        let v2622 = cfg.rounds == Rounds::Linux2622;
         Vegas {
             cfg,
             reno: Reno { abc },
@@ -283,7 +283,7 @@ impl Vegas {
                 decide: true,
                 ..Ns2Round::default()
             },
-            linux: LinuxRounds::new(cfg_rounds == Rounds::Linux2622),
+            linux: LinuxRounds::new(v2622),
         }
     }
 

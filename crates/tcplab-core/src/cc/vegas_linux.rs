@@ -36,8 +36,10 @@
 //!   segments and cwnd to min(cwnd, target + 1), target = (segments sent)
 //!   BaseRTT / RTT; slow start then adds its segment all the same;
 //! - in congestion avoidance cwnd steps one segment towards the window the
-//!   last round began with, less one (Diff > beta), plus one (Diff <
-//!   alpha) or unchanged, and ssthresh does not move;
+//!   last round began with (recorded before that round's decision), less
+//!   one (Diff > beta), plus one (Diff < alpha) or unchanged, so while Diff
+//!   stays below alpha cwnd grows a segment every other round; ssthresh
+//!   does not move;
 //! - Reno's growth, in rounds of two samples or fewer and outside Open, and
 //!   slow start within a round, are 2.6.22's with TCP-Linux's abc = 1
 //!   ([`super::reno_2622`]).
@@ -180,8 +182,11 @@ impl LinuxRounds {
             }
             return;
         }
-        let old_wnd = (self.beg_snd_nxt - self.beg_snd_una) / tcb.mss;
-        let old_snd_cwnd = self.beg_snd_cwnd / tcb.mss;
+        // u32 arithmetic, as the kernel's (old_snd_cwnd is 0 until a round
+        // has ended: one less wraps to the largest u32).
+        let old_wnd =
+            (self.beg_snd_nxt as u32).wrapping_sub(self.beg_snd_una as u32) / tcb.mss as u32;
+        let old_snd_cwnd = (self.beg_snd_cwnd / tcb.mss) as u32;
         self.beg_snd_una = self.beg_snd_nxt;
         self.beg_snd_nxt = tcb.snd_nxt;
         self.beg_snd_cwnd = tcb.cwnd;
@@ -196,34 +201,35 @@ impl LinuxRounds {
 
     /// 2.6.22's decision at the end of a round with three samples or more,
     /// in half segments.
+    /// (In u32 arithmetic that wraps, as the kernel's.)
     fn decide_2622(
         &mut self,
         tcb: &mut Tcb,
-        old_wnd: u64,
-        old_snd_cwnd: u64,
+        old_wnd: u32,
+        old_snd_cwnd: u32,
         (alpha, beta, gamma): (f64, f64, f64),
     ) {
         let mss = tcb.mss;
-        let (rtt, base) = (self.min_rtt as u64, self.base_rtt as u64);
-        let target = ((old_wnd * base) << 1) / rtt;
-        let diff = (old_wnd << 1).saturating_sub(target);
-        self.diff = diff.min(u32::MAX as u64) as u32;
-        let half = |p: f64| (2.0 * p) as u64;
+        let (rtt, base) = (self.min_rtt, self.base_rtt);
+        let target = (old_wnd.wrapping_mul(base) << 1) / rtt;
+        let diff = (old_wnd << 1).wrapping_sub(target);
+        self.diff = diff;
+        let half = |p: f64| (2.0 * p) as u32;
         let cwnd = tcb.cwnd / mss;
         if cwnd <= tcb.ssthresh / mss {
             if diff > half(gamma) {
                 tcb.ssthresh = 2 * mss;
-                tcb.set_cwnd(cwnd.min((target >> 1) + 1) * mss);
+                tcb.set_cwnd(cwnd.min(((target >> 1) + 1) as u64) * mss);
             }
             self.reno.slow_start(tcb);
         } else {
             let next = if diff > half(beta) {
-                old_snd_cwnd.saturating_sub(1)
+                old_snd_cwnd.wrapping_sub(1)
             } else if diff < half(alpha) {
-                old_snd_cwnd + 1
+                old_snd_cwnd.wrapping_add(1)
             } else {
                 old_snd_cwnd
-            };
+            } as u64;
             if next > cwnd {
                 tcb.cwnd = (cwnd + 1) * mss;
             } else if next < cwnd {

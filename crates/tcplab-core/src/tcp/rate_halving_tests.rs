@@ -100,13 +100,12 @@ fn rate_halving_sends_the_retransmission_alone_then_one_segment_for_two_acks() {
     ends_at_ssthresh_of_ten_beside_nine_new(&mut f);
 }
 
-#[test]
-fn rate_halving_with_half_the_threshold_as_floor_keeps_halving_below_ssthresh() {
-    // As above until j = 16; then the floor (5) no longer holds the window:
-    // j = 17 sends and shows 9, j = 18 (pipe 9 = allowance) waits, j = 19
-    // sends and shows 8.
-    let mut f = rate_halving_window(true);
-    let trace = sack_from_one(&mut f, 1..=19);
+/// The SACKs of 1..=19 with a floor below ssthresh 10: as in the first
+/// test until j = 16; then the floor no longer holds the window: j = 17
+/// sends and shows 9, j = 18 (pipe 9 = allowance) waits, j = 19 sends and
+/// shows 8.
+fn halves_below_ten_from_the_sack_of_seventeen(f: &mut Fix) {
+    let trace = sack_from_one(f, 1..=19);
     let tail: Vec<(u64, usize, f64)> = trace[14..].iter().map(|t| (t.0, t.1.len(), t.2)).collect();
     assert_eq!(
         tail,
@@ -118,6 +117,13 @@ fn rate_halving_with_half_the_threshold_as_floor_keeps_halving_below_ssthresh() 
             (19, 1, 8.0)
         ]
     );
+}
+
+#[test]
+fn rate_halving_with_half_the_threshold_as_floor_keeps_halving_below_ssthresh() {
+    // The floor is 5.
+    let mut f = rate_halving_window(true);
+    halves_below_ten_from_the_sack_of_seventeen(&mut f);
     assert_eq!(f.s.tcb().snd_max, seg(28));
 }
 
@@ -236,10 +242,10 @@ fn rate_halving_holds_the_window_at_a_controllers_min_cwnd_above_ssthresh_and_en
     // ssthresh 10 (half of 20), the controller's floor 15: as in the first
     // rate-halving test the allowance falls one segment per two ACKs, but
     // the window shown stops at 15 (from the SACK of 5): after the
-    // retransmission and one segment at j = 5, pipe sits at 15 after j = 6,
-    // and from j = 7 each SACK sends one segment. The ACK that ends the recovery leaves
-    // cwnd at the floor (TCP-Linux raises cwnd to ssthresh only when it is
-    // below), not at ssthresh.
+    // retransmission and one segment at j = 5, pipe sits at 15 after
+    // j = 6, and from j = 7 each SACK sends one segment. The ACK that ends
+    // the recovery leaves cwnd at the floor (TCP-Linux raises cwnd to
+    // ssthresh only when it is below), not at ssthresh.
     let mut f = rate_halving_floor(15);
     let trace = sack_from_one(&mut f, 1..=19);
     assert_eq!(f.ssthresh_segments(), 10.0);
@@ -265,18 +271,7 @@ fn rate_halving_keeps_halving_down_to_a_controllers_min_cwnd_below_ssthresh() {
     // allowance below 10 (as with half the threshold as floor), and the
     // recovery ends at min(ssthresh, flight + 3).
     let mut f = rate_halving_floor(2);
-    let trace = sack_from_one(&mut f, 1..=19);
-    let tail: Vec<(u64, usize, f64)> = trace[14..].iter().map(|t| (t.0, t.1.len(), t.2)).collect();
-    assert_eq!(
-        tail,
-        vec![
-            (15, 1, 10.0),
-            (16, 0, 10.0),
-            (17, 1, 9.0),
-            (18, 0, 9.0),
-            (19, 1, 8.0)
-        ]
-    );
+    halves_below_ten_from_the_sack_of_seventeen(&mut f);
     // Segments 20 to 27 in flight: cwnd = min(10, 8 + 3) = 10.
     f.advance(RTT);
     f.ack(seg(20));
