@@ -237,7 +237,12 @@ OPEN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
     ("variant", "vegas-2.6.22"): ((
         "Open: with 4 flows on the dumbbell the port's mean window is 1.18 times "
         "TCP-Linux's (28.8 against 24.5 segments a flow, so about 17 more packets queued "
-        "in all), with the same goodput (1.00) and no reductions on either side."),
+        "in all), with the same goodput (1.00) and no reductions on either side. In "
+        "tcplab the last flow to start (at 0.75 s) takes its BaseRTT with a queue standing "
+        "(135.6 ms against the others' 102.7 ms), then holds about 29 packets in the queue "
+        "and 5.8 of the 9.7 Mb/s: Vegas's known BaseRTT error. Whether TCP-Linux's flows "
+        "start on an emptier queue is not measured (its harness reports no per-flow "
+        "BaseRTT)."),
         frozenset({"4 flows"})),
     ("variant", "htcp"): ((
         "Open: at PER 0.02 and 0.05 tcplab's goodput is 0.89-0.90 times TCP-Linux's "
