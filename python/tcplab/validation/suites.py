@@ -48,9 +48,9 @@ TCP_LINUX_SETTINGS = {"window": 10000, "winit": 10, "minrto": 0.2, "tick": 0.001
 LINUX_FLOW = {"profile": "linux", "recovery": "rate_halving", "rack": False, "tlp": False,
               "slow_start": "standard"}
 #: The variants whose 2.6.22 module declares `tcp_reno_min_cwnd` (ssthresh /
-#: 2), the floor of TCP-Linux's rate halving; the others' floor is ssthresh.
-HALF_FLOOR = {"reno", "highspeed", "hybla", "illinois", "lp", "scalable", "vegas", "vegas-2.6.22",
-              "yeah"}
+#: 2), the floor of TCP-Linux's rate halving; the others' floor is ssthresh (a form
+#: such as vegas-2.6.22 has its variant's).
+HALF_FLOOR = {"reno", "highspeed", "hybla", "illinois", "lp", "scalable", "vegas", "yeah"}
 
 
 #: The floors set by the module itself (its `min_cwnd`), as the report says them.
@@ -69,7 +69,7 @@ def variant_of(name: str) -> str:
 
 def tcp_linux_flow(name: str) -> dict:
     """The flow settings of variant `name` in tcplab against TCP-Linux's module."""
-    floor = "half_ssthresh" if name in HALF_FLOOR else "ssthresh"
+    floor = "half_ssthresh" if variant_of(name) in HALF_FLOOR else "ssthresh"
     return {"cc": FORMS.get(name, name), **LINUX_FLOW, "rate_halving_floor": floor}
 NATIVE = {"newreno": "newreno", "reno": "reno", "sack": "sack", "vegas": "vegas"}
 #: ns-2's own defaults (read from ns-2.35 itself: docs/tcp.md).
@@ -382,12 +382,13 @@ def variants(opts: Options, available: set[str]) -> list[Section]:
         results = compare(
             opts, cases, lambda c, s, n=name: tcplab_run(c, s, tcp_linux_flow(n)),
             lambda c, s, m=module: ns2_run(opts.ns, c, s, f"linux:{m}", TCP_LINUX_SETTINGS))
+        floor = FLOOR_TEXT.get(name) or (
+            "ssthresh / 2" if variant_of(name) in HALF_FLOOR else "ssthresh")
         sec = Section(
             kind="variant", name=name,
             scenario=_scenario_text(cases, opts) + " tcplab: the linux profile on "
             "TCP-Linux's recovery (rate halving down to the 2.6.22 module's floor, "
-            f"{FLOOR_TEXT.get(name, 'ssthresh / 2' if name in HALF_FLOOR else 'ssthresh')} "
-            "here; without PRR, "
+            f"{floor} here; without PRR, "
             "RACK-TLP or HyStart, which 2.6.22 lacks); initial window 10, minimum RTO "
             "200 ms, timestamps."
             + (f" The variant runs as `cc = {FORMS[name]}`." if name in FORMS else ""),

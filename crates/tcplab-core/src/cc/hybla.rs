@@ -41,7 +41,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{linux_reno_cong_avoid, reno_ssthresh};
+use super::{linux_reno_cong_avoid, linux_reno_ssthresh, reno_ssthresh};
 use super::{Ack, CaState, CongestionControl, LossCause, Probe, Tcb};
 use crate::time::SimDuration;
 
@@ -209,7 +209,7 @@ impl CongestionControl for Hybla {
 
     fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {
         if self.cfg.ssthresh_from_cwnd {
-            (tcb.cwnd / tcb.mss / 2).max(2) * tcb.mss
+            linux_reno_ssthresh(tcb)
         } else {
             reno_ssthresh(tcb)
         }

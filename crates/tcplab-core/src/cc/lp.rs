@@ -46,7 +46,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{linux_reno_cong_avoid, Ack, CongestionControl, LossCause, Probe, Tcb};
+use super::{
+    linux_reno_cong_avoid, linux_reno_ssthresh, Ack, CongestionControl, LossCause, Probe, Tcb,
+};
 use crate::time::{SimDuration, SimTime};
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -361,7 +363,7 @@ impl CongestionControl for Lp {
     }
 
     fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {
-        ((tcb.cwnd / tcb.mss) >> 1).max(2) * tcb.mss
+        linux_reno_ssthresh(tcb)
     }
 
     fn probes(&self) -> Vec<Probe> {

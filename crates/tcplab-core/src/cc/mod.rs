@@ -410,6 +410,12 @@ pub fn linux_reno_cong_avoid(tcb: &mut Tcb, ack: &Ack, abc: bool) {
     }
 }
 
+/// Linux's `tcp_reno_ssthresh`: half of cwnd in whole segments, at least 2
+/// (the modules that take Reno's threshold, and Hybla and LP).
+pub fn linux_reno_ssthresh(tcb: &Tcb) -> u64 {
+    ((tcb.cwnd / tcb.mss) >> 1).max(2) * tcb.mss
+}
+
 /// RFC 5681 equation 4: ssthresh = max(FlightSize / 2, 2 * SMSS).
 pub fn reno_ssthresh(tcb: &Tcb) -> u64 {
     ((tcb.bytes_in_flight() - tcb.limited_sent) / 2).max(2 * tcb.mss)

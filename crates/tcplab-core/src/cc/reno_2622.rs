@@ -6,7 +6,7 @@
 //!
 //! - `bytes_acked` counts the bytes every ACK acknowledges, and restarts
 //!   at each reduction (TCP-Linux zeroes it on entering a recovery or a
-//!   timeout's Loss state);
+//!   timeout's Loss state), where ssthresh becomes Reno's half of cwnd;
 //! - nothing grows unless the flight before the ACK filled the window
 //!   (`tcp_is_cwnd_limited`);
 //! - slow start runs while cwnd <= ssthresh (today's Linux: cwnd <
@@ -15,7 +15,7 @@
 //! - above ssthresh, one segment once a window's bytes are counted, the
 //!   rest carried over.
 
-use super::Tcb;
+use super::{linux_reno_ssthresh, Tcb};
 
 #[derive(Clone, Debug, Default)]
 pub struct Reno2622 {
@@ -29,9 +29,11 @@ impl Reno2622 {
         self.bytes_acked += bytes;
     }
 
-    /// A reduction: the count restarts.
-    pub fn reset(&mut self) {
+    /// A reduction: the count restarts, and ssthresh is Reno's
+    /// (`tcp_reno_ssthresh`).
+    pub fn ssthresh(&mut self, tcb: &Tcb) -> u64 {
         self.bytes_acked = 0;
+        linux_reno_ssthresh(tcb)
     }
 
     /// `tcp_slow_start` with abc = 1.
@@ -83,7 +85,7 @@ mod tests {
         r.acked(20 * MSS);
         r.cong_avoid(&mut tcb, 11 * MSS);
         assert_eq!(tcb.cwnd, 12 * MSS);
-        r.reset();
+        assert_eq!(r.ssthresh(&tcb), 6 * MSS);
         assert_eq!(r.bytes_acked, 0);
     }
 }

@@ -464,9 +464,7 @@ impl CongestionControl for Vegas {
 
     fn ssthresh(&mut self, tcb: &Tcb, cause: LossCause) -> u64 {
         if self.cfg.rounds.is_linux() {
-            self.linux.reduced();
-            // tcp_reno_ssthresh: half of cwnd, at least 2 segments.
-            return ((tcb.cwnd / tcb.mss) >> 1).max(2) * tcb.mss;
+            return self.linux.ssthresh(tcb);
         }
         if cause == LossCause::Timeout || self.cfg.loss_keep == 0.5 {
             return reno_ssthresh(tcb);

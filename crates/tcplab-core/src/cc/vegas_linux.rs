@@ -105,9 +105,10 @@ impl LinuxRounds {
         self.reno.acked(bytes);
     }
 
-    /// A reduction (2.6.22's Reno counts afresh).
-    pub fn reduced(&mut self) {
-        self.reno.reset();
+    /// A reduction: `tcp_reno_ssthresh` (and 2.6.22's Reno counts
+    /// afresh).
+    pub fn ssthresh(&mut self, tcb: &Tcb) -> u64 {
+        self.reno.ssthresh(tcb)
     }
 
     /// `tcp_vegas_init`: forget BaseRTT and start a round.

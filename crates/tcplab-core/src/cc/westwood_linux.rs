@@ -215,8 +215,7 @@ impl CongestionControl for WestwoodLinux {
     }
 
     fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {
-        self.reno.reset();
-        (tcb.cwnd / tcb.mss / 2).max(2) * tcb.mss
+        self.reno.ssthresh(tcb)
     }
 
     fn min_cwnd(&self, tcb: &Tcb) -> Option<u64> {
