@@ -99,9 +99,9 @@ def test_udp_field_on_a_tcp_flow():
                "profile, ns3_release, recovery, mss, delayed_ack, delayed_ack_timeout, sack, "
                "timestamps, window_scaling, rcv_buf, initial_cwnd, initial_ssthresh, abc, "
                "min_rto, max_rto, initial_rto, clock_granularity, rto, restart_after_idle, "
-               "recovery_exit, rate_halving_floor, dupthresh, limited_transmit, "
-               "rescue_retransmit, slow_start, rack, tlp, reno_recover_guard, ecn, ecn_response, "
-               "app)",
+               "recovery_exit, recovery_exit_growth, rate_halving_floor, dupthresh, "
+               "limited_transmit, rescue_retransmit, slow_start, rack, tlp, reno_recover_guard, "
+               "ecn, ecn_response, app)",
                "flows[0].rate")
     assert "rate" not in e.allowed.split(", ") and "cc" in e.allowed.split(", ")
 

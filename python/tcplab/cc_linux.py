@@ -18,12 +18,14 @@ class Veno(Variant):
     Args:
         beta: the backlog, in segments, at or above which a loss is taken
             for congestion (halve) rather than random (keep 4/5); 3.
+        version: ``"ns3"`` runs ns-3 3.44's TcpVeno (the ns3 profile's
+            default).
     """
 
     name = "veno"
 
-    def __init__(self, *, beta: float | None = None) -> None:
-        super().__init__(beta=beta)
+    def __init__(self, *, beta: float | None = None, version: str | None = None) -> None:
+        super().__init__(beta=beta, version=version)
 
 
 class HighSpeed(Variant):
@@ -35,15 +37,19 @@ class HighSpeed(Variant):
         low_window, high_window: the windows (segments) where the response
             function starts and reaches ``high_p``; low_p, high_p: the loss
             rates there; high_decrease: b(w) at high_window.
+        version: ``"ns3"`` runs ns-3 3.44's TcpHighSpeed (the ns3 profile's
+            default; no parameters).
     """
 
     name = "highspeed"
 
     def __init__(self, *, aimd: str | None = None, low_window: float | None = None,
                  high_window: float | None = None, low_p: float | None = None,
-                 high_p: float | None = None, high_decrease: float | None = None) -> None:
+                 high_p: float | None = None, high_decrease: float | None = None,
+                 version: str | None = None) -> None:
         super().__init__(aimd=aimd, low_window=low_window, high_window=high_window,
-                         low_p=low_p, high_p=high_p, high_decrease=high_decrease)
+                         low_p=low_p, high_p=high_p, high_decrease=high_decrease,
+                         version=version)
 
 
 class Scalable(Variant):
@@ -54,13 +60,19 @@ class Scalable(Variant):
             below) or ``"linux"`` (one segment per min(cwnd, 1/a) segments).
         a: the increase per acknowledged segment (0.01); b: the decrease
             (0.125); low_window: the legacy window (16 segments; paper form).
+        version: ``"ns3"`` runs ns-3 3.44's TcpScalable (the ns3 profile's
+            default), whose parameters are ns-3's ai_factor (50 segments)
+            and md_factor (0.125).
     """
 
     name = "scalable"
 
     def __init__(self, *, form: str | None = None, a: float | None = None,
-                 b: float | None = None, low_window: int | None = None) -> None:
-        super().__init__(form=form, a=a, b=b, low_window=low_window)
+                 b: float | None = None, low_window: int | None = None,
+                 ai_factor: int | None = None, md_factor: float | None = None,
+                 version: str | None = None) -> None:
+        super().__init__(form=form, a=a, b=b, low_window=low_window, ai_factor=ai_factor,
+                         md_factor=md_factor, version=version)
 
 
 class Bic(Variant):
@@ -71,17 +83,20 @@ class Bic(Variant):
             (16 segments); smooth_part: steps near the maximum (20);
         low_window: Reno at or below it (14 segments); beta: kept on a loss,
             in 1024ths (819); fast_convergence; initial_ssthresh (0: none).
+        version: ``"ns3"`` runs ns-3 3.44's TcpBic (the ns3 profile's
+            default): b, max_increment, low_window, fast_convergence as
+            above, smooth_part 5, beta a fraction (0.8).
     """
 
     name = "bic"
 
     def __init__(self, *, b: int | None = None, max_increment: int | None = None,
                  smooth_part: int | None = None, low_window: int | None = None,
-                 beta: int | None = None, fast_convergence: bool | None = None,
-                 initial_ssthresh: int | None = None) -> None:
+                 beta: float | None = None, fast_convergence: bool | None = None,
+                 initial_ssthresh: int | None = None, version: str | None = None) -> None:
         super().__init__(b=b, max_increment=max_increment, smooth_part=smooth_part,
                          low_window=low_window, beta=beta, fast_convergence=fast_convergence,
-                         initial_ssthresh=initial_ssthresh)
+                         initial_ssthresh=initial_ssthresh, version=version)
 
 
 class Hybla(Variant):
@@ -91,17 +106,19 @@ class Hybla(Variant):
         rtt0: the reference RTT ("25ms"); fixed_point: Linux's arithmetic
             (rho in eighths, its 2^x table); reno_outside_open: Reno's
             growth outside Open (Linux); ssthresh_from_cwnd: half the
-            window rather than half the flight (Linux).
+            window rather than half the flight (Linux). ``version="ns3"``
+            runs ns-3 3.44's TcpHybla instead (the ns3 profile's default;
+            its only parameter is rtt0, ns-3's RRTT of "50ms").
     """
 
     name = "hybla"
 
     def __init__(self, *, rtt0: str | float | None = None, fixed_point: bool | None = None,
                  reno_outside_open: bool | None = None,
-                 ssthresh_from_cwnd: bool | None = None) -> None:
+                 ssthresh_from_cwnd: bool | None = None, version: str | None = None) -> None:
         super().__init__(rtt0=rtt0, fixed_point=fixed_point,
                          reno_outside_open=reno_outside_open,
-                         ssthresh_from_cwnd=ssthresh_from_cwnd)
+                         ssthresh_from_cwnd=ssthresh_from_cwnd, version=version)
 
 
 class Illinois(Variant):
@@ -112,15 +129,20 @@ class Illinois(Variant):
         beta_min, beta_max: the decrease's range (1/8, 1/2); theta: quiet
             rounds before alpha returns to its maximum (5); win_thresh:
             Reno below it (15 segments).
+        version: ``"ns3"`` runs ns-3 3.44's TcpIllinois (the ns3 profile's
+            default), which also takes alpha_base (1) and beta_base (0.5).
     """
 
     name = "illinois"
 
     def __init__(self, *, alpha_min: float | None = None, alpha_max: float | None = None,
                  beta_min: float | None = None, beta_max: float | None = None,
-                 theta: int | None = None, win_thresh: int | None = None) -> None:
+                 theta: int | None = None, win_thresh: int | None = None,
+                 alpha_base: float | None = None, beta_base: float | None = None,
+                 version: str | None = None) -> None:
         super().__init__(alpha_min=alpha_min, alpha_max=alpha_max, beta_min=beta_min,
-                         beta_max=beta_max, theta=theta, win_thresh=win_thresh)
+                         beta_max=beta_max, theta=theta, win_thresh=win_thresh,
+                         alpha_base=alpha_base, beta_base=beta_base, version=version)
 
 
 class Htcp(Variant):
@@ -130,23 +152,31 @@ class Htcp(Variant):
         delta_l: Reno's period after a loss ("1s"); beta_min, beta_max: the
             decrease's range (0.5, 0.8); use_rtt_scaling,
             use_bandwidth_switch: Linux's switches; hz: Linux's clock (1000).
+        version: ``"ns3"`` runs ns-3 3.44's TcpHtcp (the ns3 profile's
+            default): delta_l, default_backoff (0.5), throughput_ratio (0.2).
     """
 
     name = "htcp"
 
     def __init__(self, *, delta_l: str | float | None = None, beta_min: float | None = None,
                  beta_max: float | None = None, use_rtt_scaling: bool | None = None,
-                 use_bandwidth_switch: bool | None = None, hz: int | None = None) -> None:
+                 use_bandwidth_switch: bool | None = None, hz: int | None = None,
+                 default_backoff: float | None = None, throughput_ratio: float | None = None,
+                 version: str | None = None) -> None:
         super().__init__(delta_l=delta_l, beta_min=beta_min, beta_max=beta_max,
                          use_rtt_scaling=use_rtt_scaling,
-                         use_bandwidth_switch=use_bandwidth_switch, hz=hz)
+                         use_bandwidth_switch=use_bandwidth_switch, hz=hz,
+                         default_backoff=default_backoff, throughput_ratio=throughput_ratio,
+                         version=version)
 
 
 class Yeah(Variant):
     """YeAH-TCP (Baiocchi, Castellani & Vacirca 2007; Linux's tcp_yeah.c).
 
     Args: Linux's module parameters alpha (80), gamma (1), delta (3),
-        epsilon (1), phy (8), rho (16), zeta (50), and scalable_ai_cnt (100).
+        epsilon (1), phy (8), rho (16), zeta (50), and scalable_ai_cnt (100);
+        ``version="ns3"`` runs ns-3 3.44's TcpYeah instead (the ns3
+        profile's default; the same parameters, ns-3's attributes).
     """
 
     name = "yeah"
@@ -154,9 +184,9 @@ class Yeah(Variant):
     def __init__(self, *, alpha: int | None = None, gamma: int | None = None,
                  delta: int | None = None, epsilon: int | None = None, phy: int | None = None,
                  rho: int | None = None, zeta: int | None = None,
-                 scalable_ai_cnt: int | None = None) -> None:
+                 scalable_ai_cnt: int | None = None, version: str | None = None) -> None:
         super().__init__(alpha=alpha, gamma=gamma, delta=delta, epsilon=epsilon, phy=phy,
-                         rho=rho, zeta=zeta, scalable_ai_cnt=scalable_ai_cnt)
+                         rho=rho, zeta=zeta, scalable_ai_cnt=scalable_ai_cnt, version=version)
 
 
 class Lp(Variant):

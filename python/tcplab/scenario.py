@@ -322,6 +322,7 @@ class Network:
         rto: Literal["rfc6298", "linux", "ns2", "ns3_18", "inet"] | None = None,
         restart_after_idle: bool | None = None,
         recovery_exit: Literal["flight", "ssthresh"] | None = None,
+        recovery_exit_growth: bool | None = None,
         rate_halving_floor: Literal["ssthresh", "half_ssthresh"] | None = None,
         dupthresh: int | None = None,
         limited_transmit: bool | None = None,
@@ -349,6 +350,9 @@ class Network:
                 :class:`Poisson` (a workload of transfers: returns a :class:`Workload`).
             recovery: override the variant's loss recovery (``"tahoe"``,
                 ``"reno"``, ``"newreno"``, ``"sack"``, ``"prr"``, ``"rate_halving"``).
+            recovery_exit_growth: the ACK that ends a fast recovery also grows
+                the window by the segments it acknowledges, as ns-3 does
+                (default off; on with ``profile="ns3"``).
             rate_halving_floor: with ``recovery="rate_halving"``, how low the
                 window may fall: ``"ssthresh"`` (the default) or ``"half_ssthresh"``
                 (Linux 2.6.22's Reno-family modules, as ns-2's TCP-Linux runs them).
@@ -404,7 +408,8 @@ class Network:
             "max_rto": max_rto, "initial_rto": initial_rto,
             "clock_granularity": clock_granularity, "rto": rto,
             "restart_after_idle": restart_after_idle,
-            "recovery_exit": recovery_exit, "rate_halving_floor": rate_halving_floor,
+            "recovery_exit": recovery_exit, "recovery_exit_growth": recovery_exit_growth,
+            "rate_halving_floor": rate_halving_floor,
             "dupthresh": dupthresh,
             "limited_transmit": limited_transmit, "rescue_retransmit": rescue_retransmit,
             "slow_start": slow_start, "rack": rack, "tlp": tlp,

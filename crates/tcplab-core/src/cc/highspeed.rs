@@ -153,7 +153,7 @@ impl HighSpeedConfig {
 /// Linux's table (RFC 3649 appendix B): (the largest window, in segments,
 /// of row i, whose a(w) is i + 1; b(w) in 256ths).
 #[rustfmt::skip]
-const TABLE: [(u32, u32); 72] = [
+pub(crate) const TABLE: [(u32, u32); 72] = [
     (38, 128), (118, 112), (221, 104), (347, 98), (495, 93), (663, 89),
     (851, 86), (1058, 83), (1284, 81), (1529, 78), (1793, 76), (2076, 74),
     (2378, 72), (2699, 71), (3039, 69), (3399, 68), (3778, 66), (4177, 65),

@@ -29,6 +29,7 @@ pub mod hybla;
 pub mod illinois;
 pub mod ledbat;
 pub mod lp;
+pub mod ns3;
 pub mod nv;
 pub mod petra;
 pub mod registry;
@@ -113,7 +114,14 @@ pub struct Tcb {
     pub limited_sent: u64,
     /// Slow start grows by min(acked, limit) / this: 1, or 4 in HyStart++'s
     /// Conservative Slow Start ([`slow_start::SlowStart`]).
-    pub slow_start_divisor: u32,
+    pub slow_start_divisor: u8,
+    /// Bytes in flight as RFC 6675's pipe counts them (not SACKed, not
+    /// deemed lost, the first unacknowledged segment counted lost) when
+    /// the window is reduced, set just before `ssthresh` is asked: what
+    /// ns-3 3.44 hands `GetSsThresh` as `bytesInFlight` (a timeout's is
+    /// taken before anything is marked lost). Saturates at u32::MAX, as
+    /// ns-3 counts it in 32 bits.
+    pub pipe: u32,
 }
 
 impl Tcb {
@@ -137,6 +145,7 @@ impl Tcb {
             pacing_rate: 0.0,
             limited_sent: 0,
             slow_start_divisor: 1,
+            pipe: 0,
         }
     }
 
@@ -527,12 +536,13 @@ pub(crate) mod testing {
             self.cc.on_ack_sample(&self.tcb, &ack);
         }
 
-        /// The retransmission timer fires with `flight` bytes outstanding,
-        /// as the sender handles it: Loss state, the controller's threshold,
+        /// The retransmission timer fires with `flight` bytes outstanding
+        /// (and in the pipe), as the sender handles it: Loss state, the controller's threshold,
         /// a window of one segment, the recovery point at the highest
         /// sequence sent.
         pub fn timeout(&mut self, flight: u64) {
             self.tcb.snd_max = self.tcb.snd_una + flight;
+            self.tcb.pipe = flight as u32;
             self.cc.on_state(&mut self.tcb, CaState::Loss);
             self.tcb.ssthresh = self.cc.ssthresh(&self.tcb, LossCause::Timeout);
             self.tcb.ca_state = CaState::Loss;
@@ -542,9 +552,11 @@ pub(crate) mod testing {
             self.tcb.snd_nxt = self.tcb.snd_una;
         }
 
-        /// A loss of `cause` with `flight` bytes outstanding.
+        /// A loss of `cause` with `flight` bytes outstanding (and in the
+        /// pipe).
         pub fn loss(&mut self, cause: LossCause, flight: u64) {
             self.tcb.snd_max = self.tcb.snd_una + flight;
+            self.tcb.pipe = flight as u32;
             let to = if cause == LossCause::Timeout {
                 CaState::Loss
             } else {

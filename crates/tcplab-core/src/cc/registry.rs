@@ -206,8 +206,18 @@ pub const VARIANTS: &[VariantInfo] = &[
 ];
 
 /// The default parameters of `name` under `profile`, or None for an unknown
-/// name (and an empty table for variants without parameters).
+/// name (and an empty table for variants without parameters). The ns3
+/// profile runs ns-3's own form of the variants it has one of
+/// ([`super::ns3::PORTS`]).
 pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
+    if profile == Profile::Ns3 && super::ns3::PORTS.contains(&name) {
+        return super::ns3::defaults(name);
+    }
+    module_defaults(name, profile)
+}
+
+/// The parameters of tcplab's own module for `name` under `profile`.
+fn module_defaults(name: &str, profile: Profile) -> Option<Value> {
     fn to<T: Serialize>(t: &T) -> Value {
         serde_json::to_value(t).expect("configs serialize")
     }
@@ -282,6 +292,14 @@ pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
 pub const FORMS: &[(&str, &str, &str)] = &[
     ("cubic", "version", "2.6.22"),
     ("westwoodplus", "version", "2.6.22"),
+    ("bic", "version", "ns3"),
+    ("highspeed", "version", "ns3"),
+    ("htcp", "version", "ns3"),
+    ("hybla", "version", "ns3"),
+    ("illinois", "version", "ns3"),
+    ("scalable", "version", "ns3"),
+    ("veno", "version", "ns3"),
+    ("yeah", "version", "ns3"),
 ];
 
 /// The parameters of the form of `variant` chosen by `value` (one of
@@ -290,6 +308,7 @@ pub fn form_defaults(variant: &str, value: &str) -> Option<Value> {
     let v = match (variant, value) {
         ("cubic", "2.6.22") => serde_json::to_value(CubicLinuxConfig::linux_2622()),
         ("westwoodplus", "2.6.22") => serde_json::to_value(WestwoodLinuxConfig::default()),
+        (v, "ns3") => return super::ns3::defaults(v),
         _ => return None,
     };
     Some(v.expect("configs serialize"))
@@ -334,13 +353,19 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
                 names.join(", "),
             )
         })?;
-    // A form (`cubic` with version = "2.6.22") takes its own parameters.
+    // A form (`cubic` with version = "2.6.22") takes its own parameters;
+    // the ns3 profile's default is ns-3's form, where there is one.
+    let profile_default = defaults(info.name, profile);
     let form = FORMS.iter().find(|&&(variant, key, value)| {
-        variant == info.name && spec.params.get(key).and_then(Value::as_str) == Some(value)
+        let chosen = spec
+            .params
+            .get(key)
+            .or_else(|| profile_default.as_ref()?.get(key));
+        variant == info.name && chosen.and_then(Value::as_str) == Some(value)
     });
     let base = match form {
         Some(&(variant, _, value)) => form_defaults(variant, value),
-        None => defaults(info.name, profile),
+        None => module_defaults(info.name, profile),
     };
     let Some(Value::Object(mut merged)) = base else {
         return Err(Error::Internal(format!("no defaults for {}", info.name)));
@@ -403,6 +428,7 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
     let mut fine_timeout = FineTimeout::Rfc6298;
     let mut retransmit_backoff = false;
     let cc: Box<dyn CongestionControl> = match info.name {
+        name if form.is_some_and(|f| f.2 == "ns3") => super::ns3::build(name, path, &value)?,
         "tahoe" | "reno" | "newreno" | "sack" => Box::new(Reno { abc }),
         "vegas" => {
             let c: VegasConfig = config(path, &value)?;

@@ -82,7 +82,7 @@ const MIN_SAMPLES: u32 = 8;
 const DELAY_MIN: SimDuration = SimDuration::from_millis(4);
 const DELAY_MAX: SimDuration = SimDuration::from_millis(16);
 /// RFC 9406 section 4.3.
-const CSS_GROWTH_DIVISOR: u32 = 4;
+const CSS_GROWTH_DIVISOR: u8 = 4;
 const CSS_ROUNDS: u32 = 5;
 
 /// clamp(rtt / 8, 4 ms, 16 ms): both algorithms' threshold.

@@ -394,6 +394,10 @@ pub struct FlowSpec {
     /// option 1, the default) or "ssthresh" (option 2; ns-3 and Linux).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery_exit: Option<crate::tcp::RecoveryExit>,
+    /// tcp: the ACK that ends a fast recovery also grows the window
+    /// (default off; on in the ns3 profile, as ns-3's `ProcessAck`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery_exit_growth: Option<bool>,
     /// tcp: how low the rate_halving recovery brings the window:
     /// "ssthresh" (the default) or "half_ssthresh" (Linux 2.6.22's
     /// Reno-family modules' `min_cwnd`).
@@ -484,6 +488,7 @@ impl FlowSpec {
             rto: None,
             restart_after_idle: None,
             recovery_exit: None,
+            recovery_exit_growth: None,
             rate_halving_floor: None,
             dupthresh: None,
             limited_transmit: None,

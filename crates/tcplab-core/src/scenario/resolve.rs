@@ -360,7 +360,6 @@ pub fn tcp(
         delayed_ack_timeout,
         initial_cwnd: iw as u64 * mss,
         initial_ssthresh,
-        abc,
         min_rto,
         max_rto,
         initial_rto,
@@ -412,6 +411,9 @@ pub fn tcp(
         } else {
             RecoveryExit::Flight
         }),
+        // ns-3 3.44's ProcessAck, and 3.18's TcpNewReno::NewAck, grow the
+        // window on the ACK that ends the recovery.
+        recovery_exit_growth: *f.recovery_exit_growth.get_or_insert(ns3 || ns3_18),
     };
     let built = match user_cc {
         Some(cc) => registry::Built {

@@ -175,6 +175,14 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "RFC 6582 3.2 step 3 (ns-3, Linux: ssthresh)",
     ),
     f(
+        "flows[tcp].recovery_exit_growth",
+        "bool",
+        "",
+        "off (ns3 profile: on)",
+        "the ACK that ends a fast recovery also grows the window by what it acknowledges",
+        "ns-3 TcpSocketBase::ProcessAck (IncreaseWindow once Open again)",
+    ),
+    f(
         "flows[tcp].rate_halving_floor",
         "ssthresh, half_ssthresh",
         "",

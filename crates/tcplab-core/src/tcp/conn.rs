@@ -219,6 +219,7 @@ impl Conn {
     pub fn reduce(&mut self, now: SimTime, to: CaState, cause: LossCause) {
         self.loss_episode(now);
         self.tcb.now = now;
+        self.set_pipe(true);
         self.cc.on_state(&mut self.tcb, to);
         self.tcb.ssthresh = self.cc.ssthresh(&self.tcb, cause);
         self.tcb.ca_state = to;
@@ -226,6 +227,32 @@ impl Conn {
             ss.on_loss(&mut self.tcb);
         }
         self.tcb.recover = self.tcb.snd_max;
+    }
+
+    /// Records in `tcb.pipe` the bytes in flight as RFC 6675 counts them
+    /// (each retransmission once), with the first unacknowledged segment
+    /// counted lost when `head_lost` (a fast retransmit, as ns-3's
+    /// `EnterRecovery` marks it before asking for ssthresh). Without SACK,
+    /// each duplicate ACK counts a segment delivered (ns-3's emulated SACK
+    /// less its lost head, which it counts back in).
+    pub fn set_pipe(&mut self, head_lost: bool) {
+        let (una, max, mss) = (self.tcb.snd_una, self.tcb.snd_max, self.tcb.mss);
+        let pipe = if !self.cfg.sack {
+            (max - una).saturating_sub(self.dupacks as u64 * mss)
+        } else {
+            let pipe = self.sb.pipe(una, max, una, mss, self.cfg.dupthresh);
+            if head_lost && una < max && !self.sb.is_lost(una, mss, self.cfg.dupthresh) {
+                let head = self
+                    .sb
+                    .ranges()
+                    .first()
+                    .map_or(mss, |&(a, _)| (a - una).min(mss));
+                pipe.saturating_sub(head.min(max - una))
+            } else {
+                pipe
+            }
+        };
+        self.tcb.pipe = pipe.min(u32::MAX as u64) as u32;
     }
 
     /// A loss episode begins (with or without a new ssthresh): Vegas's

@@ -53,8 +53,6 @@ pub struct TcpConfig {
     /// Initial window in bytes.
     pub initial_cwnd: u64,
     pub initial_ssthresh: u64,
-    /// Appropriate byte counting (RFC 3465, L = 2).
-    pub abc: bool,
     pub min_rto: SimDuration,
     pub max_rto: SimDuration,
     pub initial_rto: SimDuration,
@@ -71,6 +69,10 @@ pub struct TcpConfig {
     pub limited_transmit: bool,
     /// NewReno's window when a recovery ends (RFC 6582 3.2 step 3).
     pub recovery_exit: RecoveryExit,
+    /// The ACK that ends a fast recovery also grows the window by the
+    /// segments it acknowledges, as ns-3's `ProcessAck` does (it calls
+    /// `IncreaseWindow` once the state is Open again).
+    pub recovery_exit_growth: bool,
     /// RFC 6675 NextSeg rule 4: one rescue retransmission per SACK
     /// recovery, of the segment holding the highest unSACKed byte.
     pub rescue_retransmit: bool,
@@ -116,7 +118,6 @@ impl TcpConfig {
             delayed_ack_timeout: SimDuration::from_millis(200),
             initial_cwnd: initial_segments * mss,
             initial_ssthresh: u64::MAX,
-            abc: false,
             min_rto: SimDuration::from_secs(1),
             max_rto: SimDuration::from_secs(60),
             initial_rto: SimDuration::from_secs(1),
@@ -126,6 +127,7 @@ impl TcpConfig {
             dupthresh: 3,
             limited_transmit: false,
             recovery_exit: RecoveryExit::Flight,
+            recovery_exit_growth: false,
             rescue_retransmit: false,
             rate_halving_floor: RateHalvingFloor::Ssthresh,
             slow_start: crate::cc::slow_start::SlowStartKind::Standard,

@@ -456,3 +456,46 @@ fn ns2_s_vegas_backs_the_timer_off_at_each_retransmission() {
 
 #[path = "rate_halving_tests.rs"]
 mod rate_halving;
+
+#[test]
+fn with_recovery_exit_growth_the_ack_ending_prr_also_grows_the_window() {
+    let grown = |on: bool| {
+        let mut cfg = config(20);
+        cfg.recovery = Recovery::Prr;
+        cfg.sack = true;
+        cfg.recovery_exit_growth = on;
+        let mut f = Fix::established("newreno", cfg);
+        f.take();
+        f.advance(RTT);
+        for j in 1..4 {
+            f.sack(&[(1, j + 1)]);
+        }
+        f.advance(RTT);
+        f.ack(seg(20));
+        assert_eq!(f.state(), CaState::Open);
+        f.cwnd_segments()
+    };
+    // At ssthresh (10 segments), Reno's avoidance adds MSS * MSS / cwnd:
+    // a tenth of a segment, as ns-3's IncreaseWindow on that ACK.
+    assert_eq!(grown(false), 10.0);
+    assert_eq!(grown(true), 10.1);
+}
+
+#[test]
+fn the_pipe_a_reduction_reports_leaves_out_sacked_and_lost_segments() {
+    // Twenty in flight, the first lost: at the third SACK the recovery
+    // starts with 3 segments SACKed and the head counted lost.
+    let mut f = window(20, Recovery::Prr, true);
+    for j in 1..4 {
+        f.sack(&[(1, j + 1)]);
+    }
+    assert_eq!(f.state(), CaState::Recovery);
+    assert_eq!(f.s.tcb().pipe as u64, 16 * MSS);
+    // Without SACK each duplicate counts one segment delivered.
+    let mut f = window(20, Recovery::Prr, false);
+    for _ in 0..3 {
+        f.dupack();
+    }
+    assert_eq!(f.state(), CaState::Recovery);
+    assert_eq!(f.s.tcb().pipe as u64, 17 * MSS);
+}

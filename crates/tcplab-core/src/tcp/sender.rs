@@ -400,7 +400,7 @@ impl Sender {
                 c.slow_start_check(now, ack, rtt);
                 c.cc.increase_window(&mut c.tcb, &sample);
             }
-            CaState::Recovery => self.recovery.on_ack(c, now, ack, acked),
+            CaState::Recovery => self.recovery_ack(now, ack, acked, &sample),
         }
         let c = &mut self.c;
         // RFC 6298 5.2 / 5.3.
@@ -522,6 +522,7 @@ impl Sender {
         let first = c.rtt.backoffs() == 0;
         // RFC 5681 (4): a timeout's FlightSize is all that is in flight.
         c.tcb.limited_sent = 0;
+        c.set_pipe(false);
         c.cc.on_state(&mut c.tcb, CaState::Loss);
         if first || c.tcb.ca_state != CaState::Loss {
             c.tcb.ssthresh = c.cc.ssthresh(&c.tcb, LossCause::Timeout);

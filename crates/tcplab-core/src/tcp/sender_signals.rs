@@ -3,15 +3,30 @@
 //! (RFC 3168 6.1.2), answered in the form the flow's `ecn_response` names
 //! (the window cut at once, or a CWR state whose window PRR brings down, as
 //! Linux and ns-3 do; the state's rules are in
-//! [`crate::tcp::recovery::Prr`]'s CWR part), and the delivery-rate sample
-//! for a controller that sets its window from it.
+//! [`crate::tcp::recovery::Prr`]'s CWR part), the delivery-rate sample
+//! for a controller that sets its window from it, and an ACK in a recovery
+//! (with `recovery_exit_growth`, the one that ends it also grows the
+//! window).
 
 use super::Sender;
-use crate::cc::{CaState, LossCause};
+use crate::cc::{Ack, CaState, LossCause};
+use crate::tcp::recovery::RecoveryStrategy;
 use crate::tcp::EcnResponse;
 use crate::time::{SimDuration, SimTime};
 
 impl Sender {
+    /// An ACK of new data in a recovery: the strategy's; if it ended the
+    /// recovery and `recovery_exit_growth` is on, the window then grows on
+    /// it as in Open (ns-3's `ProcessAck` calls `IncreaseWindow` once the
+    /// state is Open again).
+    pub(super) fn recovery_ack(&mut self, now: SimTime, ack: u64, acked: u64, sample: &Ack) {
+        self.recovery.on_ack(&mut self.c, now, ack, acked);
+        let c = &mut self.c;
+        if c.cfg.recovery_exit_growth && c.tcb.ca_state == CaState::Open {
+            c.cc.increase_window(&mut c.tcb, sample);
+        }
+    }
+
     /// An ACK echoed ECE: the window is reduced as for a loss, at most once
     /// per window of data (RFC 3168 6.1.2), without a retransmission; the
     /// next new segment says CWR. Inside a loss recovery, its reduction
@@ -40,6 +55,7 @@ impl Sender {
             return;
         }
         c.tcb.now = now;
+        c.set_pipe(false);
         c.tcb.ssthresh = c.cc.ssthresh(&c.tcb, LossCause::Ecn);
         let ssthresh = c.tcb.ssthresh;
         c.recovery_cwnd(ssthresh);

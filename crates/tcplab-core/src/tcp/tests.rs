@@ -42,7 +42,7 @@ impl Fix {
     /// As [`Fix::established`], the SYN-ACK carrying `flags` (ECE: an
     /// ECN-setup SYN-ACK).
     fn established_with(cc: &str, cfg: TcpConfig, flags: u8) -> Fix {
-        let built = registry::build(&CcSpec::named(cc), "cc", Profile::Paper, cfg.abc).unwrap();
+        let built = registry::build(&CcSpec::named(cc), "cc", Profile::Paper, false).unwrap();
         Fix::connected(Sender::new(cfg, built.cc, built.fine_retransmit), flags)
     }
 

@@ -156,6 +156,7 @@ impl Prr {
     pub fn cwr_start(&mut self, c: &mut Conn, now: SimTime, advanced: bool) {
         let prior_cwnd = c.tcb.cwnd;
         c.tcb.now = now;
+        c.set_pipe(false);
         c.cc.on_state(&mut c.tcb, CaState::Cwr);
         c.tcb.ssthresh = c.cc.ssthresh(&c.tcb, LossCause::Ecn);
         c.tcb.ca_state = CaState::Cwr;

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! ns-3 3.44's own versions of the congestion controls it ships
+//! (`src/internet/model/tcp-*.cc`): the `version = "ns3"` form of a variant,
+//! and what the ns3 profile runs. ns-3 wrote these classes after the papers
+//! and Linux's modules, and some differ from both in ways that change the
+//! results by more than the variants differ from each other; the other
+//! profiles run tcplab's own module, and docs/variants.md lists, variant by
+//! variant, where ns-3's differs and what that does.
+//!
+//! What ns-3's `TcpSocketBase` hands every class, modelled here once:
+//! - `PktsAcked(segmentsAcked, rtt)` on every ACK (a duplicate counts one
+//!   segment), with the sender's *smoothed* RTT as `rtt`: 3.44 passes
+//!   `m_tcb->m_srtt`, not the ACK's own sample ([`srtt`]);
+//! - `IncreaseWindow(segmentsAcked)` on ACKs of new data in Open and, below
+//!   the recovery point, in Loss;
+//! - `GetSsThresh(bytesInFlight)` with RFC 6675's pipe ([`Tcb::pipe`]), not
+//!   cwnd;
+//! - `CongestionStateSet(CA_OPEN)` when the sender returns to Open.
+//!
+//! Most classes derive from `TcpNewReno` and fall back on its growth:
+//! [`newreno_slow_start`] and [`newreno_cong_avoid`], which count ACKs, not
+//! the segments they cover, and its threshold [`newreno_ssthresh`].
+
+pub mod bic;
+pub mod highspeed;
+pub mod htcp;
+pub mod hybla;
+pub mod illinois;
+pub mod scalable;
+pub mod veno;
+pub mod yeah;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{CongestionControl, Tcb};
+use crate::error::{Error, Result};
+use crate::time::SimDuration;
+
+/// The form's `version` key: ns-3's class.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub enum Ns3Version {
+    #[default]
+    #[serde(rename = "ns3")]
+    Ns3,
+}
+
+crate::deserialize_names!(Ns3Version { "ns3" => Ns3Version::Ns3 });
+
+/// The variants with an ns-3 form: the ns3 profile runs it.
+pub const PORTS: &[&str] = &[
+    "bic",
+    "highspeed",
+    "htcp",
+    "hybla",
+    "illinois",
+    "scalable",
+    "veno",
+    "yeah",
+];
+
+/// The parameters of ns-3's form of `variant` (its attributes' defaults).
+pub fn defaults(variant: &str) -> Option<Value> {
+    let v = match variant {
+        "bic" => serde_json::to_value(bic::Ns3BicConfig::default()),
+        "highspeed" => serde_json::to_value(highspeed::Ns3HighSpeedConfig::default()),
+        "htcp" => serde_json::to_value(htcp::Ns3HtcpConfig::default()),
+        "hybla" => serde_json::to_value(hybla::Ns3HyblaConfig::default()),
+        "illinois" => serde_json::to_value(illinois::Ns3IllinoisConfig::default()),
+        "scalable" => serde_json::to_value(scalable::Ns3ScalableConfig::default()),
+        "veno" => serde_json::to_value(veno::Ns3VenoConfig::default()),
+        "yeah" => serde_json::to_value(yeah::Ns3YeahConfig::default()),
+        _ => return None,
+    };
+    Some(v.expect("configs serialize"))
+}
+
+/// Builds ns-3's form of `variant` from its resolved parameters `value`
+/// (errors name fields under `path`).
+pub fn build(variant: &str, path: &str, value: &Value) -> Result<Box<dyn CongestionControl>> {
+    let read = |e: serde_path_to_error::Error<serde_json::Error>| {
+        Error::invalid(
+            format!("{path}.{}", e.path()),
+            e.into_inner().to_string().replace('`', "'"),
+        )
+    };
+    let check = |r: std::result::Result<(), (&'static str, String)>| {
+        r.map_err(|(field, problem)| Error::invalid(format!("{path}.{field}"), problem))
+    };
+    macro_rules! port {
+        ($config:ty, $cc:ty) => {{
+            let c: $config = serde_path_to_error::deserialize(value).map_err(read)?;
+            check(c.validate())?;
+            Box::new(<$cc>::new(c))
+        }};
+    }
+    Ok(match variant {
+        "bic" => port!(bic::Ns3BicConfig, bic::Ns3Bic),
+        "highspeed" => port!(highspeed::Ns3HighSpeedConfig, highspeed::Ns3HighSpeed),
+        "htcp" => port!(htcp::Ns3HtcpConfig, htcp::Ns3Htcp),
+        "hybla" => port!(hybla::Ns3HyblaConfig, hybla::Ns3Hybla),
+        "illinois" => port!(illinois::Ns3IllinoisConfig, illinois::Ns3Illinois),
+        "scalable" => port!(scalable::Ns3ScalableConfig, scalable::Ns3Scalable),
+        "veno" => port!(veno::Ns3VenoConfig, veno::Ns3Veno),
+        "yeah" => port!(yeah::Ns3YeahConfig, yeah::Ns3Yeah),
+        _ => return Err(Error::Internal(format!("{variant} has no ns-3 form"))),
+    })
+}
+
+/// The RTT ns-3 3.44 hands `PktsAcked`: the smoothed RTT (None before the
+/// first sample, where ns-3's is zero and the classes return at once).
+pub fn srtt(tcb: &Tcb) -> Option<SimDuration> {
+    tcb.srtt.filter(|r| !r.is_zero())
+}
+
+/// `TcpNewReno::SlowStart`: one segment per ACK that acknowledges at least
+/// one, however many it covers (and with no cap at ssthresh); returns the
+/// segments left for congestion avoidance.
+pub fn newreno_slow_start(tcb: &mut Tcb, segments: u32) -> u32 {
+    if segments >= 1 {
+        tcb.cwnd += tcb.mss;
+        segments - 1
+    } else {
+        0
+    }
+}
+
+/// `TcpNewReno::CongestionAvoidance`: max(1, MSS² / cwnd) bytes per ACK
+/// that acknowledges a segment, whatever it covers (truncated to whole
+/// bytes).
+pub fn newreno_cong_avoid(tcb: &mut Tcb, segments: u32) {
+    if segments > 0 {
+        let adder = (tcb.mss * tcb.mss) as f64 / tcb.cwnd.max(1) as f64;
+        tcb.cwnd += adder.max(1.0) as u64;
+    }
+}
+
+/// `TcpNewReno::GetSsThresh`: max(2 MSS, bytesInFlight / 2).
+pub fn newreno_ssthresh(tcb: &Tcb) -> u64 {
+    (2 * tcb.mss).max(tcb.pipe as u64 / 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn newreno_counts_acks_not_the_segments_they_cover() {
+        let mut tcb = Tcb::new(10 * 1000, 5 * 1000, 1000);
+        // Slow start: an ACK of two segments adds one, leaves one.
+        assert_eq!(newreno_slow_start(&mut tcb, 2), 1);
+        assert_eq!(tcb.cwnd, 11_000);
+        // Congestion avoidance: 1000 * 1000 / 11000 = 90.9 -> 90 bytes,
+        // for two segments as for one.
+        newreno_cong_avoid(&mut tcb, 2);
+        assert_eq!(tcb.cwnd, 11_090);
+        newreno_cong_avoid(&mut tcb, 0);
+        assert_eq!(tcb.cwnd, 11_090);
+        // The threshold halves the pipe, at least two segments.
+        tcb.pipe = 7_000;
+        assert_eq!(newreno_ssthresh(&tcb), 3_500);
+        tcb.pipe = 3_000;
+        assert_eq!(newreno_ssthresh(&tcb), 2_000);
+    }
+}
