@@ -19,8 +19,8 @@
 //! A loss: W_max = floor(`beta` w) when w is below the previous W_max (fast
 //! convergence; Linux: w (1 + beta) / 2), else w; ssthresh = max(2 MSS,
 //! pipe / 2) below `low_window`, else max(beta w, 2) segments in bytes
-//! (fractions kept). Linux has no ACK-ratio division here either way
-//! because ns-3 counts segments, not ACKs.
+//! (fractions kept). Linux 2.6.22 counted ACKs; today's counts segments
+//! but divides cnt by its ACK ratio, which ns-3 does not.
 
 use serde::{Deserialize, Serialize};
 

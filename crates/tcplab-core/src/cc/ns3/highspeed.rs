@@ -17,7 +17,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{newreno_slow_start, Ns3Version};
+use super::{add_per_window, newreno_slow_start, Ns3Version};
 use crate::cc::highspeed::TABLE;
 use crate::cc::{Ack, CongestionControl, LossCause, Tcb};
 
@@ -88,19 +88,11 @@ impl CongestionControl for Ns3HighSpeed {
         if tcb.cwnd < tcb.ssthresh {
             return;
         }
-        let old = (tcb.cwnd / tcb.mss) as u32;
-        let mut w = old;
         if segments > 0 {
-            let a = row(w) as u32 + 1;
+            let a = row((tcb.cwnd / tcb.mss) as u32) as u32 + 1;
             self.ack_cnt = self.ack_cnt.wrapping_add(segments.wrapping_mul(a));
         }
-        while self.ack_cnt >= w.max(1) {
-            self.ack_cnt -= w.max(1);
-            w += 1;
-        }
-        if w != old {
-            tcb.cwnd = w as u64 * tcb.mss;
-        }
+        add_per_window(tcb, &mut self.ack_cnt);
     }
 
     fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {

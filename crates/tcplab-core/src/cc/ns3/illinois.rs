@@ -25,7 +25,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{newreno_slow_start, srtt, Ns3Version};
+use super::{add_per_window, newreno_slow_start, srtt, Ns3Version};
 use crate::cc::{Ack, CaState, CongestionControl, LossCause, Probe, Tcb};
 use crate::time::SimDuration;
 
@@ -194,18 +194,10 @@ impl CongestionControl for Ns3Illinois {
             newreno_slow_start(tcb, segments);
             return;
         }
-        let old = (tcb.cwnd / tcb.mss) as u32;
-        let mut w = old;
         if segments > 0 {
             self.ack_cnt = (self.ack_cnt as f64 + segments as f64 * self.alpha) as u32;
         }
-        while self.ack_cnt >= w.max(1) {
-            self.ack_cnt -= w.max(1);
-            w += 1;
-        }
-        if w != old {
-            tcb.cwnd = w as u64 * tcb.mss;
-        }
+        add_per_window(tcb, &mut self.ack_cnt);
     }
 
     fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {

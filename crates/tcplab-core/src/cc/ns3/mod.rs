@@ -135,6 +135,49 @@ pub fn newreno_cong_avoid(tcb: &mut Tcb, segments: u32) {
     }
 }
 
+/// The window in whole segments grows by one for each whole window of
+/// `count` (which keeps the rest): the avoidance step of the classes that
+/// count acknowledged segments, times their factor, against cwnd
+/// (`TcpHighSpeed`, `TcpIllinois`).
+pub fn add_per_window(tcb: &mut Tcb, count: &mut u32) {
+    let old = (tcb.cwnd / tcb.mss) as u32;
+    let mut w = old;
+    while *count >= w.max(1) {
+        *count -= w.max(1);
+        w += 1;
+    }
+    if w != old {
+        tcb.cwnd = w as u64 * tcb.mss;
+    }
+}
+
+/// The RTTs a Vegas-derived class keeps from `PktsAcked` (`TcpVeno`,
+/// `TcpYeah`): the smallest ever, the smallest since the count restarted,
+/// and that count.
+#[derive(Clone, Debug, Default)]
+pub struct RttMins {
+    pub base: Option<SimDuration>,
+    pub min: Option<SimDuration>,
+    pub count: u32,
+}
+
+impl RttMins {
+    /// `PktsAcked` with the smoothed RTT (nothing before the first).
+    pub fn sample(&mut self, tcb: &Tcb) {
+        if let Some(r) = srtt(tcb) {
+            self.min = Some(self.min.map_or(r, |m| m.min(r)));
+            self.base = Some(self.base.map_or(r, |b| b.min(r)));
+            self.count += 1;
+        }
+    }
+
+    /// A new round: the minimum and the count start again.
+    pub fn restart(&mut self) {
+        self.min = None;
+        self.count = 0;
+    }
+}
+
 /// `TcpNewReno::GetSsThresh`: max(2 MSS, bytesInFlight / 2).
 pub fn newreno_ssthresh(tcb: &Tcb) -> u64 {
     (2 * tcb.mss).max(tcb.pipe as u64 / 2)

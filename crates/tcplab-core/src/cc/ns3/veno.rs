@@ -18,7 +18,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{newreno_cong_avoid, newreno_slow_start, newreno_ssthresh, srtt, Ns3Version};
+use super::{newreno_cong_avoid, newreno_slow_start, newreno_ssthresh, Ns3Version, RttMins};
 use crate::cc::{Ack, CaState, CongestionControl, LossCause, Probe, Tcb};
 use crate::time::SimDuration;
 
@@ -51,9 +51,7 @@ impl Ns3VenoConfig {
 #[derive(Clone, Debug)]
 pub struct Ns3Veno {
     cfg: Ns3VenoConfig,
-    base_rtt: Option<SimDuration>,
-    min_rtt: Option<SimDuration>,
-    cnt_rtt: u32,
+    rtt: RttMins,
     doing_veno_now: bool,
     diff: u32,
     inc: bool,
@@ -68,9 +66,7 @@ impl Ns3Veno {
     pub fn new(cfg: Ns3VenoConfig) -> Self {
         Ns3Veno {
             cfg,
-            base_rtt: None,
-            min_rtt: None,
-            cnt_rtt: 0,
+            rtt: RttMins::default(),
             doing_veno_now: true,
             diff: 0,
             inc: true,
@@ -98,23 +94,19 @@ impl CongestionControl for Ns3Veno {
     }
 
     fn on_ack_sample(&mut self, tcb: &Tcb, _ack: &Ack) {
-        if let Some(r) = srtt(tcb) {
-            self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
-            self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
-            self.cnt_rtt += 1;
-        }
+        self.rtt.sample(tcb);
     }
 
     fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack) {
         let segments = ack.segments_acked;
         let w = (tcb.cwnd / tcb.mss) as u32;
-        let target = (w as f64 * (secs(self.base_rtt) / secs(self.min_rtt))) as u32;
+        let target = (w as f64 * (secs(self.rtt.base) / secs(self.rtt.min))) as u32;
         self.diff = w.saturating_sub(target);
         if !self.doing_veno_now {
             Self::newreno(tcb, segments);
             return;
         }
-        if self.cnt_rtt <= 2 {
+        if self.rtt.count <= 2 {
             Self::newreno(tcb, segments);
         } else if tcb.cwnd < tcb.ssthresh {
             newreno_slow_start(tcb, segments);
@@ -126,8 +118,7 @@ impl CongestionControl for Ns3Veno {
         } else {
             self.inc = true;
         }
-        self.cnt_rtt = 0;
-        self.min_rtt = None;
+        self.rtt.restart();
     }
 
     fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {
@@ -141,7 +132,7 @@ impl CongestionControl for Ns3Veno {
     fn on_state(&mut self, _tcb: &mut Tcb, to: CaState) {
         self.doing_veno_now = to == CaState::Open;
         if to == CaState::Open {
-            self.min_rtt = None;
+            self.rtt.min = None;
         }
     }
 

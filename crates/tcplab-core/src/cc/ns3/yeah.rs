@@ -40,7 +40,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::scalable::scalable_cong_avoid;
-use super::{newreno_cong_avoid, newreno_slow_start, srtt, Ns3Version};
+use super::{newreno_cong_avoid, newreno_slow_start, Ns3Version, RttMins};
 use crate::cc::{Ack, CaState, CongestionControl, LossCause, Probe, Tcb};
 use crate::time::SimDuration;
 
@@ -107,9 +107,7 @@ impl Ns3YeahConfig {
 #[derive(Clone, Debug)]
 pub struct Ns3Yeah {
     cfg: Ns3YeahConfig,
-    base_rtt: Option<SimDuration>,
-    min_rtt: Option<SimDuration>,
-    cnt_rtt: u32,
+    rtt: RttMins,
     beg_snd_nxt: u64,
     last_q: u32,
     doing_reno_now: u32,
@@ -123,9 +121,7 @@ impl Ns3Yeah {
     pub fn new(cfg: Ns3YeahConfig) -> Self {
         Ns3Yeah {
             cfg,
-            base_rtt: None,
-            min_rtt: None,
-            cnt_rtt: 0,
+            rtt: RttMins::default(),
             beg_snd_nxt: 0,
             last_q: 0,
             doing_reno_now: 0,
@@ -180,11 +176,7 @@ impl CongestionControl for Ns3Yeah {
     }
 
     fn on_ack_sample(&mut self, tcb: &Tcb, _ack: &Ack) {
-        if let Some(r) = srtt(tcb) {
-            self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
-            self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
-            self.cnt_rtt += 1;
-        }
+        self.rtt.sample(tcb);
     }
 
     fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack) {
@@ -202,14 +194,13 @@ impl CongestionControl for Ns3Yeah {
             newreno_cong_avoid(tcb, segments);
         }
         if tcb.snd_una >= self.beg_snd_nxt {
-            if self.cnt_rtt > 2 {
-                if let (Some(m), Some(b)) = (self.min_rtt, self.base_rtt) {
+            if self.rtt.count > 2 {
+                if let (Some(m), Some(b)) = (self.rtt.min, self.rtt.base) {
                     self.end_round(tcb, m, b);
                 }
             }
             self.beg_snd_nxt = tcb.snd_nxt;
-            self.cnt_rtt = 0;
-            self.min_rtt = None;
+            self.rtt.restart();
         }
     }
 
@@ -234,8 +225,7 @@ impl CongestionControl for Ns3Yeah {
     fn on_state(&mut self, tcb: &mut Tcb, to: CaState) {
         if to == CaState::Open {
             self.beg_snd_nxt = tcb.snd_nxt;
-            self.cnt_rtt = 0;
-            self.min_rtt = None;
+            self.rtt.restart();
         }
     }
 
