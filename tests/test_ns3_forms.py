@@ -58,5 +58,16 @@ def test_recovery_exit_growth_is_ns3s_default_and_raises_a_segment_counters_wind
         return net.run(duration="60s", seed=1).flows["goodput_bps"][0]
 
     # ns-3's Scalable counts segments: the exit ACK's several segments add
-    # to its count (8-23% more goodput at 1% loss, docs/variants.md).
+    # to its count (9-23% more goodput at 1% loss for the classes that count segments, docs/tcp.md).
     assert goodput(True) > 1.05 * goodput(False)
+
+
+def test_tcplab_variants_lists_the_ns3_form_as_that_profiles_default(capsys):
+    from tcplab.cli import main
+
+    assert main(["variants"]) == 0
+    out = capsys.readouterr().out
+    hybla = out[out.index("\nhybla "):out.index("\nillinois ")]
+    assert 'with version = "ns3" (every profile; the ns3 profile\'s default):' in hybla
+    assert "ns3:" not in hybla.split("with version")[0]  # its keys are the form's
+    assert 'with version = "2.6.22" (every profile):' in out  # cubic's is no default

@@ -369,14 +369,21 @@ def cmd_variants(args: argparse.Namespace) -> int:
         for p in v["probes"]:
             print(f"    trace cc:{p['name']:<14} ({p['unit']}) {p['meaning']}")
         paper = v["defaults"]["paper"]
+        # A profile whose default is one of the forms (the ns3 profile's
+        # ns-3 classes) is listed with that form, not key by key.
+        by_form = {p: f for p in ("linux", "ns3", "ns2") for f in v.get("forms", [])
+                   if v["defaults"][p].get(f["key"]) == f["value"] != paper.get(f["key"])}
         for key, value in paper.items():
-            others = {p: v["defaults"][p].get(key) for p in ("linux", "ns3", "ns2")}
+            others = {p: v["defaults"][p].get(key) for p in ("linux", "ns3", "ns2")
+                      if p not in by_form}
             differ = {p: o for p, o in others.items() if o != value}
             note = ("  (" + ", ".join(f"{p}: {json.dumps(o)}" for p, o in differ.items()) + ")"
                     if differ else "")
             print(f"    {key:<22} {json.dumps(value)}{note}")
         for f in v.get("forms", []):
-            print(f"  with {f['key']} = {json.dumps(f['value'])} (every profile):")
+            default_in = [p for p, g in by_form.items() if g is f]
+            also = f"; the {', '.join(default_in)} profile's default" if default_in else ""
+            print(f"  with {f['key']} = {json.dumps(f['value'])} (every profile{also}):")
             for p in f["probes"]:
                 print(f"    trace cc:{p['name']:<14} ({p['unit']}) {p['meaning']}")
             for key, value in f["defaults"].items():
