@@ -355,13 +355,13 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
         })?;
     // A form (`cubic` with version = "2.6.22") takes its own parameters;
     // the ns3 profile's default is ns-3's form, where there is one.
-    let profile_default = defaults(info.name, profile);
+    let ns3_port = profile == Profile::Ns3 && super::ns3::PORTS.contains(&info.name);
     let form = FORMS.iter().find(|&&(variant, key, value)| {
-        let chosen = spec
-            .params
-            .get(key)
-            .or_else(|| profile_default.as_ref()?.get(key));
-        variant == info.name && chosen.and_then(Value::as_str) == Some(value)
+        let chosen = match spec.params.get(key) {
+            Some(v) => v.as_str(),
+            None => (ns3_port && key == "version").then_some("ns3"),
+        };
+        variant == info.name && chosen == Some(value)
     });
     let base = match form {
         Some(&(variant, _, value)) => form_defaults(variant, value),

@@ -17,7 +17,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{add_per_window, newreno_slow_start, Ns3Version};
+use super::{add_per_window, newreno_increase, Ns3Version};
 use crate::cc::highspeed::TABLE;
 use crate::cc::{Ack, CongestionControl, LossCause, Tcb};
 
@@ -81,18 +81,13 @@ impl CongestionControl for Ns3HighSpeed {
     }
 
     fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack) {
-        let mut segments = ack.segments_acked;
-        if tcb.cwnd < tcb.ssthresh {
-            segments = newreno_slow_start(tcb, segments);
-        }
-        if tcb.cwnd < tcb.ssthresh {
-            return;
-        }
-        if segments > 0 {
-            let a = row((tcb.cwnd / tcb.mss) as u32) as u32 + 1;
-            self.ack_cnt = self.ack_cnt.wrapping_add(segments.wrapping_mul(a));
-        }
-        add_per_window(tcb, &mut self.ack_cnt);
+        newreno_increase(tcb, ack.segments_acked, |tcb, segments| {
+            if segments > 0 {
+                let a = row((tcb.cwnd / tcb.mss) as u32) as u32 + 1;
+                self.ack_cnt = self.ack_cnt.wrapping_add(segments.wrapping_mul(a));
+            }
+            add_per_window(tcb, &mut self.ack_cnt);
+        });
     }
 
     fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {

@@ -19,7 +19,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{newreno_slow_start, srtt, Ns3Version};
+use super::{newreno_increase, srtt, Ns3Version};
 use crate::cc::{Ack, CaState, CongestionControl, LossCause, Probe, Tcb};
 use crate::time::{SimDuration, SimTime};
 
@@ -135,15 +135,14 @@ impl CongestionControl for Ns3Htcp {
     }
 
     fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack) {
-        let mut segments = ack.segments_acked;
-        if tcb.cwnd < tcb.ssthresh {
-            segments = newreno_slow_start(tcb, segments);
-        }
-        if tcb.cwnd >= tcb.ssthresh && segments > 0 {
-            let cwnd = tcb.cwnd as f64;
-            let adder = ((tcb.mss * tcb.mss) as f64 + cwnd * self.alpha) / cwnd;
-            tcb.cwnd += adder.max(1.0) as u64;
-        }
+        let alpha = self.alpha;
+        newreno_increase(tcb, ack.segments_acked, |tcb, segments| {
+            if segments > 0 {
+                let cwnd = tcb.cwnd as f64;
+                let adder = ((tcb.mss * tcb.mss) as f64 + cwnd * alpha) / cwnd;
+                tcb.cwnd += adder.max(1.0) as u64;
+            }
+        });
     }
 
     fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {

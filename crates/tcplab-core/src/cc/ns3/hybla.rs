@@ -21,7 +21,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{newreno_ssthresh, srtt, Ns3Version};
+use super::{newreno_ssthresh, srtt, whole_ms, Ns3Version};
 use crate::cc::{Ack, CongestionControl, LossCause, Probe, Tcb};
 use crate::time::SimDuration;
 
@@ -93,11 +93,6 @@ impl Ns3Hybla {
             tcb.cwnd += inc * tcb.mss;
         }
     }
-}
-
-/// Whole milliseconds, as ns-3's `Time::GetMilliSeconds`.
-fn whole_ms(d: SimDuration) -> f64 {
-    (d.as_nanos() / 1_000_000) as f64
 }
 
 impl CongestionControl for Ns3Hybla {

@@ -25,7 +25,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{add_per_window, newreno_slow_start, srtt, Ns3Version};
+use super::{add_per_window, newreno_slow_start, srtt, whole_ms, Ns3Version};
 use crate::cc::{Ack, CaState, CongestionControl, LossCause, Probe, Tcb};
 use crate::time::SimDuration;
 
@@ -89,11 +89,6 @@ pub struct Ns3Illinois {
     rtt_above: bool,
     rtt_low: u8,
     ack_cnt: u32,
-}
-
-/// Whole milliseconds, as ns-3's `Time::GetMilliSeconds`.
-fn whole_ms(d: SimDuration) -> f64 {
-    (d.as_nanos() / 1_000_000) as f64
 }
 
 impl Ns3Illinois {

@@ -125,6 +125,24 @@ pub fn newreno_slow_start(tcb: &mut Tcb, segments: u32) -> u32 {
     }
 }
 
+/// `TcpNewReno::IncreaseWindow`: its slow start, then, once cwnd has
+/// reached ssthresh, the class's congestion avoidance `avoid` with the
+/// segments slow start left (where ns-3 calls the class's override).
+pub fn newreno_increase(tcb: &mut Tcb, segments: u32, avoid: impl FnOnce(&mut Tcb, u32)) {
+    let mut segments = segments;
+    if tcb.cwnd < tcb.ssthresh {
+        segments = newreno_slow_start(tcb, segments);
+    }
+    if tcb.cwnd >= tcb.ssthresh {
+        avoid(tcb, segments);
+    }
+}
+
+/// Whole milliseconds, as ns-3's `Time::GetMilliSeconds`.
+pub fn whole_ms(d: SimDuration) -> f64 {
+    (d.as_nanos() / 1_000_000) as f64
+}
+
 /// `TcpNewReno::CongestionAvoidance`: max(1, MSS² / cwnd) bytes per ACK
 /// that acknowledges a segment, whatever it covers (truncated to whole
 /// bytes).

@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{newreno_slow_start, Ns3Version};
+use super::{newreno_increase, Ns3Version};
 use crate::cc::{Ack, CongestionControl, LossCause, Tcb};
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -91,13 +91,10 @@ impl CongestionControl for Ns3Scalable {
     }
 
     fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack) {
-        let mut segments = ack.segments_acked;
-        if tcb.cwnd < tcb.ssthresh {
-            segments = newreno_slow_start(tcb, segments);
-        }
-        if tcb.cwnd >= tcb.ssthresh {
-            scalable_cong_avoid(&mut self.ack_cnt, self.cfg.ai_factor, tcb, segments);
-        }
+        let ai = self.cfg.ai_factor;
+        newreno_increase(tcb, ack.segments_acked, |tcb, segments| {
+            scalable_cong_avoid(&mut self.ack_cnt, ai, tcb, segments)
+        });
     }
 
     fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {

@@ -18,7 +18,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{newreno_cong_avoid, newreno_slow_start, newreno_ssthresh, Ns3Version, RttMins};
+use super::{newreno_cong_avoid, newreno_increase, newreno_slow_start, newreno_ssthresh};
+use super::{Ns3Version, RttMins};
 use crate::cc::{Ack, CaState, CongestionControl, LossCause, Probe, Tcb};
 use crate::time::SimDuration;
 
@@ -72,16 +73,6 @@ impl Ns3Veno {
             inc: true,
         }
     }
-
-    /// `TcpNewReno::IncreaseWindow`.
-    fn newreno(tcb: &mut Tcb, mut segments: u32) {
-        if tcb.cwnd < tcb.ssthresh {
-            segments = newreno_slow_start(tcb, segments);
-        }
-        if tcb.cwnd >= tcb.ssthresh {
-            newreno_cong_avoid(tcb, segments);
-        }
-    }
 }
 
 impl CongestionControl for Ns3Veno {
@@ -103,11 +94,11 @@ impl CongestionControl for Ns3Veno {
         let target = (w as f64 * (secs(self.rtt.base) / secs(self.rtt.min))) as u32;
         self.diff = w.saturating_sub(target);
         if !self.doing_veno_now {
-            Self::newreno(tcb, segments);
+            newreno_increase(tcb, segments, newreno_cong_avoid);
             return;
         }
         if self.rtt.count <= 2 {
-            Self::newreno(tcb, segments);
+            newreno_increase(tcb, segments, newreno_cong_avoid);
         } else if tcb.cwnd < tcb.ssthresh {
             newreno_slow_start(tcb, segments);
         } else if self.diff < self.cfg.beta {
