@@ -17,6 +17,7 @@ builds cppyy from source; it takes several minutes):
     python bench/compare_ns3.py --duration 60 --seeds 2   # a quick look
     python bench/compare_ns3.py --recovery prr [--sack]   # PRR: tcplab's recovery="prr"
                                                           # against ns-3's TcpPrrRecovery
+    python bench/compare_ns3.py --only vegas              # one variant
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ def main() -> None:
                    help="ns-3's TcpClassicRecovery against tcplab's newreno (sack with --sack), "
                         "or TcpPrrRecovery against recovery=\"prr\"")
     p.add_argument("--sack", action="store_true", help="SACK on, both sides (default off)")
+    p.add_argument("--only", help="comma-separated tcplab variants (default: all three)")
     a = p.parse_args()
     if a.setup:
         setup(Path(a.venv))
@@ -97,7 +99,10 @@ def main() -> None:
     print("| tcplab | ns-3 | tcplab mean | ns-3 mean | tcplab / ns-3 | within 10% |")
     print("|---|---|---|---|---|---|")
     ok = True
-    for ours, theirs in PAIRS:
+    wanted = set(a.only.split(",")) if a.only else {ours for ours, _ in PAIRS}
+    if wanted - {ours for ours, _ in PAIRS}:
+        p.error(f"--only: one of {', '.join(ours for ours, _ in PAIRS)}")
+    for ours, theirs in [pair for pair in PAIRS if pair[0] in wanted]:
         seeds = range(1, a.seeds + 1)
         g1 = [tcplab_goodput(ours, s, a.duration, a.per, a.delack, a.recovery, a.sack)
               for s in seeds]

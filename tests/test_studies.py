@@ -88,9 +88,24 @@ def test_goodput_never_exceeds_the_bottleneck_rate(quick):
 
 
 def test_lossless_westwood_path_every_variant_reaches_90_percent():
-    for cc in ["newreno", "westwood", "westwoodplus", "petra", "vegas", "cubic", "bbr", "sack"]:
+    for cc in ["newreno", "westwood", "westwoodplus", "petra", "cubic", "sack"]:
         res = presets.westwood(cc=cc, per=0.0, duration="120s").run()
         assert res.flow("tcp0")["goodput_bps"] >= 0.90 * 2e6 * 360 / 400, cc
+    # BBR enters ProbeRTT (4 segments for 200 ms and a round) whenever its
+    # minimum RTT goes 10 s unrefreshed. With the preset's per-ACK RTT
+    # samples (ns-3's), which carry the delayed ACK's wait for a second
+    # segment, that is every 11 s here (3% of the time), once in 120 s with
+    # one timed segment per RTT.
+    res = presets.westwood(cc="bbr", per=0.0, duration="120s", trace=["cc:mode"]).run()
+    assert res.flow("tcp0")["goodput_bps"] >= 0.87 * 2e6 * 360 / 400
+    _, mode = res.trace("cc:mode", flow=0)
+    assert list(mode).count(3) == 10
+    # But Vegas: the preset's ns-3 settings run ns-3's TcpVegas (3.18 has
+    # none), whose smoothed RTTs carry the delayed ACKs' waits, so it holds
+    # its window far below the path's, as ns-3 itself does on this path
+    # (tests/test_ns3_forms.py).
+    res = presets.westwood(cc="vegas", per=0.0, duration="120s").run()
+    assert res.flow("tcp0")["goodput_bps"] < 0.5 * 2e6 * 360 / 400
 
 
 def test_dumbbell_udp_tcp_plus_udp_never_exceed_the_bottleneck(quick):

@@ -66,6 +66,8 @@ class Vegas(Variant):
             ns-2.35's TCP-Linux runs: Diff from the segments sent in the
             last round over RTT in half segments, cwnd stepped towards the
             window the last round began with). See docs/variants.md.
+        version: ``"ns3"`` runs ns-3 3.44's TcpVegas (the ns3 profile's
+            default; parameters alpha, beta and gamma only).
     """
 
     name = "vegas"
@@ -76,13 +78,15 @@ class Vegas(Variant):
                  fine_retransmit: bool | None = None, loss_keep: float | None = None,
                  increase_per_ack: bool | None = None,
                  retransmit_backoff: bool | None = None,
-                 fine_timeout: str | None = None, rounds: str | None = None) -> None:
+                 fine_timeout: str | None = None, rounds: str | None = None,
+                 version: str | None = None) -> None:
         super().__init__(alpha=alpha, beta=beta, gamma=gamma, fine_timeout=fine_timeout,
                          congestion_avoidance=congestion_avoidance,
                          modified_slow_start=modified_slow_start,
                          fine_retransmit=fine_retransmit, loss_keep=loss_keep,
                          increase_per_ack=increase_per_ack,
-                         retransmit_backoff=retransmit_backoff, rounds=rounds)
+                         retransmit_backoff=retransmit_backoff, rounds=rounds,
+                         version=version)
 
 
 class Westwood(Variant):

@@ -215,7 +215,8 @@ class Ledbat(Variant):
     Args:
         target: the queuing-delay target in seconds (0.1); gain (1);
         base_history: minutes of base delays (10); current_filter: samples
-        in the current delay's filter (4); allowed_increase (1); min_cwnd
+        in the current delay's filter (4); allowed_increase (1; 0 in ns-3's
+        form, which caps the window at the flight); min_cwnd
         (2 segments); slow_start: ns-3's slow start; form: ``"rfc"`` or
         ``"ns3"``.
     """

@@ -308,6 +308,8 @@ class Network:
         mss: Quantity | None = None,
         delayed_ack: int | bool | None = None,
         delayed_ack_timeout: Quantity | None = None,
+        quick_acks: int | None = None,
+        rtt_sampling: Literal["segment", "ack"] | None = None,
         sack: bool | None = None,
         timestamps: bool | None = None,
         window_scaling: bool | None = None,
@@ -360,6 +362,13 @@ class Network:
                 path less 40 B of headers and the options in use).
             delayed_ack: ACK every N full segments (default 2); ``False`` or 1
                 ACKs every segment.
+            quick_acks: the receiver ACKs the first N in-order data segments
+                each at once (default 0; 1 with ``profile="ns3"``, as ns-3 ACKs
+                a connection's first data segment).
+            rtt_sampling: without timestamps, where RTT samples come from:
+                ``"segment"`` (one timed segment at a time, RFC 6298 with
+                Karn's rule; the default) or ``"ack"`` (every ACK, from the
+                oldest segment it covers, as ns-3; the ns3 profile).
             ecn: negotiate ECN (RFC 3168) so that queue disciplines with
                 ``ecn`` mark instead of dropping (default off; on for
                 ``"dctcp"``).
@@ -402,7 +411,8 @@ class Network:
         options = {
             "profile": profile, "ns3_release": ns3_release, "recovery": recovery, "mss": mss,
             "delayed_ack": delayed_ack,
-            "delayed_ack_timeout": delayed_ack_timeout, "sack": sack, "timestamps": timestamps,
+            "delayed_ack_timeout": delayed_ack_timeout, "quick_acks": quick_acks,
+            "rtt_sampling": rtt_sampling, "sack": sack, "timestamps": timestamps,
             "window_scaling": window_scaling, "rcv_buf": rcv_buf, "initial_cwnd": initial_cwnd,
             "initial_ssthresh": initial_ssthresh, "abc": abc, "min_rto": min_rto,
             "max_rto": max_rto, "initial_rto": initial_rto,

@@ -29,8 +29,12 @@
 //! (its timestamp clock), keeps one sample fewer than each list's length,
 //! starts a new base-history entry when more than 60 s have passed since
 //! the last (the RFC: when the minute changes), truncates the window to a
-//! whole byte after each step, keeps ssthresh one byte below cwnd, and
-//! takes NewReno's ssthresh on a loss (max(FlightSize / 2, 2 MSS)).
+//! whole byte after each step, keeps ssthresh one byte below cwnd, takes
+//! NewReno's ssthresh on a loss (max(FlightSize / 2, 2 MSS)), and caps
+//! cwnd at the flight before the ACK, with no ALLOWED_INCREASE
+//! (`allowed_increase` 0): its avoidance shrinks a window the flight fills
+//! but never grows it, so after slow start only a window above the flight
+//! (after a reduction) grows.
 //!
 //! Deviation: the RFC and ns-3 measure the one-way delay with timestamps
 //! (ns-3: `tsval - tsecr` of the ACK); tcplab's ACKs carry no timestamp
@@ -81,8 +85,11 @@ pub struct LedbatConfig {
     pub current_filter: u32,
     /// MIN_CWND, segments: 2 (RFC 6817 2.5.1; ns-3's `MinCwnd`).
     pub min_cwnd: u32,
-    /// ALLOWED_INCREASE, segments above the flight: 1 (RFC 6817 2.5.1;
-    /// ns-3's `AllowedIncrease`).
+    /// ALLOWED_INCREASE, segments above the flight: 1 (RFC 6817 2.5.1);
+    /// 0 in ns-3's form, which has no such attribute and caps cwnd at the
+    /// flight before the ACK (`m_highTxMark - m_lastAckedSeq +
+    /// segmentsAcked * MSS`), so that its avoidance never grows a window
+    /// the flight fills.
     pub allowed_increase: f64,
     /// Slow start until the first congestion-avoidance step, and again
     /// after the window falls to one segment (ns-3's `SSParam` =
@@ -110,6 +117,7 @@ impl LedbatConfig {
         LedbatConfig {
             slow_start: true,
             form: LedbatForm::Ns3,
+            allowed_increase: 0.0,
             ..Self::rfc()
         }
     }
@@ -133,8 +141,21 @@ impl LedbatConfig {
         if self.min_cwnd == 0 {
             return Err(("min_cwnd", "must be at least 1".into()));
         }
-        if !(self.allowed_increase > 0.0 && self.allowed_increase.is_finite()) {
-            return Err(("allowed_increase", "must be > 0".into()));
+        // RFC 6817 2.5.1: it MUST be greater than 0; ns-3's form has none.
+        let least = if self.form == LedbatForm::Ns3 {
+            0.0
+        } else {
+            f64::MIN_POSITIVE
+        };
+        if !(self.allowed_increase >= least && self.allowed_increase.is_finite()) {
+            return Err((
+                "allowed_increase",
+                format!(
+                    "{} must be {} (segments)",
+                    self.allowed_increase,
+                    if least == 0.0 { ">= 0" } else { "> 0" }
+                ),
+            ));
         }
         Ok(())
     }
@@ -233,7 +254,9 @@ impl Ledbat {
         };
         let mss = tcb.mss as f64;
         let acked = ack.segments_acked as f64 * mss;
-        let max_cwnd = ack.prior_in_flight as f64 + (self.cfg.allowed_increase * mss).floor();
+        // ns-3: the flight after the ACK plus the segments it acknowledged.
+        let flight = tcb.bytes_in_flight() as f64 + acked;
+        let max_cwnd = flight + (self.cfg.allowed_increase * mss).floor();
         let floor = self.cfg.min_cwnd as u64 * tcb.mss;
         let cwnd = match self.cfg.form {
             LedbatForm::Rfc => {
@@ -444,6 +467,42 @@ mod tests {
         // then 50 ms: + 50 x 1000 / (100 x 10,490) x 1000 = 47.66 -> 10,537.
         assert_eq!(cwnd, 10_537);
         assert_eq!(ssthresh, 5 * MSS, "cwnd stayed above ssthresh");
+    }
+
+    #[test]
+    fn ns3_caps_the_window_at_the_flight_so_avoidance_grows_no_full_window() {
+        // 10 segments in flight, cwnd 10 segments, no queue: the RFC's
+        // ALLOWED_INCREASE lets the window grow 100 bytes; ns-3 caps it at
+        // the flight before the ACK (9 in flight after it, plus the one
+        // acknowledged): it stays.
+        let ns3 = || LedbatConfig {
+            slow_start: false,
+            current_filter: 2,
+            ..LedbatConfig::ns3()
+        };
+        let mut rfc = driver(one_sample(), 10);
+        ack(&mut rfc, 100);
+        assert_eq!(rfc.tcb.cwnd, 10_100);
+        let mut d = driver(ns3(), 10);
+        ack(&mut d, 100);
+        assert_eq!(d.tcb.cwnd, 10_000);
+        // With more in flight than the window (after a reduction) it grows:
+        // 100 x 1000 / (100 x 10,000) segments = 100 bytes.
+        let mut d = driver(ns3(), 12);
+        ack(&mut d, 100);
+        assert_eq!(d.tcb.cwnd, 10_100);
+        // allowed_increase is 0 in ns-3's form, and may not be negative.
+        assert_eq!(LedbatConfig::ns3().allowed_increase, 0.0);
+        let bad = LedbatConfig {
+            allowed_increase: -1.0,
+            ..LedbatConfig::ns3()
+        };
+        assert_eq!(bad.validate().unwrap_err().0, "allowed_increase");
+        let bad = LedbatConfig {
+            allowed_increase: 0.0,
+            ..LedbatConfig::rfc()
+        };
+        assert_eq!(bad.validate().unwrap_err().0, "allowed_increase");
     }
 
     #[test]

@@ -46,6 +46,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::ns3;
 use super::{
     linux_reno_cong_avoid, linux_reno_ssthresh, Ack, CongestionControl, LossCause, Probe, Tcb,
 };
@@ -283,11 +284,11 @@ impl Lp {
 
     /// The delay from timestamps ([`LpDelay::Timestamps`]); whether this
     /// ACK is within the inference time.
-    fn timestamps(&mut self, now: SimTime, ack: &Ack) -> bool {
+    fn timestamps(&mut self, now: SimTime, ack: &Ack, sampled: bool) -> bool {
         // Without timestamps Linux's rx_opt stays zero.
         let (tsval, tsecr) = ack.ts.map_or((0, 0), |(v, e)| (ticks(v), ticks(e)));
         let now = ticks(now.as_nanos());
-        if ack.rtt.is_some() {
+        if sampled {
             let owd = match self.cfg.delay {
                 LpDelay::Ns3 => self.valid(tsval.abs_diff(tsecr)),
                 _ => self.timestamp_owd(tsval, tsecr),
@@ -332,7 +333,10 @@ impl CongestionControl for Lp {
         self.pending = None;
         let now = tcb.now.max(ack.now);
         let within_inf = match self.cfg.delay {
-            LpDelay::Timestamps | LpDelay::Ns3 => self.timestamps(now, ack),
+            LpDelay::Timestamps => self.timestamps(now, ack, ack.rtt.is_some()),
+            // ns-3 samples on every ACK, duplicates included, once its
+            // smoothed RTT (PktsAcked's rtt) is not zero.
+            LpDelay::Ns3 => self.timestamps(now, ack, ns3::srtt(tcb).is_some()),
             LpDelay::Rtt => self.rtt(now, ack),
         };
         self.set(LP_WITHIN_INF, within_inf);
@@ -357,13 +361,26 @@ impl CongestionControl for Lp {
             Some(Cut::Half) => tcb.set_cwnd(((tcb.cwnd / tcb.mss) >> 1) * tcb.mss),
             None => {}
         }
-        if self.flag & LP_WITHIN_INF == 0 {
+        let within_inf = self.flag & LP_WITHIN_INF != 0;
+        if self.cfg.delay == LpDelay::Ns3 {
+            // TcpLp overrides only TcpNewReno's avoidance: slow start
+            // goes on within the inference time.
+            ns3::newreno_increase(tcb, ack.segments_acked, |tcb, segments| {
+                if !within_inf {
+                    ns3::newreno_cong_avoid(tcb, segments)
+                }
+            });
+        } else if !within_inf {
             linux_reno_cong_avoid(tcb, ack, self.abc);
         }
     }
 
     fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {
-        linux_reno_ssthresh(tcb)
+        match self.cfg.delay {
+            // TcpLp keeps TcpNewReno's threshold.
+            LpDelay::Ns3 => ns3::newreno_ssthresh(tcb),
+            _ => linux_reno_ssthresh(tcb),
+        }
     }
 
     fn probes(&self) -> Vec<Probe> {
@@ -485,6 +502,8 @@ mod tests {
     #[test]
     fn ns3_s_form_takes_the_timestamp_difference_and_halves_in_bytes() {
         let mut d = CcDriver::new(Lp::new(LpConfig::ns3(), false), MSS, 10);
+        // ns-3 samples once its smoothed RTT is set (PktsAcked's rtt).
+        d.tcb.srtt = Some(ms(100));
         // No rate estimate: the first ACK's 150 - 100 = 50 ticks is a delay,
         // and a smoothed delay equal to the threshold (50 <= 50) is within
         // it in ns-3 (Linux halves here): slow start's segment.
@@ -499,6 +518,46 @@ mod tests {
         ts_ack(&mut d, 210, Some((170, 110)));
         assert_eq!((d.cc.owd_min, d.cc.owd_max, d.cc.sowd), (51, 102, 410));
         assert_eq!(d.tcb.cwnd, 6500);
+    }
+
+    #[test]
+    fn ns3_s_form_samples_every_ack_slow_starts_within_inference_and_halves_the_pipe() {
+        let mut d = CcDriver::new(Lp::new(LpConfig::ns3(), false), MSS, 10);
+        // Before a smoothed RTT, no sample (ns-3's PktsAcked gets zero).
+        ts_ack(&mut d, 200, Some((150, 100)));
+        assert_eq!(d.cc.sowd, 0);
+        d.tcb.srtt = Some(ms(100));
+        ts_ack(&mut d, 210, Some((160, 110)));
+        assert_eq!(d.cc.sowd, 400);
+        // A duplicate ACK samples too: 190 - 110 = 80 ticks, sowd 400 - 50
+        // + 80 = 430, above the threshold (50 + 15% x 0): an indication, the
+        // inference time 3 x (220 - 110) = 330 ticks from now.
+        d.tcb.now = SimTime::from_nanos(220 * 1_000_000);
+        let dup = Ack {
+            now: d.tcb.now,
+            bytes_acked: 0,
+            segments_acked: 0,
+            is_dup: true,
+            rtt: None,
+            seg_rtt: None,
+            prior_in_flight: d.tcb.bytes_in_flight(),
+            ece: false,
+            ts: Some((190 * 1_000_000, 110 * 1_000_000)),
+        };
+        d.cc.on_ack_sample(&d.tcb, &dup);
+        assert_eq!(d.cc.sowd, 430);
+        // Within that time a second indication cuts to one segment, and
+        // slow start still adds one (ns-3 holds only avoidance).
+        ts_ack(&mut d, 230, Some((300, 130)));
+        assert_eq!(d.cc.flag & LP_WITHIN_INF, LP_WITHIN_INF);
+        assert_eq!(d.tcb.cwnd, 2 * MSS);
+        // Avoidance holds within it.
+        d.tcb.ssthresh = 2 * MSS;
+        ts_ack(&mut d, 240, Some((190, 140)));
+        assert_eq!(d.tcb.cwnd, 2 * MSS);
+        // A loss halves the pipe, as TcpNewReno (not Linux's cwnd).
+        d.tcb.pipe = 9 * MSS as u32;
+        assert_eq!(d.cc.ssthresh(&d.tcb, LossCause::DupAcks), 4_500);
     }
 
     #[test]

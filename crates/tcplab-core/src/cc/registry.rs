@@ -298,6 +298,7 @@ pub const FORMS: &[(&str, &str, &str)] = &[
     ("hybla", "version", "ns3"),
     ("illinois", "version", "ns3"),
     ("scalable", "version", "ns3"),
+    ("vegas", "version", "ns3"),
     ("veno", "version", "ns3"),
     ("yeah", "version", "ns3"),
 ];

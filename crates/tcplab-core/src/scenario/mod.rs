@@ -346,10 +346,19 @@ pub struct FlowSpec {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "delayed_ack_from"
     )]
-    pub delayed_ack: Option<u32>,
+    pub delayed_ack: Option<u16>,
     /// tcp: the delayed-ACK timer (default 200 ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delayed_ack_timeout: Option<SimDuration>,
+    /// tcp: the first this many in-order data segments are ACKed at once
+    /// (default 0; 1 in the ns3 profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quick_acks: Option<u8>,
+    /// tcp: where RTT samples come from without timestamps: "segment"
+    /// (one timed segment at a time; the default) or "ack" (every ACK, as
+    /// ns-3; the ns3 profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_sampling: Option<crate::tcp::rtt_timing::RttSampling>,
     /// tcp: the SACK option (default: on with sack recovery, else off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sack: Option<bool>,
@@ -474,6 +483,8 @@ impl FlowSpec {
             mss: None,
             delayed_ack: None,
             delayed_ack_timeout: None,
+            quick_acks: None,
+            rtt_sampling: None,
             sack: None,
             timestamps: None,
             window_scaling: None,

@@ -25,11 +25,11 @@ pub(super) fn without_position(message: &str) -> String {
 /// RFC 1122's every second segment, `false` an ACK per segment.
 pub(super) fn delayed_ack_from<'de, D: serde::Deserializer<'de>>(
     d: D,
-) -> std::result::Result<Option<u32>, D::Error> {
+) -> std::result::Result<Option<u16>, D::Error> {
     use serde::de::{self, Visitor};
     struct V;
     impl Visitor<'_> for V {
-        type Value = Option<u32>;
+        type Value = Option<u16>;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             write!(
                 f,
@@ -40,14 +40,14 @@ pub(super) fn delayed_ack_from<'de, D: serde::Deserializer<'de>>(
             Ok(Some(if v { 2 } else { 1 }))
         }
         fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
-            match u32::try_from(v) {
+            match u16::try_from(v) {
                 Ok(0) => Err(E::custom(
-                    "0 is not a number of segments (allowed: 1 to 4294967295; 1, or false, ACKs \
-                     every segment)",
+                    "0 is not a number of segments (allowed: 1 to 65535; 1, or false, ACKs every \
+                     segment)",
                 )),
                 Ok(n) => Ok(Some(n)),
                 Err(_) => Err(E::custom(format!(
-                    "{v} segments is too many (allowed: 1 to 4294967295)"
+                    "{v} segments is too many (allowed: 1 to 65535)"
                 ))),
             }
         }
@@ -55,7 +55,7 @@ pub(super) fn delayed_ack_from<'de, D: serde::Deserializer<'de>>(
             match u64::try_from(v) {
                 Ok(u) => self.visit_u64(u),
                 Err(_) => Err(E::custom(format!(
-                    "{v} is not a number of segments (allowed: 1 to 4294967295)"
+                    "{v} is not a number of segments (allowed: 1 to 65535)"
                 ))),
             }
         }
@@ -64,7 +64,7 @@ pub(super) fn delayed_ack_from<'de, D: serde::Deserializer<'de>>(
                 self.visit_u64(v as u64)
             } else {
                 Err(E::custom(format!(
-                    "{v} is not a whole number of segments (allowed: 1 to 4294967295)"
+                    "{v} is not a whole number of segments (allowed: 1 to 65535)"
                 )))
             }
         }

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::net::packet::{IPV4_HEADER, TCP_HEADER};
 use crate::scenario::{concat, AppKind, FlowSpec, TraceKind, TraceSpec};
 use crate::tcp::rtt::RtoPolicy;
+use crate::tcp::rtt_timing::RttSampling;
 use crate::tcp::{EcnResponse, RateHalvingFloor, Recovery, RecoveryExit, TcpConfig};
 use crate::time::{SimDuration, SimTime};
 use crate::units::Bytes;
@@ -206,7 +207,7 @@ pub fn tcp(
         return Err(Error::invalid_allowed(
             p("delayed_ack"),
             "0 is not a number of segments",
-            "1 (an ACK per segment) or more",
+            "1 (an ACK per segment) to 65535",
         ));
     }
     let delayed_ack_timeout = *f
@@ -358,6 +359,19 @@ pub fn tcp(
         rcv_buf,
         delayed_ack,
         delayed_ack_timeout,
+        // ns-3 (3.18 and 3.44): "Always respond to first data packet to
+        // speed up the connection" (m_delAckCount = m_delAckMaxCount once
+        // the connection is established).
+        quick_acks: *f
+            .quick_acks
+            .get_or_insert(if ns3 || ns3_18 { 1 } else { 0 }),
+        // ns-3 (3.18's RttEstimator::AckSeq, 3.44's EstimateRtt) samples
+        // every ACK from its RttHistory of sent segments.
+        rtt_sampling: *f.rtt_sampling.get_or_insert(if ns3 || ns3_18 {
+            RttSampling::Ack
+        } else {
+            RttSampling::Segment
+        }),
         initial_cwnd: iw as u64 * mss,
         initial_ssthresh,
         min_rto,

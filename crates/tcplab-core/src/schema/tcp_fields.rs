@@ -63,6 +63,22 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "common implementations (RFC 5681: at most 500 ms)",
     ),
     f(
+        "flows[tcp].quick_acks",
+        "count",
+        "segments",
+        "",
+        "the first N in-order data segments are each ACKed at once",
+        "ns-3 TcpSocketBase (m_delAckCount = m_delAckMaxCount once established)",
+    ),
+    f(
+        "flows[tcp].rtt_sampling",
+        "segment, ack",
+        "",
+        "",
+        "without timestamps, RTT samples from one timed segment at a time, or from every ACK",
+        "RFC 6298 3 (Karn); ns-3 RttHistory (TcpSocketBase::EstimateRtt)",
+    ),
+    f(
         "flows[tcp].sack",
         "bool",
         "",

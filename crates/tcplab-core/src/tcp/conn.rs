@@ -13,6 +13,7 @@ use super::fine_retx::FineRetransmit;
 use super::rack::Rack;
 use super::rate::RateSampler;
 use super::rtt::{Bounds, RttEstimator};
+use super::rtt_timing::{RttSampling, RttTiming};
 use super::scoreboard::Scoreboard;
 use super::sender::{SenderStats, TcpEvent, TcpEventKind};
 use super::{base_options, window_shift, TcpConfig, TcpHeader, ACK, CWR, FIN};
@@ -50,8 +51,8 @@ pub struct Conn {
     pub data_end: u64,
     /// The application will write no more: send a FIN after `data_end`.
     pub closing: bool,
-    /// The segment being timed for an RTT sample, without timestamps.
-    pub timed: Option<(u64, SimTime)>,
+    /// The send times RTT samples come from, without timestamps.
+    pub timing: RttTiming,
     pub syn_sent_at: SimTime,
     pub syn_retransmitted: bool,
     pub last_send: SimTime,
@@ -122,6 +123,12 @@ impl Conn {
                 granularity: cfg.clock_granularity,
             },
         );
+        // With timestamps every ACK has its sample from the echo.
+        let timing = RttTiming::new(if cfg.timestamps {
+            RttSampling::Segment
+        } else {
+            cfg.rtt_sampling
+        });
         Conn {
             base_opts: base_options(cfg.timestamps) as u8,
             wnd_field: (cfg.rcv_buf >> shift).min(65_535) as u16,
@@ -137,7 +144,7 @@ impl Conn {
             sb: Scoreboard::default(),
             data_end: 1,
             closing: false,
-            timed: None,
+            timing,
             syn_sent_at: SimTime::ZERO,
             syn_retransmitted: false,
             last_send: SimTime::ZERO,
@@ -265,7 +272,7 @@ impl Conn {
         if let Some(r) = &mut self.rack {
             r.end_episode();
         }
-        self.timed = None;
+        self.timing.on_loss_episode();
     }
 
     /// An ECN echo reduced the window: no other reduction for it before
@@ -344,12 +351,10 @@ impl Conn {
         if retx {
             self.stats.retransmitted_segments += 1;
             self.stats.retransmitted_bytes += len;
-            if self.timed.is_some_and(|(e, _)| seq < e) {
-                self.timed = None; // Karn's rule
-            }
             self.log(now, TcpEventKind::Retransmit, seq);
-        } else if self.timed.is_none() && !self.cfg.timestamps && len > 0 {
-            self.timed = Some((end, now));
+        }
+        if !self.cfg.timestamps && len > 0 {
+            self.timing.on_sent(now, seq, end, retx);
         }
         if self.tcb.snd_una == self.tcb.snd_max && len > 0 {
             // Nothing was in flight: transmission starts (Linux's

@@ -22,6 +22,7 @@ pub mod rate;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;
+pub mod rtt_timing;
 pub mod scoreboard;
 pub mod sender;
 #[cfg(test)]
@@ -48,8 +49,13 @@ pub struct TcpConfig {
     /// Receive buffer in bytes; the advertised window.
     pub rcv_buf: u64,
     /// ACK every `delayed_ack` full segments (1 = every segment, no delay).
-    pub delayed_ack: u32,
+    pub delayed_ack: u16,
     pub delayed_ack_timeout: SimDuration,
+    /// The first this many in-order data segments are each ACKed at once
+    /// (ns-3 acknowledges the first data segment of a connection at once).
+    pub quick_acks: u8,
+    /// Where RTT samples come from without timestamps.
+    pub rtt_sampling: rtt_timing::RttSampling,
     /// Initial window in bytes.
     pub initial_cwnd: u64,
     pub initial_ssthresh: u64,
@@ -116,6 +122,8 @@ impl TcpConfig {
             rcv_buf: 1 << 20,
             delayed_ack: 1,
             delayed_ack_timeout: SimDuration::from_millis(200),
+            quick_acks: 0,
+            rtt_sampling: rtt_timing::RttSampling::Segment,
             initial_cwnd: initial_segments * mss,
             initial_ssthresh: u64::MAX,
             min_rto: SimDuration::from_secs(1),

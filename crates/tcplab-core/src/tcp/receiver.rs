@@ -9,7 +9,9 @@
 //! - ACK policy (RFC 5681 4.2, RFC 1122 4.2.3.2): an out-of-order segment, a
 //!   segment that fills (part of) a hole, a duplicate, a SYN or a FIN is
 //!   ACKed at once; in-order segments are ACKed every `delayed_ack`-th full
-//!   segment, or when the delayed-ACK timer fires.
+//!   segment, or when the delayed-ACK timer fires; the first `quick_acks`
+//!   in-order data segments are each ACKed at once (ns-3 ACKs a
+//!   connection's first data segment so).
 //! - Timestamps (RFC 7323 4.3): TS.Recent is updated from segments that
 //!   start at or before the last ACK sent, and echoed in every ACK.
 //! - ECN (RFC 3168 6.1.3), when both ends asked for it in the handshake:
@@ -42,6 +44,8 @@ pub struct Receiver {
     wnd_field: u16,
     /// The window advertised (unscaled) in the SYN-ACK.
     syn_wnd: u16,
+    /// In-order data segments still to be ACKed at once (`quick_acks`).
+    quick_acks: u8,
     /// Next in-order byte expected.
     pub rcv_nxt: u64,
     /// Out-of-order ranges above rcv_nxt, sorted, with a recency stamp.
@@ -97,13 +101,14 @@ impl Receiver {
         let shift = super::window_shift(c.rcv_buf, c.window_scaling);
         Receiver {
             state: RcvState::Listen,
-            cfg_delack: c.delayed_ack.max(1),
+            cfg_delack: c.delayed_ack.max(1) as u32,
             timestamps: c.timestamps,
             sack: c.sack,
             base_opts: super::base_options(c.timestamps),
             syn_opts: super::syn_options(c),
             wnd_field: (c.rcv_buf >> shift).min(65_535) as u16,
             syn_wnd: c.rcv_buf.min(65_535) as u16,
+            quick_acks: c.quick_acks,
             rcv_nxt: 0,
             // Room for a few holes now rather than at the first loss, which
             // with thousands of connections means thousands of allocations
@@ -268,6 +273,10 @@ impl Receiver {
                 if had_hole {
                     immediate = true; // filled (part of) a hole
                 }
+                if self.quick_acks > 0 {
+                    self.quick_acks -= 1;
+                    immediate = true;
+                }
                 self.unacked_segments += 1;
             }
         }
@@ -338,7 +347,7 @@ mod tests {
     use super::*;
     use crate::time::SimDuration;
 
-    fn cfg(delack: u32, sack: bool) -> TcpConfig {
+    fn cfg(delack: u16, sack: bool) -> TcpConfig {
         TcpConfig {
             sack,
             delayed_ack: delack,
@@ -359,8 +368,12 @@ mod tests {
         SimTime::ZERO + SimDuration::from_millis(ms)
     }
 
-    fn established(delack: u32, sack: bool) -> Receiver {
-        let mut r = Receiver::new(&cfg(delack, sack));
+    fn established(delack: u16, sack: bool) -> Receiver {
+        established_with(&cfg(delack, sack))
+    }
+
+    fn established_with(c: &TcpConfig) -> Receiver {
+        let mut r = Receiver::new(c);
         let synack = r.on_segment(
             t(0),
             &TcpHeader {
@@ -397,6 +410,26 @@ mod tests {
         r2.on_segment(t(20), &data(1, 100));
         assert_eq!(r2.on_delack_timer(t(220)).unwrap().ack, 101);
         assert_eq!(r.delivered, 300);
+    }
+
+    #[test]
+    fn quick_acks_answer_the_first_data_segments_at_once_then_every_second() {
+        // ns-3: the first data segment is ACKed at once, so the pairs
+        // start at the second (1, 2-3, 4-5, ...).
+        let mut r = established_with(&TcpConfig {
+            quick_acks: 1,
+            ..cfg(2, false)
+        });
+        // The handshake's bare ACK used none of them.
+        assert_eq!(r.on_segment(t(10), &data(1, 100)).ack.unwrap().ack, 101);
+        assert_eq!(r.on_segment(t(11), &data(101, 100)).ack, None);
+        assert_eq!(r.on_segment(t(12), &data(201, 100)).ack.unwrap().ack, 301);
+        assert_eq!(r.on_segment(t(13), &data(301, 100)).ack, None);
+        assert_eq!(r.delack_deadline, Some(t(213)));
+        // Without them the first two segments share an ACK.
+        let mut r = established(2, false);
+        assert_eq!(r.on_segment(t(10), &data(1, 100)).ack, None);
+        assert_eq!(r.on_segment(t(11), &data(101, 100)).ack.unwrap().ack, 201);
     }
 
     #[test]

@@ -322,13 +322,7 @@ impl Sender {
         let rtt = if c.cfg.timestamps && h.ts_ecr > 0 {
             Some(now - SimTime::from_nanos(h.ts_ecr))
         } else {
-            match c.timed {
-                Some((end, t0)) if ack >= end => {
-                    c.timed = None;
-                    Some(now - t0)
-                }
-                _ => None,
-            }
+            c.timing.on_ack(now, ack)
         };
         c.ack_rtt = rtt;
         c.tcb.limited_sent = 0;
@@ -534,7 +528,7 @@ impl Sender {
         c.tcb.recover = c.tcb.snd_max;
         c.dupacks = 0;
         c.tcb.snd_nxt = c.tcb.snd_una;
-        c.timed = None;
+        c.timing.on_timeout();
         if let Some(r) = &mut c.rack {
             r.on_timeout();
         }

@@ -27,6 +27,7 @@ pub mod htcp;
 pub mod hybla;
 pub mod illinois;
 pub mod scalable;
+pub mod vegas;
 pub mod veno;
 pub mod yeah;
 
@@ -55,6 +56,7 @@ pub const PORTS: &[&str] = &[
     "hybla",
     "illinois",
     "scalable",
+    "vegas",
     "veno",
     "yeah",
 ];
@@ -68,6 +70,7 @@ pub fn defaults(variant: &str) -> Option<Value> {
         "hybla" => serde_json::to_value(hybla::Ns3HyblaConfig::default()),
         "illinois" => serde_json::to_value(illinois::Ns3IllinoisConfig::default()),
         "scalable" => serde_json::to_value(scalable::Ns3ScalableConfig::default()),
+        "vegas" => serde_json::to_value(vegas::Ns3VegasConfig::default()),
         "veno" => serde_json::to_value(veno::Ns3VenoConfig::default()),
         "yeah" => serde_json::to_value(yeah::Ns3YeahConfig::default()),
         _ => return None,
@@ -101,6 +104,7 @@ pub fn build(variant: &str, path: &str, value: &Value) -> Result<Box<dyn Congest
         "hybla" => port!(hybla::Ns3HyblaConfig, hybla::Ns3Hybla),
         "illinois" => port!(illinois::Ns3IllinoisConfig, illinois::Ns3Illinois),
         "scalable" => port!(scalable::Ns3ScalableConfig, scalable::Ns3Scalable),
+        "vegas" => port!(vegas::Ns3VegasConfig, vegas::Ns3Vegas),
         "veno" => port!(veno::Ns3VenoConfig, veno::Ns3Veno),
         "yeah" => port!(yeah::Ns3YeahConfig, yeah::Ns3Yeah),
         _ => return Err(Error::Internal(format!("{variant} has no ns-3 form"))),
