@@ -27,7 +27,12 @@
 //! The delay ([`LpDelay`]): Linux's, from the ACK's TCP timestamps in
 //! millisecond ticks with the remote clock's rate estimated from them, in
 //! Linux's 32-bit arithmetic (the linux profile); ns-3's, TSval - TSecr
-//! without the estimate (the ns3 profile); or the ACK's RTT sample in
+//! without the estimate (the ns3 profile, which also runs the rest of
+//! ns-3's `TcpLp`: a delay on every ACK, duplicates included, once the
+//! smoothed RTT is set; slow start going on within the inference time,
+//! where only avoidance holds; `TcpNewReno`'s growth and threshold; a cut
+//! in bytes, and a smoothed delay equal to the threshold within it); or
+//! the ACK's RTT sample in
 //! microseconds (the other profiles, whose flows have no timestamps by
 //! default), with the inference time 3 x that sample.
 //!
@@ -37,8 +42,9 @@
 //! - Linux cuts cwnd inside `pkts_acked`; tcplab's `on_ack_sample` may not
 //!   touch cwnd, so the cut is applied at the start of the same ACK's
 //!   `increase_window` (before the growth, as in Linux). An indication on
-//!   an ACK that does not grow the window (during fast recovery) is
-//!   dropped: there the recovery sets cwnd, as PRR does in Linux.
+//!   an ACK that does not grow the window (during fast recovery, or a
+//!   duplicate ACK, on which ns-3 also cuts) is dropped: in a recovery
+//!   the recovery sets cwnd, as PRR does in Linux and in ns-3.
 //! - No undo (tcplab has no DSACK undo).
 //!
 //! The paper's own implementation (a patched 2.4 kernel) is not modelled
