@@ -258,10 +258,10 @@ OPEN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
         "Open (issue 18): at PER 0.05 the ns2 profile's goodput is 1.11 times ns-2's."),
         frozenset({"PER 0.05"})),
     ("recovery", "sack"): ((
-        "Open (issue 18): at PER 0.05 the ns2 profile makes 1.21 times ns-2's Sack1's "
-        "window reductions, its goodput within 8% (ns-2's Sack1 keeps a running pipe counter "
-        "and retransmits any hole below the highest SACK; docs/variants.md lists both as "
-        "not modelled)."),
+        "Open (issue 18): at PER 0.05 the ns2 profile's goodput is 1.08 (full run) to 1.20 "
+        "(quick run) times ns-2's Sack1's, and its window reductions 1.21 times (full run); "
+        "ns-2's Sack1 keeps a running pipe counter and retransmits any hole below the "
+        "highest SACK (docs/variants.md lists both as not modelled)."),
         frozenset({"PER 0.05"})),
     ("ns-3", "scalable"): (
         "Open: tcplab's port of ns-3's TcpScalable (the ns3 profile's since 2026-11-26; "
