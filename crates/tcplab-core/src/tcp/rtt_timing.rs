@@ -87,8 +87,12 @@ impl RttTiming {
                         at: now,
                         retx: false,
                     });
-                } else if let Some(s) = sent.iter_mut().find(|s| s.seq <= seq && seq < s.end) {
-                    s.retx = true;
+                } else {
+                    // Kept in order of sequence: the first that ends past seq.
+                    let i = sent.partition_point(|s| s.end <= seq);
+                    if let Some(s) = sent.get_mut(i).filter(|s| s.seq <= seq) {
+                        s.retx = true;
+                    }
                 }
             }
         }
@@ -186,5 +190,23 @@ mod tests {
         r.on_timeout();
         r.on_sent(t(1410), 7001, 8001, true);
         assert_eq!(r.on_ack(t(1500), 8001), None);
+    }
+
+    #[test]
+    fn a_retransmission_marks_the_segment_it_resends_wherever_it_lies() {
+        let mut r = RttTiming::new(RttSampling::Ack);
+        for (i, seq) in (1..=3001).step_by(1000).enumerate() {
+            r.on_sent(t(i as u64), seq, seq + 1000, false);
+        }
+        // The middle segment is resent (a byte inside it counts): its ACK
+        // gives no sample, the ones around it do.
+        r.on_sent(t(50), 1500, 2001, true);
+        assert_eq!(r.on_ack(t(100), 1001), Some(SimDuration::from_millis(100)));
+        assert_eq!(r.on_ack(t(150), 2001), None);
+        assert_eq!(r.on_ack(t(160), 3001), Some(SimDuration::from_millis(158)));
+        // A resent range nobody recorded marks nothing: the segment at 3001
+        // (sent at 3 ms) still gives its sample.
+        r.on_sent(t(170), 5001, 6001, true);
+        assert_eq!(r.on_ack(t(200), 4001), Some(SimDuration::from_millis(197)));
     }
 }

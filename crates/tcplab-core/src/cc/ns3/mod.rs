@@ -173,9 +173,9 @@ pub fn add_per_window(tcb: &mut Tcb, count: &mut u32) {
     }
 }
 
-/// The RTTs a Vegas-derived class keeps from `PktsAcked` (`TcpVeno`,
-/// `TcpYeah`): the smallest ever, the smallest since the count restarted,
-/// and that count.
+/// The RTTs a Vegas-derived class keeps from `PktsAcked` (`TcpVegas`,
+/// `TcpVeno`, `TcpYeah`): the smallest ever, the smallest since the count
+/// restarted, and that count.
 #[derive(Clone, Debug, Default)]
 pub struct RttMins {
     pub base: Option<SimDuration>,
@@ -191,6 +191,14 @@ impl RttMins {
             self.base = Some(self.base.map_or(r, |b| b.min(r)));
             self.count += 1;
         }
+    }
+
+    /// floor(w BaseRTT / RTT) with RTT the current minimum: the window
+    /// without a queue, in whole segments, of a window of `w` (a time not
+    /// yet seen is ns-3's `Time::Max()`).
+    pub fn target(&self, w: u32) -> u32 {
+        let secs = |d: Option<SimDuration>| d.unwrap_or(SimDuration::MAX).as_secs_f64();
+        (w as f64 * (secs(self.base) / secs(self.min))) as u32
     }
 
     /// A new round: the minimum and the count start again.

@@ -38,7 +38,6 @@ use serde::{Deserialize, Serialize};
 use super::{newreno_cong_avoid, newreno_increase, newreno_slow_start};
 use super::{Ns3Version, RttMins};
 use crate::cc::{Ack, CaState, CongestionControl, LossCause, Probe, Tcb};
-use crate::time::SimDuration;
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -105,11 +104,10 @@ impl Ns3Vegas {
         }
     }
 
-    /// A round's decision, with at least three samples (so both RTTs are
-    /// known).
-    fn decide(&mut self, tcb: &mut Tcb, segments: u32, base: SimDuration, min: SimDuration) {
+    /// A round's decision, with at least three samples.
+    fn decide(&mut self, tcb: &mut Tcb, segments: u32) {
         let mut w = (tcb.cwnd / tcb.mss) as u32;
-        let target = (w as f64 * (base.as_secs_f64() / min.as_secs_f64())) as u32;
+        let target = self.rtt.target(w);
         self.diff = w.saturating_sub(target);
         if self.diff > self.cfg.gamma && tcb.cwnd < tcb.ssthresh {
             w = w.min(target + 1);
@@ -149,11 +147,10 @@ impl CongestionControl for Ns3Vegas {
         }
         if tcb.snd_una >= self.beg_snd_nxt {
             self.beg_snd_nxt = tcb.snd_nxt;
-            match (self.rtt.base, self.rtt.min) {
-                (Some(base), Some(min)) if self.rtt.count > 2 => {
-                    self.decide(tcb, segments, base, min)
-                }
-                _ => newreno_increase(tcb, segments, newreno_cong_avoid),
+            if self.rtt.count > 2 {
+                self.decide(tcb, segments);
+            } else {
+                newreno_increase(tcb, segments, newreno_cong_avoid);
             }
             self.rtt.restart();
         } else if tcb.cwnd < tcb.ssthresh {

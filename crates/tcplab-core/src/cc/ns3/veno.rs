@@ -21,7 +21,6 @@ use serde::{Deserialize, Serialize};
 use super::{newreno_cong_avoid, newreno_increase, newreno_slow_start, newreno_ssthresh};
 use super::{Ns3Version, RttMins};
 use crate::cc::{Ack, CaState, CongestionControl, LossCause, Probe, Tcb};
-use crate::time::SimDuration;
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -58,11 +57,6 @@ pub struct Ns3Veno {
     inc: bool,
 }
 
-/// ns-3's `Time::Max()` in seconds, for an RTT not yet seen.
-fn secs(d: Option<SimDuration>) -> f64 {
-    d.unwrap_or(SimDuration::MAX).as_secs_f64()
-}
-
 impl Ns3Veno {
     pub fn new(cfg: Ns3VenoConfig) -> Self {
         Ns3Veno {
@@ -91,8 +85,7 @@ impl CongestionControl for Ns3Veno {
     fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack) {
         let segments = ack.segments_acked;
         let w = (tcb.cwnd / tcb.mss) as u32;
-        let target = (w as f64 * (secs(self.rtt.base) / secs(self.rtt.min))) as u32;
-        self.diff = w.saturating_sub(target);
+        self.diff = w.saturating_sub(self.rtt.target(w));
         if !self.doing_veno_now {
             newreno_increase(tcb, segments, newreno_cong_avoid);
             return;
