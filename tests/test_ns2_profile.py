@@ -13,7 +13,7 @@ def effective(per: float = 0.0, **tcp: object) -> dict:
     net = tl.Network()
     a, b = net.host("a"), net.host("b")
     net.link(a, b, rate="1Mbps", delay="1ms", loss=tl.Uniform(per) if per else None)
-    net.tcp(a, b, profile="ns2", **tcp)
+    net.tcp(a, b, **{"profile": "ns2", **tcp})
     return net.scenario(duration="1s").check()["flows"][0]
 
 
@@ -29,7 +29,16 @@ def test_the_ns2_profile_takes_ns2_s_defaults():
     assert f["reno_recover_guard"] is True  # bugFix_
     assert (f["sack"], f["timestamps"], f["window_scaling"]) == (False, False, False)
     assert f["recovery"] == "newreno" and f["recovery_exit"] == "ssthresh"
-    assert effective(cc="sack")["sack"] is True  # Sack1
+    # dupack_action's reset_rtx_timer(1, 0); recv_newack_helper's opencwnd on
+    # the ACK that ends a Reno or NewReno recovery (not Sack1's, not Vegas's).
+    assert (f["fast_retransmit_restarts_rto"], f["recovery_exit_growth"]) == (True, True)
+    assert effective(cc="reno")["recovery_exit_growth"] is True
+    assert effective(cc="sack")["recovery_exit_growth"] is False
+    assert effective(cc="vegas")["recovery_exit_growth"] is False
+    assert effective(profile="paper")["fast_retransmit_restarts_rto"] is False
+    sack = effective(cc="sack")
+    assert (sack["sack"], sack["recovery"]) == (True, "sack1")  # Agent/TCP/Sack1
+    assert effective(cc="sack", recovery="sack")["recovery"] == "sack"  # RFC 6675 on request
     vegas = effective(cc="vegas")["cc"]
     assert (vegas["alpha"], vegas["beta"], vegas["gamma"]) == (1.0, 3.0, 1.0)
     assert (vegas["loss_keep"], vegas["increase_per_ack"]) == (0.75, True)

@@ -102,7 +102,7 @@ def test_udp_field_on_a_tcp_flow():
                "restart_after_idle, "
                "recovery_exit, recovery_exit_growth, rate_halving_floor, dupthresh, "
                "limited_transmit, rescue_retransmit, slow_start, rack, tlp, reno_recover_guard, "
-               "ecn, ecn_response, app)",
+               "fast_retransmit_restarts_rto, ecn, ecn_response, app)",
                "flows[0].rate")
     assert "rate" not in e.allowed.split(", ") and "cc" in e.allowed.split(", ")
 

@@ -333,6 +333,7 @@ class Network:
         rack: bool | None = None,
         tlp: bool | None = None,
         reno_recover_guard: bool | None = None,
+        fast_retransmit_restarts_rto: bool | None = None,
         ecn: bool | None = None,
         ecn_response: Literal["immediate", "linux", "ns3"] | None = None,
     ) -> Flow | Group | Workload:
@@ -351,7 +352,8 @@ class Network:
             app: :class:`Bulk` (default), :class:`Transfer`, :class:`OnOff`, or
                 :class:`Poisson` (a workload of transfers: returns a :class:`Workload`).
             recovery: override the variant's loss recovery (``"tahoe"``,
-                ``"reno"``, ``"newreno"``, ``"sack"``, ``"prr"``, ``"rate_halving"``).
+                ``"reno"``, ``"newreno"``, ``"sack"``, ``"prr"``, ``"rate_halving"``,
+                ``"sack1"``: ns-2.35's Agent/TCP/Sack1, the ns2 profile's for ``cc="sack"``).
             recovery_exit_growth: the ACK that ends a fast recovery also grows
                 the window by the segments it acknowledges, as ns-3 does
                 (default off; on with ``profile="ns3"``).
@@ -423,7 +425,8 @@ class Network:
             "dupthresh": dupthresh,
             "limited_transmit": limited_transmit, "rescue_retransmit": rescue_retransmit,
             "slow_start": slow_start, "rack": rack, "tlp": tlp,
-            "reno_recover_guard": reno_recover_guard, "ecn": ecn,
+            "reno_recover_guard": reno_recover_guard,
+            "fast_retransmit_restarts_rto": fast_retransmit_restarts_rto, "ecn": ecn,
             "ecn_response": ecn_response,
         }
         d.update({k: v for k, v in options.items() if v is not None})

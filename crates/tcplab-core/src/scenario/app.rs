@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::workload;
-use crate::time::SimDuration;
+use crate::time::{SimDuration, SimTime};
 use crate::units::Bytes;
 
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
@@ -54,4 +54,19 @@ pub struct AppSpec {
     /// run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until: Option<SimDuration>,
+}
+
+/// The application's edges: `edges` (its windows, or its start) cut at the
+/// flow's `stop`, which adds a final off edge, in time order.
+pub(crate) fn app_edges(
+    mut edges: Vec<(SimTime, bool)>,
+    stop: Option<SimDuration>,
+) -> Vec<(SimTime, bool)> {
+    if let Some(stop) = stop {
+        let stop = SimTime::ZERO + stop;
+        edges.retain(|e| e.0 < stop);
+        edges.push((stop, false));
+    }
+    edges.sort_by_key(|e| e.0);
+    edges
 }

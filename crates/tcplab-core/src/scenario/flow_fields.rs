@@ -43,6 +43,10 @@ impl FlowSpec {
             ("rack", self.rack.is_some()),
             ("tlp", self.tlp.is_some()),
             ("reno_recover_guard", self.reno_recover_guard.is_some()),
+            (
+                "fast_retransmit_restarts_rto",
+                self.fast_retransmit_restarts_rto.is_some(),
+            ),
             ("ecn", self.ecn.is_some()),
             ("ecn_response", self.ecn_response.is_some()),
             ("app", self.app.is_some()),
@@ -87,6 +91,7 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
             "rack",
             "tlp",
             "reno_recover_guard",
+            "fast_retransmit_restarts_rto",
             "ecn",
             "ecn_response",
             "app",

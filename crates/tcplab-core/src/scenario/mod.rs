@@ -442,6 +442,10 @@ pub struct FlowSpec {
     /// (ns-2's bugFix_; default on in the ns2 profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reno_recover_guard: Option<bool>,
+    /// tcp: the fast retransmit restarts the retransmission timer (ns-2's
+    /// reset_rtx_timer in dupack_action; default on in the ns2 profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fast_retransmit_restarts_rto: Option<bool>,
     /// tcp: ECN (RFC 3168), negotiated in the handshake (default off; on
     /// for dctcp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -508,6 +512,7 @@ impl FlowSpec {
             rack: None,
             tlp: None,
             reno_recover_guard: None,
+            fast_retransmit_restarts_rto: None,
             ecn: None,
             ecn_response: None,
             app: None,

@@ -111,6 +111,10 @@ pub fn tcp(
         // no partial-ACK retransmission (tcp-vegas.cc recv); its
         // fine-grained checks on the next two ACKs do the rest.
         Recovery::Reno
+    } else if ns2 && info.recovery == "sack" {
+        // ns-2's SACK agent is Agent/TCP/Sack1, with its own pipe counter
+        // and scoreboard (tcp-sack1.cc).
+        Recovery::Sack1
     } else if (linux || ns3) && info.name != "tahoe" {
         // Linux and ns-3 (since 3.32) reduce the window by PRR whatever the
         // congestion control: with SACK (their default) by RFC 6675's rules,
@@ -127,10 +131,18 @@ pub fn tcp(
             })?
     };
     let recovery = *f.recovery.get_or_insert(usual);
-    let sack = *f
-        .sack
-        .get_or_insert(matches!(recovery, Recovery::Sack | Recovery::RateHalving) || linux || ns3);
-    if matches!(recovery, Recovery::Sack | Recovery::RateHalving) && !sack {
+    let sack = *f.sack.get_or_insert(
+        matches!(
+            recovery,
+            Recovery::Sack | Recovery::RateHalving | Recovery::Sack1
+        ) || linux
+            || ns3,
+    );
+    if matches!(
+        recovery,
+        Recovery::Sack | Recovery::RateHalving | Recovery::Sack1
+    ) && !sack
+    {
         return Err(Error::invalid(
             p("sack"),
             format!("the {} recovery needs the SACK option on", recovery.name()),
@@ -284,11 +296,19 @@ pub fn tcp(
     }
     let restart_after_idle = *f.restart_after_idle.get_or_insert(true);
     let dupthresh = *f.dupthresh.get_or_insert(3);
+    // (Held in 16 bits, to keep a connection in its cache lines.)
+    let Ok(dupthresh) = u16::try_from(dupthresh) else {
+        return Err(Error::invalid_allowed(
+            p("dupthresh"),
+            format!("{dupthresh} is too large"),
+            "1 to 65535",
+        ));
+    };
     if dupthresh == 0 {
         return Err(Error::invalid_allowed(
             p("dupthresh"),
             "must be positive",
-            ">= 1",
+            "1 to 65535",
         ));
     }
     // Filled in (and echoed) only where it acts.
@@ -413,6 +433,10 @@ pub fn tcp(
         reno_recover_guard: *f
             .reno_recover_guard
             .get_or_insert(ns2 && spec.name != "vegas"),
+        // ns-2's dupack_action restarts the timer at every fast retransmit
+        // (tcp.cc, tcp-reno.cc, tcp-newreno.cc, tcp-sack1.cc:
+        // reset_rtx_timer(1, 0); its Vegas backs it off as well).
+        fast_retransmit_restarts_rto: *f.fast_retransmit_restarts_rto.get_or_insert(ns2),
         // DCTCP needs ECN (RFC 8257 3.1); for the others, as Linux and
         // ns-3 by default, only when asked.
         ecn: *f.ecn.get_or_insert(spec.name == "dctcp"),
@@ -426,8 +450,15 @@ pub fn tcp(
             RecoveryExit::Flight
         }),
         // ns-3 3.44's ProcessAck, and 3.18's TcpNewReno::NewAck, grow the
-        // window on the ACK that ends the recovery.
-        recovery_exit_growth: *f.recovery_exit_growth.get_or_insert(ns3 || ns3_18),
+        // window on the ACK that ends the recovery; so do ns-2's Reno and
+        // NewReno (recv_newack_helper's opencwnd), but not its Sack1 (newack
+        // alone) or Vegas (its own window on every ACK).
+        recovery_exit_growth: *f.recovery_exit_growth.get_or_insert(
+            ns3 || ns3_18
+                || (ns2
+                    && matches!(recovery, Recovery::Reno | Recovery::Newreno)
+                    && spec.name != "vegas"),
+        ),
     };
     let built = match user_cc {
         Some(cc) => registry::Built {
@@ -544,9 +575,9 @@ pub fn tcp(
             }
         }
     }
-    let edges = app_edges(edges, f.stop);
+    let edges = super::app::app_edges(edges, f.stop);
 
-    let series = series_for(trace, &probes);
+    let series = super::trace::series_for(trace, &probes);
     Ok(TcpPlan {
         cfg,
         cc: built.cc,
@@ -559,33 +590,4 @@ pub fn tcp(
         probes,
         events: trace.contains(&TraceSpec::Kind(TraceKind::Events)),
     })
-}
-
-/// The application's edges: `edges` (its windows, or its start) cut at the
-/// flow's `stop`, which adds a final off edge, in time order.
-pub(super) fn app_edges(
-    mut edges: Vec<(SimTime, bool)>,
-    stop: Option<SimDuration>,
-) -> Vec<(SimTime, bool)> {
-    if let Some(stop) = stop {
-        let stop = SimTime::ZERO + stop;
-        edges.retain(|e| e.0 < stop);
-        edges.push((stop, false));
-    }
-    edges.sort_by_key(|e| e.0);
-    edges
-}
-
-/// A connection's series: the built-in ones in their order, then the
-/// controller's own quantities that `trace` names, in its order.
-fn series_for(trace: &[TraceSpec], probes: &[Probe]) -> Vec<TraceSpec> {
-    let builtin = TraceKind::TCP_SERIES
-        .iter()
-        .map(|&k| TraceSpec::Kind(k))
-        .filter(|k| trace.contains(k));
-    let own = trace
-        .iter()
-        .filter(|t| matches!(t, TraceSpec::Probe(p) if probes.iter().any(|q| q.name == p.as_str())))
-        .cloned();
-    builtin.chain(own).collect()
 }

@@ -7,7 +7,8 @@
 
 use std::cell::RefCell;
 
-use super::resolve::{self, app_edges, TcpPlan};
+use super::app::app_edges;
+use super::resolve::{self, TcpPlan};
 use crate::cc::CustomCc;
 use crate::error::Result;
 use crate::scenario::{AppKind, FlowSpec, TraceSpec};

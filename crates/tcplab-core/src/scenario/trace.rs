@@ -10,6 +10,8 @@ use std::fmt;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
+use crate::cc::Probe;
+
 /// Declares the built-in recordings: variant, name, what it records.
 macro_rules! trace_kinds {
     ($($variant:ident = $name:literal, $doc:literal;)+) => {
@@ -137,4 +139,18 @@ impl<'de> Deserialize<'de> for TraceSpec {
         }
         d.deserialize_any(V)
     }
+}
+
+/// A connection's series: the built-in ones in their order, then the
+/// controller's own quantities that `trace` names, in its order.
+pub(super) fn series_for(trace: &[TraceSpec], probes: &[Probe]) -> Vec<TraceSpec> {
+    let builtin = TraceKind::TCP_SERIES
+        .iter()
+        .map(|&k| TraceSpec::Kind(k))
+        .filter(|k| trace.contains(k));
+    let own = trace
+        .iter()
+        .filter(|t| matches!(t, TraceSpec::Probe(p) if probes.iter().any(|q| q.name == p.as_str())))
+        .cloned();
+    builtin.chain(own).collect()
 }

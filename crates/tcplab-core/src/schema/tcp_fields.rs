@@ -32,11 +32,11 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
     ),
     f(
         "flows[tcp].recovery",
-        "tahoe, reno, newreno, sack, prr, rate_halving",
+        "tahoe, reno, newreno, sack, prr, rate_halving, sack1",
         "",
         "the variant's",
         "loss recovery",
-        "RFC 5681, 6582, 6675, 9937 (linux, ns3: prr); rate halving: Linux 2.6, ns-2 TCP-Linux",
+        "RFC 5681, 6582, 6675, 9937 (linux, ns3: prr); rate halving: Linux 2.6, ns-2 TCP-Linux; sack1: ns-2.35 Agent/TCP/Sack1 (ns2: the sack variant's)",
     ),
     f(
         "flows[tcp].mss",
@@ -194,9 +194,9 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "flows[tcp].recovery_exit_growth",
         "bool",
         "",
-        "off (ns3 profile: on)",
+        "off (ns3 profile: on; ns2 profile: on for the reno and newreno recoveries, not vegas)",
         "the ACK that ends a fast recovery also grows the window by what it acknowledges",
-        "ns-3 TcpSocketBase::ProcessAck (IncreaseWindow once Open again)",
+        "ns-3 TcpSocketBase::ProcessAck (IncreaseWindow once Open again); ns-2 recv_newack_helper's opencwnd",
     ),
     f(
         "flows[tcp].rate_halving_floor",
@@ -261,6 +261,14 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "",
         "reno's fast retransmit only above the last recovery point",
         "ns-2 bugFix_ (ns2 profile); RFC 5681 has none",
+    ),
+    f(
+        "flows[tcp].fast_retransmit_restarts_rto",
+        "bool",
+        "",
+        "",
+        "the fast retransmit restarts the retransmission timer",
+        "ns-2 reset_rtx_timer(1, 0) in dupack_action (ns2 profile); RFC 6298 5.3: it runs from the last new ACK",
     ),
     f(
         "flows[tcp].ecn",

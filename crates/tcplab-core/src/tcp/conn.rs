@@ -247,8 +247,10 @@ impl Conn {
         let pipe = if !self.cfg.sack {
             (max - una).saturating_sub(self.dupacks as u64 * mss)
         } else {
-            let pipe = self.sb.pipe(una, max, una, mss, self.cfg.dupthresh);
-            if head_lost && una < max && !self.sb.is_lost(una, mss, self.cfg.dupthresh) {
+            let pipe = self
+                .sb
+                .pipe(una, max, una, mss, u32::from(self.cfg.dupthresh));
+            if head_lost && una < max && !self.sb.is_lost(una, mss, u32::from(self.cfg.dupthresh)) {
                 let head = self
                     .sb
                     .ranges()
@@ -459,6 +461,16 @@ impl Conn {
             }
             self.emit(now, seq, len, false, out);
             self.tcb.snd_nxt = end;
+        }
+    }
+
+    /// With RACK on, it marks what is lost now (RFC 8985 6.2), its
+    /// reordering window as the state allows.
+    pub fn rack_detect_loss(&mut self, now: SimTime) {
+        if let Some(r) = &mut self.rack {
+            let in_recovery = matches!(self.tcb.ca_state, CaState::Recovery | CaState::Loss);
+            let dupthresh = u32::from(self.cfg.dupthresh);
+            r.detect_loss(now, in_recovery, dupthresh, self.tcb.min_rtt, self.tcb.srtt);
         }
     }
 

@@ -69,7 +69,7 @@ pub struct TcpConfig {
     /// the initial window.
     pub restart_after_idle: bool,
     /// Duplicate ACKs that trigger fast retransmit.
-    pub dupthresh: u32,
+    pub dupthresh: u16,
     /// RFC 3042 (RFC 5681 3.2 step 1): the first two duplicate ACKs each
     /// let one new segment out beyond cwnd.
     pub limited_transmit: bool,
@@ -94,6 +94,10 @@ pub struct TcpConfig {
     /// Reno starts another fast retransmit only when the cumulative ACK is
     /// above the last recovery point (ns-2's `bugFix_`).
     pub reno_recover_guard: bool,
+    /// The fast retransmit restarts the retransmission timer (ns-2's
+    /// `reset_rtx_timer(1, 0)` in `dupack_action`); otherwise it runs on
+    /// from the last new ACK (RFC 6298 5.3).
+    pub fast_retransmit_restarts_rto: bool,
     /// Each retransmission backs the retransmission timer off (ns-2's
     /// Vegas); set from the variant, not a scenario field.
     pub retransmit_backoff: bool,
@@ -142,6 +146,7 @@ impl TcpConfig {
             rack: false,
             tlp: false,
             reno_recover_guard: false,
+            fast_retransmit_restarts_rto: false,
             ecn: false,
             ecn_per_segment: false,
             retransmit_backoff: false,

@@ -454,8 +454,31 @@ fn ns2_s_vegas_backs_the_timer_off_at_each_retransmission() {
     assert_eq!(rto, SimDuration::from_secs(2), "1 s doubled");
 }
 
+#[test]
+fn ns2_s_fast_retransmit_restarts_the_timer_where_rfc_6298_lets_it_run() {
+    // Ten segments sent at time 0 arm the timer for 1 s (RFC 6298 5.1);
+    // the third duplicate ACK comes an RTT later. ns-2 restarts the timer
+    // at the fast retransmit (reset_rtx_timer(1, 0) in dupack_action): it
+    // then fires 1 s after the retransmission, one RTT later than RFC
+    // 6298's, which lets it run from the first transmission.
+    let deadline = |restart: bool| {
+        let mut cfg = config(10);
+        cfg.fast_retransmit_restarts_rto = restart;
+        let f = Fix::in_recovery(cfg);
+        assert_eq!(f.s.stats().fast_retransmits, 1);
+        (f.s.rto_deadline().unwrap(), f.now)
+    };
+    let (kept, now) = deadline(false);
+    let (restarted, _) = deadline(true);
+    assert_eq!(restarted, now + SimDuration::from_secs(1));
+    assert_eq!(restarted - kept, RTT);
+}
+
 #[path = "rate_halving_tests.rs"]
 mod rate_halving;
+
+#[path = "sack1_tests.rs"]
+mod sack1;
 
 #[test]
 fn with_recovery_exit_growth_the_ack_ending_prr_also_grows_the_window() {

@@ -18,13 +18,15 @@ use super::recovery::{RecoveryStrategy, Strategy};
 use super::rtt::RttEstimator;
 use super::{syn_options, EcnResponse, TcpConfig, TcpHeader};
 use super::{ACK, CWR, ECE, SYN};
-use crate::cc::{Ack, CaState, CongestionControl, CwndEvent, LossCause, Tcb};
+use crate::cc::{Ack, CaState, CongestionControl, CwndEvent, Tcb};
 use crate::time::SimTime;
 
 #[path = "sender_rack.rs"]
 mod rack_glue;
 #[path = "sender_signals.rs"]
 mod signals;
+#[path = "sender_timers.rs"]
+mod timers;
 
 pub use super::event::{TcpEvent, TcpEventKind};
 
@@ -92,6 +94,12 @@ impl Sender {
 
     pub fn stats(&self) -> &SenderStats {
         &self.c.stats
+    }
+
+    /// The SACK scoreboard (tests).
+    #[cfg(test)]
+    pub(crate) fn sb(&self) -> &super::scoreboard::Scoreboard {
+        &self.c.sb
     }
 
     /// The retransmission timer's deadline, if running, or RACK's
@@ -268,20 +276,24 @@ impl Sender {
         let mut is_dup = false;
         let sacked_before = self.c.sb.sacked_bytes();
         if self.c.cfg.sack {
-            for &(a, b) in h.sack_blocks() {
-                if b > ack && b <= self.c.tcb.snd_max {
-                    self.c.sb.add(a.max(ack), b);
+            if self.recovery.takes_sack(&self.c, ack > self.c.tcb.snd_una) {
+                for &(a, b) in h.sack_blocks() {
+                    if b > ack && b <= self.c.tcb.snd_max {
+                        self.c.sb.add(a.max(ack), b);
+                    }
                 }
+            } else {
+                self.c.sb.clear();
             }
         }
         let una_before = self.c.tcb.snd_una;
         let c = &mut self.c;
         if let Some(r) = &mut c.rack {
             r.on_ack(now, ack.max(una_before), h.sack_blocks(), c.tcb.min_rtt);
-            let in_recovery = matches!(c.tcb.ca_state, CaState::Recovery | CaState::Loss);
-            r.detect_loss(now, in_recovery, c.cfg.dupthresh, c.tcb.min_rtt, c.tcb.srtt);
+            c.rack_detect_loss(now);
             let new_sack = c.sb.sacked_bytes() > sacked_before;
-            if r.probe_acked(ack, ack > una_before, new_sack) {
+            let rack = c.rack.as_mut().expect("RACK is on");
+            if rack.probe_acked(ack, ack > una_before, new_sack) {
                 self.probe_repaired(now);
             }
         }
@@ -294,7 +306,7 @@ impl Sender {
             let sacked = self.c.sb.sacked_bytes();
             self.c.delivered = sacked.saturating_sub(sacked_before).min(u32::MAX as u64) as u32;
             let new_sack = sacked > sacked_before;
-            if self.recovery.counts_dupack(new_sack) {
+            if self.recovery.counts_dupack(&self.c, new_sack) {
                 self.dup_ack(now, h, out);
             }
         }
@@ -441,7 +453,7 @@ impl Sender {
         c.cc.on_ack_sample(&c.tcb, &sample);
         match c.tcb.ca_state {
             CaState::Open | CaState::Disorder => {
-                if c.dupacks < c.cfg.dupthresh {
+                if c.dupacks < u32::from(c.cfg.dupthresh) {
                     if let Some(sent_at) = c.fine_expired(now) {
                         // Vegas: retransmit at once; reduce the window only
                         // for a loss of data sent after the last reduction.
@@ -477,83 +489,11 @@ impl Sender {
     fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         self.c.stats.fast_retransmits += 1;
         self.recovery.start(&mut self.c, now, out);
+        if self.c.cfg.fast_retransmit_restarts_rto {
+            // ns-2's dupack_action: reset_rtx_timer(1, 0).
+            self.c.arm_rto(now);
+        }
         self.c.retransmit_backoff(now);
-    }
-
-    // ---- timers -----------------------------------------------------------
-
-    /// The retransmission timer fired at `now`.
-    pub fn on_rto(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
-        if let Some(fired) = self.c.rack.as_mut().and_then(|r| r.take_due(now)) {
-            self.rack_timer(now, fired, out);
-            return;
-        }
-        let c = &mut self.c;
-        match c.rto_deadline {
-            Some(d) if d <= now => {}
-            _ => return,
-        }
-        c.rto_deadline = None;
-        c.tcb.now = now;
-        match c.state {
-            SndState::SynSent => {
-                c.rtt.back_off();
-                c.syn_retransmitted = true;
-                c.stats.retransmitted_segments += 1;
-                c.stats.timeouts += 1;
-                c.log(now, TcpEventKind::Timeout, 0);
-                c.log(now, TcpEventKind::Retransmit, 0);
-                self.send_syn(now, out);
-                return;
-            }
-            SndState::Established if c.tcb.snd_una < c.tcb.snd_max => {}
-            _ => return,
-        }
-        c.stats.timeouts += 1;
-        if let Some(f) = &mut c.fine {
-            f.last_reduction = now;
-        }
-        let first = c.rtt.backoffs() == 0;
-        // RFC 5681 (4): a timeout's FlightSize is all that is in flight.
-        c.tcb.limited_sent = 0;
-        c.set_pipe(false);
-        c.cc.on_state(&mut c.tcb, CaState::Loss);
-        if first || c.tcb.ca_state != CaState::Loss {
-            c.tcb.ssthresh = c.cc.ssthresh(&c.tcb, LossCause::Timeout);
-        }
-        c.tcb.ca_state = CaState::Loss;
-        let mss = c.mss();
-        c.tcb.set_cwnd(mss);
-        c.tcb.cwnd_cnt = 0;
-        c.tcb.recover = c.tcb.snd_max;
-        c.dupacks = 0;
-        c.tcb.snd_nxt = c.tcb.snd_una;
-        c.timing.on_timeout();
-        if let Some(r) = &mut c.rack {
-            r.on_timeout();
-        }
-        c.rtt.back_off();
-        c.log(now, TcpEventKind::Timeout, c.tcb.snd_una);
-        self.recovery.on_timeout(&self.c);
-        let c = &mut self.c;
-        if let Some(ss) = &mut c.slow_start {
-            ss.on_timeout(&mut c.tcb);
-        }
-        self.try_send(now, out);
-        let c = &mut self.c;
-        if c.tcb.snd_una < c.tcb.snd_max {
-            c.arm_rto_if_idle(now);
-        }
-    }
-
-    /// The pacing timer fired: send what pacing held back.
-    pub fn on_pace(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
-        if self.c.pace_deadline.is_some_and(|d| d <= now) {
-            self.c.pace_deadline = None;
-            self.c.tcb.now = now;
-            self.try_send(now, out);
-            self.schedule_probe(now);
-        }
     }
 
     // ---- transmission -----------------------------------------------------

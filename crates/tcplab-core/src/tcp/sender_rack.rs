@@ -93,10 +93,7 @@ impl Sender {
         }
         match fired {
             Fired::Reorder => {
-                if let Some(r) = &mut c.rack {
-                    let in_recovery = matches!(c.tcb.ca_state, CaState::Recovery | CaState::Loss);
-                    r.detect_loss(now, in_recovery, c.cfg.dupthresh, c.tcb.min_rtt, c.tcb.srtt);
-                }
+                c.rack_detect_loss(now);
                 c.delivered = 0;
                 self.rack_recovery(now, out);
                 self.try_send(now, out);

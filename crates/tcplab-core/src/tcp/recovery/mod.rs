@@ -18,13 +18,14 @@
 //! previous recovery point (RFC 6582 3.2 step 1) for tahoe and newreno, at
 //! or above it for sack (RFC 6675 5.1), so the duplicates that follow a
 //! timeout do not trigger a second reduction; reno has no such guard, as in
-//! RFC 5681.
+//! RFC 5681; sack1 (ns-2's Sack1) guards only after a timeout.
 
 mod newreno;
 mod prr;
 mod rate_halving;
 mod reno;
 mod sack;
+mod sack1;
 mod tahoe;
 
 use serde::{Serialize, Serializer};
@@ -38,16 +39,20 @@ pub use prr::Prr;
 pub use rate_halving::RateHalving;
 pub use reno::Reno;
 pub use sack::Sack;
+pub use sack1::Sack1;
 pub use tahoe::Tahoe;
 
 /// One loss-recovery strategy. The sender calls it:
+/// - on every ACK with SACK on: [`takes_sack`] (its blocks into the
+///   scoreboard, or the scoreboard emptied);
 /// - on a duplicate ACK outside recovery: [`counts_dupack`], then, when
 ///   [`loss_detected`] and [`may_start`], [`start`];
-/// - on a duplicate ACK in recovery: [`on_dupack`];
+/// - on a duplicate ACK in recovery: [`counts_dupack`], then [`on_dupack`];
 /// - on an ACK of new data in recovery: [`on_ack`];
 /// - when it may send in recovery: [`send`] (or the ordinary window);
 /// - when the retransmission timer fires: [`on_timeout`].
 ///
+/// [`takes_sack`]: RecoveryStrategy::takes_sack
 /// [`counts_dupack`]: RecoveryStrategy::counts_dupack
 /// [`loss_detected`]: RecoveryStrategy::loss_detected
 /// [`may_start`]: RecoveryStrategy::may_start
@@ -60,14 +65,20 @@ pub trait RecoveryStrategy {
     fn new(cfg: &TcpConfig) -> Self
     where
         Self: Sized;
-    /// Whether this duplicate ACK counts towards DupThresh; `new_sack`: it
-    /// SACKs data not SACKed before.
-    fn counts_dupack(&self, _new_sack: bool) -> bool {
+    /// Whether this duplicate ACK counts: towards DupThresh outside a
+    /// recovery, as a call to [`on_dupack`](RecoveryStrategy::on_dupack) in
+    /// it; `new_sack`: it SACKs data not SACKed before.
+    fn counts_dupack(&self, _c: &Conn, _new_sack: bool) -> bool {
+        true
+    }
+    /// Whether this ACK's SACK blocks go into the scoreboard (`new_ack`: it
+    /// acknowledges new data); if not, the scoreboard is emptied instead.
+    fn takes_sack(&self, _c: &Conn, _new_ack: bool) -> bool {
         true
     }
     /// Whether a loss is detected: DupThresh duplicate ACKs, by default.
     fn loss_detected(&self, c: &Conn) -> bool {
-        c.dupacks >= c.cfg.dupthresh
+        c.dupacks >= u32::from(c.cfg.dupthresh)
     }
     /// Whether a recovery may start now (the guard on the cumulative ACK).
     fn may_start(&self, c: &Conn) -> bool;
@@ -86,7 +97,7 @@ pub trait RecoveryStrategy {
     }
     /// The retransmission timer fired (the sender has gone back to
     /// `snd_una`).
-    fn on_timeout(&mut self, _c: &Conn) {}
+    fn on_timeout(&mut self, _c: &mut Conn) {}
 }
 
 /// A strategy whose state is large lives behind a box, so that every
@@ -95,8 +106,11 @@ impl<T: RecoveryStrategy> RecoveryStrategy for Box<T> {
     fn new(cfg: &TcpConfig) -> Self {
         Box::new(T::new(cfg))
     }
-    fn counts_dupack(&self, new_sack: bool) -> bool {
-        (**self).counts_dupack(new_sack)
+    fn counts_dupack(&self, c: &Conn, new_sack: bool) -> bool {
+        (**self).counts_dupack(c, new_sack)
+    }
+    fn takes_sack(&self, c: &Conn, new_ack: bool) -> bool {
+        (**self).takes_sack(c, new_ack)
     }
     fn loss_detected(&self, c: &Conn) -> bool {
         (**self).loss_detected(c)
@@ -116,7 +130,7 @@ impl<T: RecoveryStrategy> RecoveryStrategy for Box<T> {
     fn send(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) -> bool {
         (**self).send(c, now, out)
     }
-    fn on_timeout(&mut self, c: &Conn) {
+    fn on_timeout(&mut self, c: &mut Conn) {
         (**self).on_timeout(c)
     }
 }
@@ -166,9 +180,15 @@ macro_rules! recoveries {
                 Strategy::new(cfg.recovery, cfg)
             }
             #[inline]
-            fn counts_dupack(&self, new_sack: bool) -> bool {
+            fn counts_dupack(&self, c: &Conn, new_sack: bool) -> bool {
                 match self {
-                    $(Strategy::$variant(s) => s.counts_dupack(new_sack)),+
+                    $(Strategy::$variant(s) => s.counts_dupack(c, new_sack)),+
+                }
+            }
+            #[inline]
+            fn takes_sack(&self, c: &Conn, new_ack: bool) -> bool {
+                match self {
+                    $(Strategy::$variant(s) => s.takes_sack(c, new_ack)),+
                 }
             }
             #[inline]
@@ -205,7 +225,7 @@ macro_rules! recoveries {
                     $(Strategy::$variant(s) => s.send(c, now, out)),+
                 }
             }
-            fn on_timeout(&mut self, c: &Conn) {
+            fn on_timeout(&mut self, c: &mut Conn) {
                 match self {
                     $(Strategy::$variant(s) => s.on_timeout(c)),+
                 }
@@ -221,6 +241,7 @@ recoveries! {
     Sack => Sack, "sack";
     Prr => Box<Prr>, "prr";
     RateHalving => Box<RateHalving>, "rate_halving";
+    Sack1 => Box<Sack1>, "sack1";
 }
 
 impl Strategy {

@@ -169,7 +169,8 @@ impl Prr {
         self.head_due = false;
         if self.sack {
             self.next.begin_cwr(c);
-            self.lost_until = c.sb.lost_until(c.tcb.snd_una, c.mss(), c.cfg.dupthresh);
+            self.lost_until =
+                c.sb.lost_until(c.tcb.snd_una, c.mss(), u32::from(c.cfg.dupthresh));
         }
         let delivered = c.delivered as u64;
         if self.ecn == EcnResponse::Ns3 {
@@ -255,7 +256,8 @@ impl Prr {
         if let Some(r) = &c.rack {
             return r.newly_lost;
         }
-        let until = c.sb.lost_until(c.tcb.snd_una, c.mss(), c.cfg.dupthresh);
+        let until =
+            c.sb.lost_until(c.tcb.snd_una, c.mss(), u32::from(c.cfg.dupthresh));
         let grew = until > self.lost_until;
         self.lost_until = until;
         grew
@@ -278,7 +280,7 @@ impl RecoveryStrategy for Prr {
     }
 
     /// With SACK, as RFC 6675: a duplicate ACK counts if it SACKs new data.
-    fn counts_dupack(&self, new_sack: bool) -> bool {
+    fn counts_dupack(&self, _c: &Conn, new_sack: bool) -> bool {
         new_sack || !self.sack
     }
 
@@ -312,7 +314,8 @@ impl RecoveryStrategy for Prr {
         self.head_due = !self.sack;
         let delivered = if self.sack {
             self.next.begin(c);
-            self.lost_until = c.sb.lost_until(c.tcb.snd_una, mss, c.cfg.dupthresh);
+            self.lost_until =
+                c.sb.lost_until(c.tcb.snd_una, mss, u32::from(c.cfg.dupthresh));
             c.delivered as u64
         } else {
             // The duplicates so far each reported a segment, the hole aside.
@@ -381,7 +384,7 @@ impl RecoveryStrategy for Prr {
         }
     }
 
-    fn on_timeout(&mut self, c: &Conn) {
+    fn on_timeout(&mut self, c: &mut Conn) {
         self.next.on_timeout(c);
         self.head_due = false;
         self.dup_bytes = 0;

@@ -176,7 +176,7 @@ impl RecoveryStrategy for RateHalving {
     }
 
     /// As the sack recovery: a duplicate ACK must SACK something new.
-    fn counts_dupack(&self, new_sack: bool) -> bool {
+    fn counts_dupack(&self, _c: &Conn, new_sack: bool) -> bool {
         new_sack
     }
 
@@ -253,7 +253,7 @@ impl RecoveryStrategy for RateHalving {
         true
     }
 
-    fn on_timeout(&mut self, c: &Conn) {
+    fn on_timeout(&mut self, c: &mut Conn) {
         self.allowed = 0;
         self.rtx.clear();
         self.acked_id = None;

@@ -81,7 +81,7 @@ impl NextSeg {
             c.tcb.snd_max,
             self.high_rxt,
             c.mss(),
-            c.cfg.dupthresh,
+            u32::from(c.cfg.dupthresh),
         )
     }
 
@@ -99,7 +99,7 @@ impl NextSeg {
 
     fn send_rules(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>, holes: bool) {
         let mss = c.mss();
-        let dt = c.cfg.dupthresh;
+        let dt = u32::from(c.cfg.dupthresh);
         loop {
             if c.tcb.cwnd < self.pipe(c) + mss || c.paced_out(now) {
                 return;
@@ -167,7 +167,7 @@ impl RecoveryStrategy for Sack {
 
     /// RFC 6675 2: a duplicate ACK must also SACK something new (a resent
     /// duplicate segment's ACK does not count).
-    fn counts_dupack(&self, new_sack: bool) -> bool {
+    fn counts_dupack(&self, _c: &Conn, new_sack: bool) -> bool {
         new_sack
     }
 
@@ -202,7 +202,7 @@ impl RecoveryStrategy for Sack {
         true
     }
 
-    fn on_timeout(&mut self, c: &Conn) {
+    fn on_timeout(&mut self, c: &mut Conn) {
         self.next.on_timeout(c);
     }
 }
@@ -213,6 +213,8 @@ pub(super) fn sack_loss_detected(c: &Conn) -> bool {
     if let Some(r) = &c.rack {
         return r.has_lost();
     }
-    c.dupacks >= c.cfg.dupthresh
-        || (c.cfg.sack && c.sb.is_lost(c.tcb.snd_una, c.mss(), c.cfg.dupthresh))
+    c.dupacks >= u32::from(c.cfg.dupthresh)
+        || (c.cfg.sack
+            && c.sb
+                .is_lost(c.tcb.snd_una, c.mss(), u32::from(c.cfg.dupthresh)))
 }
