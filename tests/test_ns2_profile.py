@@ -6,6 +6,7 @@ comparison with ns-2's own agents at those defaults is
 bench/validate_ns2.py's ``ns2`` set (docs/validation.md).
 """
 
+import pytest
 import tcplab as tl
 
 
@@ -34,7 +35,7 @@ def test_the_ns2_profile_takes_ns2_s_defaults():
     assert (f["fast_retransmit_restarts_rto"], f["recovery_exit_growth"]) == (True, True)
     assert effective(cc="reno")["recovery_exit_growth"] is True
     assert effective(cc="sack")["recovery_exit_growth"] is False
-    assert effective(cc="vegas")["recovery_exit_growth"] is False
+    assert effective(cc="vegas")["recovery_exit_growth"] is True  # its step on every new ACK
     assert effective(profile="paper")["fast_retransmit_restarts_rto"] is False
     sack = effective(cc="sack")
     assert (sack["sack"], sack["recovery"]) == (True, "sack1")  # Agent/TCP/Sack1
@@ -81,11 +82,15 @@ def test_ns2_s_vegas_measures_its_rounds_as_ns2_does():
     assert goodput["ns2"] != goodput["paper"]
 
 
-def test_ns2_s_vegas_recovers_as_reno_without_the_reno_guard():
-    # tcp-vegas.cc: the first new ACK deflates the window and ends the
-    # recovery; bugFix_ blocks another fast retransmit only after a timeout.
+def test_ns2_s_vegas_recovers_by_its_own_rules_without_the_reno_guard():
+    # tcp-vegas.cc: Reno's shape with its own rules (tcp/ns2_vegas_tests.rs);
+    # bugFix_ blocks another fast retransmit only after a timeout.
     f = effective(cc="vegas")
-    assert (f["recovery"], f["reno_recover_guard"]) == ("reno", False)
+    assert (f["recovery"], f["reno_recover_guard"]) == ("ns2_vegas", False)
     g = effective(cc="reno")
     assert (g["recovery"], g["reno_recover_guard"]) == ("reno", True)
+    # It reads the send times Vegas keeps: other variants are refused.
+    with pytest.raises(tl.ScenarioError) as e:
+        effective(cc="reno", recovery="ns2_vegas")
+    assert e.value.path.endswith(".recovery") and "cc vegas" in (e.value.allowed or "")
     assert effective(cc="vegas", recovery="newreno")["recovery"] == "newreno"

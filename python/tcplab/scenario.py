@@ -353,7 +353,8 @@ class Network:
                 :class:`Poisson` (a workload of transfers: returns a :class:`Workload`).
             recovery: override the variant's loss recovery (``"tahoe"``,
                 ``"reno"``, ``"newreno"``, ``"sack"``, ``"prr"``, ``"rate_halving"``,
-                ``"sack1"``: ns-2.35's Agent/TCP/Sack1, the ns2 profile's for ``cc="sack"``).
+                ``"sack1"``: ns-2.35's Agent/TCP/Sack1, the ns2 profile's for ``cc="sack"``;
+                ``"ns2_vegas"``: ns-2.35's Agent/TCP/Vegas, the ns2 profile's for vegas).
             recovery_exit_growth: the ACK that ends a fast recovery also grows
                 the window by the segments it acknowledges, as ns-3 does
                 (default off; on with ``profile="ns3"``).

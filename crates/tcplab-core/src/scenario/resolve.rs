@@ -106,14 +106,10 @@ pub fn tcp(
         // new ACK ends it (tcp-westwood.cc DupAck, NewAck).
         Recovery::Reno
     } else if ns2 && info.name == "vegas" {
-        // ns-2's Agent/TCP/Vegas recovers as Reno: the first new ACK
-        // deflates the window to the reduced one and ends the recovery, with
-        // no partial-ACK retransmission (tcp-vegas.cc recv); its
-        // fine-grained checks on the next two ACKs do the rest.
-        Recovery::Reno
+        // ns-2's Agent/TCP/Vegas (tcp/recovery/ns2_vegas.rs).
+        Recovery::Ns2Vegas
     } else if ns2 && info.recovery == "sack" {
-        // ns-2's SACK agent is Agent/TCP/Sack1, with its own pipe counter
-        // and scoreboard (tcp-sack1.cc).
+        // ns-2's SACK agent, Agent/TCP/Sack1 (tcp/recovery/sack1.rs).
         Recovery::Sack1
     } else if (linux || ns3) && info.name != "tahoe" {
         // Linux and ns-3 (since 3.32) reduce the window by PRR whatever the
@@ -131,6 +127,17 @@ pub fn tcp(
             })?
     };
     let recovery = *f.recovery.get_or_insert(usual);
+    if recovery == Recovery::Ns2Vegas && spec.name != "vegas" {
+        // (It reads the send times Vegas's fine retransmission keeps.)
+        return Err(Error::invalid_allowed(
+            p("recovery"),
+            format!(
+                "ns2_vegas is ns-2's Vegas recovery; this flow's cc is {}",
+                spec.name
+            ),
+            "cc vegas with it, or another recovery",
+        ));
+    }
     let sack = *f.sack.get_or_insert(
         matches!(
             recovery,
@@ -433,9 +440,7 @@ pub fn tcp(
         reno_recover_guard: *f
             .reno_recover_guard
             .get_or_insert(ns2 && spec.name != "vegas"),
-        // ns-2's dupack_action restarts the timer at every fast retransmit
-        // (tcp.cc, tcp-reno.cc, tcp-newreno.cc, tcp-sack1.cc:
-        // reset_rtx_timer(1, 0); its Vegas backs it off as well).
+        // ns-2's dupack_action: reset_rtx_timer(1, 0) (docs/tcp.md).
         fast_retransmit_restarts_rto: *f.fast_retransmit_restarts_rto.get_or_insert(ns2),
         // DCTCP needs ECN (RFC 8257 3.1); for the others, as Linux and
         // ns-3 by default, only when asked.
@@ -451,13 +456,15 @@ pub fn tcp(
         }),
         // ns-3 3.44's ProcessAck, and 3.18's TcpNewReno::NewAck, grow the
         // window on the ACK that ends the recovery; so do ns-2's Reno and
-        // NewReno (recv_newack_helper's opencwnd), but not its Sack1 (newack
-        // alone) or Vegas (its own window on every ACK).
+        // NewReno (recv_newack_helper's opencwnd) and its Vegas (its step on
+        // every new ACK), but not its Sack1 (newack alone).
         recovery_exit_growth: *f.recovery_exit_growth.get_or_insert(
             ns3 || ns3_18
                 || (ns2
-                    && matches!(recovery, Recovery::Reno | Recovery::Newreno)
-                    && spec.name != "vegas"),
+                    && matches!(
+                        recovery,
+                        Recovery::Reno | Recovery::Newreno | Recovery::Ns2Vegas
+                    )),
         ),
     };
     let built = match user_cc {

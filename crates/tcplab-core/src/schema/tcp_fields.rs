@@ -32,11 +32,11 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
     ),
     f(
         "flows[tcp].recovery",
-        "tahoe, reno, newreno, sack, prr, rate_halving, sack1",
+        "tahoe, reno, newreno, sack, prr, rate_halving, sack1, ns2_vegas",
         "",
         "the variant's",
         "loss recovery",
-        "RFC 5681, 6582, 6675, 9937 (linux, ns3: prr); rate halving: Linux 2.6, ns-2 TCP-Linux; sack1: ns-2.35 Agent/TCP/Sack1 (ns2: the sack variant's)",
+        "RFC 5681, 6582, 6675, 9937 (linux, ns3: prr); rate halving: Linux 2.6, ns-2 TCP-Linux; sack1: ns-2.35 Agent/TCP/Sack1 (ns2: the sack variant's); ns2_vegas: ns-2.35 Agent/TCP/Vegas (ns2: vegas's)",
     ),
     f(
         "flows[tcp].mss",
@@ -194,7 +194,7 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "flows[tcp].recovery_exit_growth",
         "bool",
         "",
-        "off (ns3 profile: on; ns2 profile: on for the reno and newreno recoveries, not vegas)",
+        "off (ns3 profile: on; ns2 profile: on for the reno, newreno and ns2_vegas recoveries)",
         "the ACK that ends a fast recovery also grows the window by what it acknowledges",
         "ns-3 TcpSocketBase::ProcessAck (IncreaseWindow once Open again); ns-2 recv_newack_helper's opencwnd",
     ),

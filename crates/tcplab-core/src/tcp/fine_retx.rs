@@ -77,6 +77,13 @@ impl FineRetransmit {
         }
     }
 
+    /// The segment starting at `seq`: how many times it has been sent and
+    /// when last (None if it is not outstanding).
+    pub fn sends(&self, seq: u64) -> Option<(u32, SimTime)> {
+        let i = self.sent.binary_search_by_key(&seq, |e| e.seq).ok()?;
+        Some((self.sent[i].count, self.sent[i].last))
+    }
+
     /// The BSD-style timeout now (None before the first sample).
     pub fn bsd_timeout(&self) -> Option<SimDuration> {
         self.bsd

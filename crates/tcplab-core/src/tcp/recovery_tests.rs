@@ -480,6 +480,9 @@ mod rate_halving;
 #[path = "sack1_tests.rs"]
 mod sack1;
 
+#[path = "ns2_vegas_tests.rs"]
+mod ns2_vegas;
+
 #[test]
 fn with_recovery_exit_growth_the_ack_ending_prr_also_grows_the_window() {
     let grown = |on: bool| {

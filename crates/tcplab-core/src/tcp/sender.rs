@@ -14,7 +14,7 @@
 //! ([`Conn::send_window`]).
 
 use super::conn::{Conn, SndState};
-use super::recovery::{RecoveryStrategy, Strategy};
+use super::recovery::{Recovery, RecoveryStrategy, Strategy};
 use super::rtt::RttEstimator;
 use super::{syn_options, EcnResponse, TcpConfig, TcpHeader};
 use super::{ACK, CWR, ECE, SYN};
@@ -456,11 +456,13 @@ impl Sender {
                 if c.dupacks < u32::from(c.cfg.dupthresh) {
                     if let Some(sent_at) = c.fine_expired(now) {
                         // Vegas: retransmit at once; reduce the window only
-                        // for a loss of data sent after the last reduction.
+                        // for a loss of data sent after the last reduction
+                        // (ns-2's recovery decides that itself).
                         let fine = c.fine.as_mut().expect("fine_expired needs it");
                         fine.retransmitted();
                         let since = fine.last_reduction;
-                        if sent_at > since && c.tcb.snd_una > c.tcb.recover {
+                        let ns2 = c.cfg.recovery == Recovery::Ns2Vegas;
+                        if ns2 || (sent_at > since && c.tcb.snd_una > c.tcb.recover) {
                             self.enter_recovery(now, out);
                         } else {
                             let s = c.tcb.snd_una;

@@ -21,6 +21,7 @@
 //! RFC 5681; sack1 (ns-2's Sack1) guards only after a timeout.
 
 mod newreno;
+mod ns2_vegas;
 mod prr;
 mod rate_halving;
 mod reno;
@@ -35,6 +36,7 @@ use super::{TcpConfig, TcpHeader};
 use crate::time::SimTime;
 
 pub use newreno::NewReno;
+pub use ns2_vegas::Ns2Vegas;
 pub use prr::Prr;
 pub use rate_halving::RateHalving;
 pub use reno::Reno;
@@ -242,6 +244,7 @@ recoveries! {
     Prr => Box<Prr>, "prr";
     RateHalving => Box<RateHalving>, "rate_halving";
     Sack1 => Box<Sack1>, "sack1";
+    Ns2Vegas => Box<Ns2Vegas>, "ns2_vegas";
 }
 
 impl Strategy {
