@@ -138,18 +138,8 @@ pub fn tcp(
             "cc vegas with it, or another recovery",
         ));
     }
-    let sack = *f.sack.get_or_insert(
-        matches!(
-            recovery,
-            Recovery::Sack | Recovery::RateHalving | Recovery::Sack1
-        ) || linux
-            || ns3,
-    );
-    if matches!(
-        recovery,
-        Recovery::Sack | Recovery::RateHalving | Recovery::Sack1
-    ) && !sack
-    {
+    let sack = *f.sack.get_or_insert(recovery.needs_sack() || linux || ns3);
+    if recovery.needs_sack() && !sack {
         return Err(Error::invalid(
             p("sack"),
             format!("the {} recovery needs the SACK option on", recovery.name()),

@@ -247,6 +247,16 @@ recoveries! {
     Ns2Vegas => Box<Ns2Vegas>, "ns2_vegas";
 }
 
+impl Recovery {
+    /// It cannot run without the SACK option (sack, rate_halving, sack1).
+    pub fn needs_sack(self) -> bool {
+        matches!(
+            self,
+            Recovery::Sack | Recovery::RateHalving | Recovery::Sack1
+        )
+    }
+}
+
 impl Strategy {
     /// The prr strategy, which also paces ECN reductions (the CWR state).
     pub fn prr_mut(&mut self) -> Option<&mut Prr> {
