@@ -211,14 +211,20 @@ impl VegasConfig {
                 format!("{} is not a fraction between 0 and 1", self.loss_keep),
             ));
         }
-        if self.beta < self.alpha {
-            return Err((
-                "beta",
-                format!("beta ({}) must be >= alpha ({})", self.beta, self.alpha),
-            ));
-        }
-        Ok(())
+        thresholds_in_order(self.alpha, self.beta)
     }
+}
+
+/// Vegas's thresholds: `beta` below `alpha` is refused, naming `beta` (the
+/// paper's, Linux's and ns-3's forms alike).
+pub(crate) fn thresholds_in_order<T: PartialOrd + std::fmt::Display>(
+    alpha: T,
+    beta: T,
+) -> Result<(), (&'static str, String)> {
+    if beta < alpha {
+        return Err(("beta", format!("beta ({beta}) must be >= alpha ({alpha})")));
+    }
+    Ok(())
 }
 
 #[derive(Clone, Debug)]

@@ -411,6 +411,20 @@ impl Conn {
         end
     }
 
+    /// In a recovery: sends the next new segment if there is data and the
+    /// receiver's window from snd_una has room for it whole; whether it did.
+    pub fn send_new_in_recovery(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) -> bool {
+        let seq = self.tcb.snd_max;
+        let room = self.tcb.snd_una + self.rwnd;
+        if seq >= self.data_end || seq + self.mss().min(self.data_end - seq) > room {
+            return false;
+        }
+        let end = self.segment_end(seq);
+        self.emit(now, seq, end - seq, false, out);
+        self.tcb.snd_nxt = self.tcb.snd_max;
+        true
+    }
+
     /// Pacing holds the next segment until `next_send`; arms the timer.
     pub fn paced_out(&mut self, now: SimTime) -> bool {
         if self.tcb.pacing_rate > 0.0 && self.next_send > now {

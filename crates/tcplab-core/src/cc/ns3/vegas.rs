@@ -65,13 +65,7 @@ impl Default for Ns3VegasConfig {
 
 impl Ns3VegasConfig {
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
-        if self.beta < self.alpha {
-            return Err((
-                "beta",
-                format!("beta ({}) must be >= alpha ({})", self.beta, self.alpha),
-            ));
-        }
-        Ok(())
+        crate::cc::vegas::thresholds_in_order(self.alpha, self.beta)
     }
 }
 

@@ -371,16 +371,9 @@ impl RecoveryStrategy for Prr {
                 c.retransmit(now, s, out);
                 continue;
             }
-            let room = c.tcb.snd_una + c.rwnd;
-            if c.tcb.snd_max >= c.data_end
-                || c.tcb.snd_max + mss.min(c.data_end - c.tcb.snd_max) > room
-            {
+            if !c.send_new_in_recovery(now, out) {
                 return true;
             }
-            let seq = c.tcb.snd_max;
-            let end = c.segment_end(seq);
-            c.emit(now, seq, end - seq, false, out);
-            c.tcb.snd_nxt = c.tcb.snd_max;
         }
     }
 

@@ -118,14 +118,7 @@ impl NextSeg {
                 self.high_rxt = self.high_rxt.max(c.retransmit(now, s, out));
                 continue;
             }
-            let room = c.tcb.snd_una + c.rwnd;
-            let new_ok = c.tcb.snd_max < c.data_end
-                && c.tcb.snd_max + mss.min(c.data_end - c.tcb.snd_max) <= room;
-            if new_ok {
-                let seq = c.tcb.snd_max;
-                let end = c.segment_end(seq);
-                c.emit(now, seq, end - seq, false, out);
-                c.tcb.snd_nxt = c.tcb.snd_max;
+            if c.send_new_in_recovery(now, out) {
                 continue;
             }
             if c.rack.is_some() || !holes {

@@ -29,7 +29,6 @@
 use super::RecoveryStrategy;
 use crate::cc::{CaState, LossCause};
 use crate::tcp::conn::Conn;
-use crate::tcp::scoreboard::Scoreboard;
 use crate::tcp::sender::TcpEventKind;
 use crate::tcp::{TcpConfig, TcpHeader};
 use crate::time::SimTime;
@@ -45,22 +44,6 @@ pub struct Sack1 {
     guard: Option<u64>,
     /// The entering ACK sends nothing but the fast retransmit.
     quiet: bool,
-}
-
-/// `GetNextRetran`: the first unSACKed sequence number at or above `from`
-/// with SACKed data above it.
-fn next_hole(sb: &Scoreboard, from: u64) -> Option<u64> {
-    let mut s = from;
-    for &(a, b) in sb.ranges() {
-        if b <= s {
-            continue;
-        }
-        if a > s {
-            return Some(s);
-        }
-        s = b;
-    }
-    None
 }
 
 impl RecoveryStrategy for Sack1 {
@@ -127,21 +110,16 @@ impl RecoveryStrategy for Sack1 {
         }
         let mss = c.mss();
         while self.pipe < (c.tcb.cwnd / mss) as i64 {
-            let room = c.tcb.snd_una + c.rwnd;
             let from = self.next_rxt.max(c.tcb.snd_una);
-            if let Some(s) = next_hole(&c.sb, from) {
-                if s + mss > room {
+            // GetNextRetran: any hole below the highest SACK (no IsLost).
+            let dt = u32::from(c.cfg.dupthresh);
+            if let Some(s) = c.sb.next_hole(from, mss, dt, false) {
+                if s + mss > c.tcb.snd_una + c.rwnd {
                     break;
                 }
                 self.next_rxt = c.retransmit(now, s, out);
-            } else {
-                let seq = c.tcb.snd_max;
-                if seq >= c.data_end || c.segment_end(seq) > room {
-                    break;
-                }
-                let end = c.segment_end(seq);
-                c.emit(now, seq, end - seq, false, out);
-                c.tcb.snd_nxt = c.tcb.snd_max;
+            } else if !c.send_new_in_recovery(now, out) {
+                break;
             }
             self.pipe += 1;
         }
