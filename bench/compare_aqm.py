@@ -21,7 +21,8 @@ in full):
   a 1-packet device queue, no queue disc elsewhere; the queue disc's own
   defaults (listed in aqm_dumbbell.py) with RED's LinkBandwidth/LinkDelay
   set to the bottleneck's. tcplab: `queue=` of the bottleneck link with the
-  same parameters written out (queue_table below), `reverse_queue="100p"`;
+  same parameters written out (queue_table below) and `device_queue` 1, the
+  same device queue (--device-queue 0 leaves it out), `reverse_queue="100p"`;
   the limits (LIMITS: droptail 100p, red 25p, codel 1500p, fq_codel 10240p,
   pie 25p, red-step 1000p) are given to both sides, ns-3's as MaxSize;
 - ECN: ns-3's TcpSocketBase::UseEcn "On" or "Off" and the queue disc's
@@ -52,9 +53,9 @@ give the same result for every seed, so they run once):
   `sojourn_mean_s`; ns-3: from entering the queue disc to the start of
   transmission), the time-average queue (tcplab: `queue_mean_packets`;
   ns-3: queue disc plus device queue), drops (all, and those of the
-  discipline's own decision: tcplab's `drops_aqm`) and ECN marks. tcplab's
-  queue has no device queue under it, and counts, as ns-3's device queue
-  does, the waiting packets but not the one being sent; --ns3-queue qdisc
+  discipline's own decision: tcplab's `drops_aqm`) and ECN marks. Both
+  count the waiting packets, the device queue's included, but not the one
+  being sent; --ns3-queue qdisc
   compares the queue disc's own numbers instead (SojournTime trace and
   PacketsInQueue), which leave out the packet waiting in the device queue;
   the 99th percentile of the queueing delay, for information (tcplab's
@@ -105,13 +106,23 @@ LIMITS = {"droptail": "100p", "red": "25p", "red-step": "1000p", "codel": "1500p
           "fq_codel": "10240p", "pie": "25p"}
 
 
-def queue_table(qdisc: str, ecn: bool) -> str | dict:
+def queue_table(qdisc: str, ecn: bool, device: int = 1) -> str | dict:
     """The bottleneck's forward queue for tcplab, as ns-3's queue disc is set up.
 
     Every limit is written out, the same on both sides (aqm_dumbbell.py sets
     ns-3's MaxSize to it), and so is "ecn", FQ-CoDel's included (its default
-    is on in both simulators).
+    is on in both simulators). ``device`` packets of device queue below the
+    discipline, as ns-3's TxQueue under its queue disc (0: none).
     """
+    table = _queue_table(qdisc, ecn)
+    if device == 0:
+        return table
+    if isinstance(table, str):
+        table = {"kind": "droptail", "limit": table}
+    return {**table, "device_queue": device}
+
+
+def _queue_table(qdisc: str, ecn: bool) -> str | dict:
     if qdisc == "droptail":
         return "100p"
     if qdisc == "red":  # ns-3's RedQueueDisc defaults
@@ -144,6 +155,7 @@ class Case:
     access_rate: str = "100Mbps"
     buffers: int = 4 << 20
     abc: bool | None = None  # tcplab's abc= (None: the ns3 profile's, off)
+    device: int = 1  # tcplab's device_queue under the bottleneck's discipline
 
     @property
     def label(self) -> str:
@@ -162,7 +174,7 @@ def tcplab_run(c: Case, seed: int, duration: float, warmup: float) -> dict:
     receivers = net.hosts([f"d{i}" for i in range(c.n)])
     net.link(senders, r0, rate=c.access_rate, delay="1ms", mtu=1500, queue="100p")
     net.link(r0, r1, rate=c.rate, delay="20ms", mtu=1500, name="bottleneck",
-             queue=queue_table(c.qdisc, c.ecn), reverse_queue="100p")
+             queue=queue_table(c.qdisc, c.ecn, c.device), reverse_queue="100p")
     net.link(r1, receivers, rate=c.access_rate, delay="1ms", mtu=1500, queue="100p")
     starts = [f"{0.1 * i:.1f}s" for i in range(c.n)]
     try:
@@ -420,6 +432,10 @@ def main() -> None:
     p.add_argument("--ns3-queue", choices=["waiting", "qdisc"], default="waiting",
                    help="ns-3's queue and delay: waiting packets (queue disc + device "
                         "queue, as tcplab counts them) or the queue disc's alone")
+    p.add_argument("--device-queue", type=int, default=1,
+                   help="tcplab's device_queue under the bottleneck's discipline, in "
+                        "packets (default 1, as ns-3's side has; 0: none, the form "
+                        "before tcplab had one)")
     p.add_argument("--jobs", type=int, default=2, help="ns-3 runs at a time")
     p.add_argument("--save", help="write every run's numbers to this JSON file")
     p.add_argument("--load", action="append", metavar="JSON",
@@ -452,12 +468,13 @@ def main() -> None:
         if q not in QDISCS:
             sys.exit(f"unknown --qdisc {q!r} (choose from {', '.join(QDISCS)})")
     ecns = {"off": [False], "on": [True], "both": [False, True]}[a.ecn]
-    cases = [Case(cc, q, e, n) for cc in a.cc.split(",") if cc for q in qdiscs for e in ecns
-             for n in flows]
+    cases = [Case(cc, q, e, n, device=a.device_queue) for cc in a.cc.split(",") if cc
+             for q in qdiscs for e in ecns for n in flows]
     if a.dctcp:
         dflows = [int(x) for x in (a.dctcp_flows or a.flows).split(",")]
         cases += [Case("dctcp", "red-step", True, n, rate="1Gbps", access_rate="10Gbps",
-                       buffers=16 << 20, abc=True if a.dctcp_abc else None)
+                       buffers=16 << 20, abc=True if a.dctcp_abc else None,
+                       device=a.device_queue)
                   for n in dflows]
 
     def seeds_of(c: Case) -> range:

@@ -295,6 +295,40 @@ def test_codel_fq_codel_and_pie_run_from_python_and_echo_their_defaults():
         assert (row["drops_queue"] == 0) == (kind != "pie")
 
 
+def test_a_device_queue_is_checked_and_named():
+    e = refuse(lambda d: d["links"][1].update(queue={"kind": "droptail", "limit": "64KiB",
+                                                      "device_queue": 1}),
+               ".", "links[1].queue")
+    assert "device_queue: drop-tail takes one only with a packet limit" in str(e)
+    e = refuse(lambda d: d["links"][1].update(queue={"kind": "codel", "device_queue": -1}),
+               ".", "links[1].queue")
+    assert "device_queue" in str(e)
+    e = refuse(lambda d: d["links"][1].update(queue={"kind": "droptail", "device": 1}),
+               ".", "links[1].queue")
+    assert "expected one of 'kind', 'limit', 'device_queue'" in str(e)
+    # A capacity schedule plans its own starts: no device queue there.
+    e = refuse(lambda d: d["links"][1].update(
+        queue={"kind": "pie", "device_queue": 1},
+        schedule=[{"at": "0.5s", "rate": "1Mbps"}]),
+        ".", "links[1].queue.device_queue")
+    assert "a device queue on a direction whose rate follows a trace or a schedule" in str(e)
+    e = refuse(lambda d: d["links"][1].update(
+        queue="100p", reverse_queue={"kind": "red", "device_queue": 2},
+        reverse_schedule=[{"at": "0.5s", "rate": "1Mbps"}]),
+        ".", "links[1].reverse_queue.device_queue")
+
+
+def test_a_device_queue_is_echoed_and_folded_into_a_drop_tail_limit():
+    d = base()
+    d["links"][1]["queue"] = {"kind": "codel", "device_queue": 1}
+    d["links"][1]["reverse_queue"] = {"kind": "droptail", "limit": "20p", "device_queue": 3}
+    echoed = tl.Scenario(d).check()["links"][1]
+    assert echoed["queue"]["device_queue"] == 1
+    assert echoed["reverse_queue"] == "23p"
+    d["links"][1]["queue"] = {"kind": "codel", "device_queue": 0}
+    assert "device_queue" not in tl.Scenario(d).check()["links"][1]["queue"]
+
+
 def test_the_text_table_shows_aqm_drops_only_when_there_are_some():
     d = base()
     d["duration"] = "5s"

@@ -76,7 +76,10 @@ pub struct LinkDir {
     pub rate: Rate,
     /// Index of the link in the scenario; this direction is `link*2 + dir`.
     pub link: u32,
-    pub mtu: u32,
+    /// Packets the device queue between a discipline that holds its queue
+    /// (or RED) and the wire holds: ns-3's `TxQueue` under a queue disc. 0:
+    /// none, the discipline hands a packet over when the link falls idle.
+    pub device: u32,
 }
 
 impl LinkDir {
@@ -117,5 +120,7 @@ mod tests {
         // A waiting packet's counters: the next line, whole.
         assert_eq!(offset_of!(super::LinkDir, stats), 192);
         assert_eq!(offset_of!(super::LinkStats, sojourn_max) + 8, 64);
+        // The device queue's size in the last line, read off the fast path.
+        assert_eq!(std::mem::size_of::<super::LinkDir>(), 320);
     }
 }

@@ -208,6 +208,13 @@ impl LinkQueue {
         &mut self.qdisc
     }
 
+    /// Packets and bytes waiting, in the pipe or in a discipline that holds
+    /// them.
+    #[inline]
+    pub fn waiting(&self) -> (u64, u64) {
+        (self.waiting_packets(), self.waiting_bytes())
+    }
+
     /// Packets waiting, in the pipe or in a discipline that holds them.
     pub fn waiting_packets(&self) -> u64 {
         self.len() as u64 + self.qdisc.waiting().0
@@ -240,19 +247,49 @@ impl LinkQueue {
     }
 
     /// Asks the discipline about a packet of `size` bytes arriving at `now`
-    /// that would start serializing at `tx_start` (the queue must be up to
-    /// date: [`Self::advance`] to `now`).
+    /// that would start serializing at `tx_start`, with a device queue of
+    /// `device` packets below the discipline (the queue must be up to date:
+    /// [`Self::advance`] to `now`).
     #[inline(always)]
-    pub fn admit(&mut self, now: SimTime, tx_start: SimTime, size: u32, ect: bool) -> Verdict {
+    pub fn admit(
+        &mut self,
+        now: SimTime,
+        tx_start: SimTime,
+        size: u32,
+        ect: bool,
+        device: u32,
+    ) -> Verdict {
+        let (mut packets, mut bytes) = (self.len() as u64, self.waiting_bytes);
+        // The device holds the oldest waiting packets; the discipline counts
+        // the rest.
+        let in_device = packets.min(device as u64);
+        for k in 0..in_device as usize {
+            let e = self.pipe.get(self.pipe.departed as usize + k);
+            bytes -= e.map_or(0, |e| e.size as u64);
+        }
+        packets -= in_device;
         let arrival = Arrival {
             now,
             size,
             tx_start,
-            waiting_packets: self.len() as u64,
-            waiting_bytes: self.waiting_bytes,
+            waiting_packets: packets,
+            waiting_bytes: bytes,
+            device_packets: in_device,
             ect,
         };
         self.qdisc.enqueue(&arrival)
+    }
+
+    /// When the device queue of `device` packets below a discipline that
+    /// holds its queue has room for the next packet: when the packet
+    /// `device` places from the newest handed over starts (at that instant
+    /// the device holds `device - 1`). `None`: it has room whatever the time
+    /// (fewer handed over than it holds).
+    #[inline]
+    pub fn device_room_at(&self, device: u32) -> Option<SimTime> {
+        let n = self.pipe.len();
+        let d = device as usize;
+        (n >= d).then(|| self.pipe.get(n - d).map_or(SimTime::ZERO, |e| e.tx_start))
     }
 
     /// Whether some packet counted as waiting has started by `now` (so
@@ -415,26 +452,26 @@ mod tests {
         let mut q = drop_tail(QueueLimit::Packets(2));
         q.push(pkt(0, 0, 100), t(0)); // idle link: on the wire at once
         assert_eq!(q.len(), 0);
-        assert_eq!(q.admit(t(0), t(100), 100, false), Verdict::Enqueue);
+        assert_eq!(q.admit(t(0), t(100), 100, false, 0), Verdict::Enqueue);
         q.push(pkt(1, 100, 100), t(0));
         q.push(pkt(2, 200, 100), t(0));
         assert_eq!(q.len(), 2);
-        assert_eq!(q.admit(t(0), t(300), 100, false), DROPPED);
+        assert_eq!(q.admit(t(0), t(300), 100, false, 0), DROPPED);
         // At t = 100 packet 1 starts: one place frees up.
         let mut seen = vec![];
         q.advance(t(100), |at, n, _, _| seen.push((at.as_nanos(), n)));
         assert_eq!(seen, [(100, 1)]);
-        assert_eq!(q.admit(t(100), t(300), 100, false), Verdict::Enqueue);
+        assert_eq!(q.admit(t(100), t(300), 100, false, 0), Verdict::Enqueue);
     }
 
     #[test]
     fn byte_limit() {
         let mut q = drop_tail(QueueLimit::Bytes(1000));
         q.push(pkt(0, 0, 50), t(0));
-        assert_eq!(q.admit(t(0), t(50), 600, false), Verdict::Enqueue);
+        assert_eq!(q.admit(t(0), t(50), 600, false, 0), Verdict::Enqueue);
         q.push(pkt(1, 50, 600), t(0));
-        assert_eq!(q.admit(t(0), t(650), 500, false), DROPPED);
-        assert_eq!(q.admit(t(0), t(650), 400, false), Verdict::Enqueue);
+        assert_eq!(q.admit(t(0), t(650), 500, false, 0), DROPPED);
+        assert_eq!(q.admit(t(0), t(650), 400, false, 0), Verdict::Enqueue);
         q.push(pkt(2, 650, 400), t(0));
         assert_eq!(q.bytes(), 1000);
         q.advance(t(50), |_, _, _, _| {});

@@ -139,6 +139,29 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
                 add_schedule(rate, entries, l.delay, outage, &format!("{entry}.{field}"))?;
             }
         }
+        // A device queue releases packets as a fixed-rate link starts them;
+        // a capacity trace or schedule plans its own starts.
+        let rev_queue = l.reverse_queue.as_ref().unwrap_or(&l.queue);
+        for (rate, queue, field) in [
+            (&fwd_rate, &l.queue, "queue"),
+            (
+                &rev_rate,
+                rev_queue,
+                if l.reverse_queue.is_some() {
+                    "reverse_queue"
+                } else {
+                    "queue"
+                },
+            ),
+        ] {
+            if queue.device_queue() > 0 && (rate.trace.is_some() || rate.schedule.is_some()) {
+                return Err(Error::invalid_allowed(
+                    format!("{entry}.{field}.device_queue"),
+                    "a device queue on a direction whose rate follows a trace or a schedule",
+                    "device_queue on a fixed-rate direction",
+                ));
+            }
+        }
         let name_count = l.name.as_ref().and_then(|x| x.count());
         let n = members(
             &[("a", l.a.count()), ("b", l.b.count()), ("name", name_count)],

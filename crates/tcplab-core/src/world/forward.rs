@@ -46,11 +46,28 @@ impl World {
 
     #[inline(never)]
     pub(super) fn advance_link_departures(&mut self, ld: u32, now: SimTime) {
+        self.departures::<false>(ld, now, (0, 0));
+    }
+
+    /// The departures from link direction `ld`'s pipe by `now`, with
+    /// `above` (packets, bytes) waiting above them in a discipline that
+    /// holds its queue (over a device queue, whose packets are the pipe's
+    /// waiting ones), counted in the queue too. `HELD` only keeps the two
+    /// callers' loops apart, each compiled with its closure inlined.
+    #[inline(always)]
+    pub(super) fn departures<const HELD: bool>(
+        &mut self,
+        ld: u32,
+        now: SimTime,
+        above: (u64, u64),
+    ) {
+        let (above, above_bytes) = above;
         let l = &mut self.links[ld as usize];
         let stats = &mut l.stats;
         let mut trace = self.queue_trace.as_mut().map(|tr| &mut tr[ld as usize]);
         let samples = &mut self.series_samples;
         l.queue.advance(now, |at, len, bytes, size| {
+            let (len, bytes) = (len + above as usize, bytes + above_bytes);
             stats.note_queue(at, len + 1, bytes + size as u64, len);
             if let Some((t, v)) = trace.as_mut() {
                 alloc::push(t, at.as_nanos(), "the queue series");
@@ -105,7 +122,7 @@ impl World {
             return;
         };
         let l = &mut self.links[ld as usize];
-        let verdict = l.queue.admit(now, tx_start, size, ect);
+        let verdict = l.queue.admit(now, tx_start, size, ect, l.device);
         if !matches!(verdict, Verdict::Enqueue) && self.refused(ld, id, verdict) {
             return;
         }
@@ -153,7 +170,7 @@ impl World {
             Some(p) => {
                 let l = &self.links[ld as usize];
                 let arrive = self.shapers[l.shaper as usize].commit(p, l.delay);
-                self.transmit_until(ld, id, size, now, tx_start, p.done, arrive);
+                self.transmit_until(ld, id, size, now, tx_start, p.done, arrive, now);
             }
             None => self.transmit(ld, id, size, now, tx_start),
         }
@@ -211,15 +228,33 @@ impl World {
         queued: SimTime,
         tx_start: SimTime,
     ) {
+        self.transmit_admitted(ld, id, size, queued, tx_start, self.now);
+    }
+
+    /// As [`Self::transmit`], admitted to the link at `admitted` (the time
+    /// a discipline that holds its queue handed it down; see
+    /// [`Self::transmit_until`]).
+    #[inline(always)]
+    pub(super) fn transmit_admitted(
+        &mut self,
+        ld: u32,
+        id: PacketId,
+        size: u32,
+        queued: SimTime,
+        tx_start: SimTime,
+        admitted: SimTime,
+    ) {
         let l = &self.links[ld as usize];
         let done = tx_start + l.tx_time(size as u64);
         let arrive = done + l.delay;
-        self.transmit_until(ld, id, size, queued, tx_start, done, arrive);
+        self.transmit_until(ld, id, size, queued, tx_start, done, arrive, admitted);
     }
 
     /// As [`Self::transmit`], the packet's last bit leaving at `done` and
     /// the packet arriving at the far end at `arrive` (a shaped direction's
-    /// plan).
+    /// plan), admitted to the link at `admitted` (now, or the time a
+    /// discipline that holds its queue handed it down): it waits if it
+    /// starts later.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn transmit_until(
@@ -231,8 +266,8 @@ impl World {
         tx_start: SimTime,
         done: SimTime,
         arrive: SimTime,
+        admitted: SimTime,
     ) {
-        let now = self.now;
         let l = &mut self.links[ld as usize];
         l.busy_until = done;
         // Counted (and captured) only if it starts before the run ends.
@@ -268,7 +303,7 @@ impl World {
                 id,
                 size,
             },
-            now,
+            admitted,
         );
         if started && self.pcap_tx {
             self.capture(ld, id, tx_start);

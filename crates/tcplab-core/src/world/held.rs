@@ -40,13 +40,23 @@ impl World {
             hash: p.flow.wrapping_mul(2) | (p.src > p.dst) as u32,
         };
         let l = &mut self.links[ld as usize];
-        let before = l.queue.qdisc().waiting();
+        let before = l.queue.waiting();
+        let device = l.device;
+        // The device asked the emptied discipline for a packet as soon as
+        // it had room (ns-3's dequeue that finds the queue empty: it ends
+        // CoDel's dropping state, and retires FQ-CoDel's emptied flows).
+        let room = device > 0 && l.queue.device_room_at(device).is_none_or(|t| t <= now);
+        if room && l.queue.qdisc().waiting().0 == 0 {
+            let none = l.queue.qdisc_mut().take(now, &mut self.held_drops);
+            debug_assert!(none.is_none());
+        }
         l.queue.qdisc_mut().offer(q, &mut self.held_drops);
         // An idle link sends at once: the packet passes through the
         // discipline (which sees it leave after no wait) without counting
         // in the queue, as it would not behind a drop-tail. An idle trace
-        // link waits for its next opportunity.
-        let mut idle = l.busy_until <= now;
+        // link waits for its next opportunity. Over a device queue with
+        // room, the packet goes down to it at once.
+        let mut idle = l.busy_until <= now || room;
         if idle && l.shaper != NO_SHAPER {
             l.busy_until = self.shapers[l.shaper as usize].idle_start(now);
             idle = l.busy_until <= now;
@@ -56,10 +66,12 @@ impl World {
         } else {
             None
         };
-        self.settle_held(ld, now, before);
+        // Sent before the queue is settled: over a device queue the packet
+        // may wait there, and it counts.
         if let Some(q) = out {
             self.send_held(ld, q, now);
         }
+        self.settle_held(ld, now, before);
         self.wake_held(ld);
     }
 
@@ -90,9 +102,12 @@ impl World {
 
     /// Runs every dequeue of link direction `ld` due by `now`, each at its
     /// time: while packets wait, the next leaves when the link is done with
-    /// the one before.
+    /// the one before (or, over a device queue, when the device has room).
     #[inline(always)]
     pub(super) fn advance_held(&mut self, ld: u32, now: SimTime) {
+        if self.links[ld as usize].device > 0 {
+            return self.advance_device(ld, now);
+        }
         loop {
             let l = &self.links[ld as usize];
             let at = l.busy_until;
@@ -103,16 +118,50 @@ impl World {
         }
     }
 
+    /// [`Self::advance_held`] over a device queue: the discipline hands a
+    /// packet down each time the device has room (when the packet as many
+    /// places from the newest handed down starts), and the packets in the
+    /// device start as the link is done with the one before. Both kinds of
+    /// step are taken in time order, so the queue's time averages see each.
+    #[inline(never)]
+    fn advance_device(&mut self, ld: u32, now: SimTime) {
+        loop {
+            let l = &self.links[ld as usize];
+            if l.queue.qdisc().waiting().0 == 0 {
+                break;
+            }
+            // The device is full while the discipline holds packets (each
+            // time it has room, a packet goes down), so it has a time.
+            let at = l.queue.device_room_at(l.device).unwrap_or(now);
+            if at > now {
+                break;
+            }
+            self.device_departures(ld, at);
+            self.dequeue_held(ld, at);
+        }
+        self.device_departures(ld, now);
+    }
+
+    /// The packets of `ld`'s device queue that started by `at`, the
+    /// discipline's counted in the queue above them.
+    fn device_departures(&mut self, ld: u32, at: SimTime) {
+        let q = &self.links[ld as usize].queue;
+        if q.due(at) {
+            let above = q.qdisc().waiting();
+            self.departures::<true>(ld, at, above);
+        }
+    }
+
     /// Takes the packet to send at `at` from `ld`'s discipline and puts it
     /// on the wire.
     fn dequeue_held(&mut self, ld: u32, at: SimTime) {
         let l = &mut self.links[ld as usize];
-        let before = l.queue.qdisc().waiting();
+        let before = l.queue.waiting();
         let out = l.queue.qdisc_mut().take(at, &mut self.held_drops);
-        self.settle_held(ld, at, before);
         if let Some(q) = out {
             self.send_held(ld, q, at);
         }
+        self.settle_held(ld, at, before);
     }
 
     /// Puts a packet the discipline gave out at `at` on the wire.
@@ -122,9 +171,13 @@ impl World {
             self.links[ld as usize].stats.marks += 1;
             self.packets.get_mut(q.id).ecn = Ecn::Ce;
         }
-        let shaper = self.links[ld as usize].shaper;
+        let l = &self.links[ld as usize];
+        let shaper = l.shaper;
         if shaper == NO_SHAPER {
-            return self.transmit(ld, q.id, q.size, q.enqueued, at);
+            // Handed to a device queue, it starts when the link is done
+            // with the packets ahead of it there.
+            let start = at.max(l.busy_until);
+            return self.transmit_admitted(ld, q.id, q.size, q.enqueued, start, at);
         }
         // A shaped link: from `at` as its plan allows; the next dequeue
         // comes when the link can start another packet.
@@ -135,7 +188,9 @@ impl World {
         };
         let arrive = t.commit(p, delay);
         let next = t.next_start();
-        self.transmit_until(ld, q.id, q.size, q.enqueued, p.tx_start, p.done, arrive);
+        self.transmit_until(
+            ld, q.id, q.size, q.enqueued, p.tx_start, p.done, arrive, self.now,
+        );
         self.links[ld as usize].busy_until = next;
     }
 
@@ -148,7 +203,7 @@ impl World {
             self.record_held_drops(ld);
         }
         let l = &mut self.links[ld as usize];
-        let after = l.queue.qdisc().waiting();
+        let after = l.queue.waiting();
         if after != before {
             let (old, new) = (before.0 as usize, after.0 as usize);
             l.stats.note_queue(at, old, before.1, new);

@@ -144,7 +144,10 @@ fn udp_in_flight(w: &World, i: usize, active: u64) -> (u64, Option<(u32, bool)>)
         let l = &w.links[ld as usize];
         let tx = l.rate.tx_time(wire).as_nanos().max(1);
         let queue = if spacing < tx {
-            l.queue.qdisc().capacity_packets(wire)
+            l.queue
+                .qdisc()
+                .capacity_packets(wire)
+                .saturating_add(l.device as u64)
         } else {
             0
         };

@@ -348,7 +348,7 @@ impl World {
                     rate: nominal,
                     ns_per_byte: nominal.exact_ns_per_byte().unwrap_or(0),
                     delay: shared.delay,
-                    mtu: shared.mtu,
+                    device: queue.device_queue(),
                     queue: LinkQueue::new(Qdisc::from_spec(queue, nominal, shared.mtu, rng)),
                     error,
                     busy_until: SimTime::ZERO,

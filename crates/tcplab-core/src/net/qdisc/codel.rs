@@ -51,6 +51,10 @@ pub struct CoDelSpec {
     /// off by default.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ce_threshold: Option<SimDuration>,
+    /// Packets a device queue between the discipline and the wire holds
+    /// (ns-3's `TxQueue` under a queue disc); 0: none.
+    #[serde(skip_serializing_if = "super::no_device")]
+    pub device_queue: u32,
 }
 
 impl Default for CoDelSpec {
@@ -63,6 +67,7 @@ impl Default for CoDelSpec {
             min_bytes: Bytes(1500),
             ecn: false,
             ce_threshold: None,
+            device_queue: 0,
         }
     }
 }

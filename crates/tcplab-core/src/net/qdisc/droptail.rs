@@ -63,6 +63,7 @@ mod tests {
             tx_start: SimTime::from_nanos(if busy { 20 } else { 10 }),
             waiting_packets,
             waiting_bytes,
+            device_packets: 0,
             ect: false,
         }
     }

@@ -50,6 +50,10 @@ pub struct FqCoDelSpec {
     pub ce_threshold: Option<SimDuration>,
     /// Mixed into the flow hash.
     pub perturbation: u32,
+    /// Packets a device queue between the discipline and the wire holds
+    /// (ns-3's `TxQueue` under a queue disc); 0: none.
+    #[serde(skip_serializing_if = "super::no_device")]
+    pub device_queue: u32,
 }
 
 impl Default for FqCoDelSpec {
@@ -66,6 +70,7 @@ impl Default for FqCoDelSpec {
             ecn: true,
             ce_threshold: None,
             perturbation: 0,
+            device_queue: 0,
         }
     }
 }

@@ -68,9 +68,13 @@ pub struct Arrival {
     /// When it would start serializing: `now` on an idle link, else when the
     /// packets ahead of it are done.
     pub tx_start: SimTime,
-    /// Packets and bytes waiting ahead of it (not the one being serialized).
+    /// Packets and bytes waiting ahead of it in the discipline (not the one
+    /// being serialized, nor those in a device queue below the discipline).
     pub waiting_packets: u64,
     pub waiting_bytes: u64,
+    /// Packets waiting in the device queue below the discipline (the oldest
+    /// waiting; 0 without one).
+    pub device_packets: u64,
     /// ECN-capable transport: a discipline with marking on may mark it
     /// instead of dropping it.
     pub ect: bool,
@@ -210,6 +214,20 @@ pub enum QueueSpec {
     Pie(Box<PieSpec>),
 }
 
+impl QueueSpec {
+    /// The packets of the device queue below the discipline (0: none).
+    /// Drop-tail's is folded into its limit when it is read.
+    pub fn device_queue(&self) -> u32 {
+        match self {
+            QueueSpec::DropTail { .. } => 0,
+            QueueSpec::Red(r) => r.device_queue,
+            QueueSpec::CoDel(c) => c.device_queue,
+            QueueSpec::FqCoDel(f) => f.device_queue,
+            QueueSpec::Pie(p) => p.device_queue,
+        }
+    }
+}
+
 impl Default for QueueSpec {
     /// 100 packets of drop-tail, as ns-2's and ns-3's default queue.
     fn default() -> Self {
@@ -271,17 +289,28 @@ impl<'de> Deserialize<'de> for QueueSpec {
                 match kind.as_str() {
                     "droptail" => {
                         let mut limit = QueueLimit::default();
+                        let mut device = 0u32;
                         for (k, v) in table {
                             match k.as_str() {
                                 "limit" => {
                                     limit = QueueLimit::deserialize(v).map_err(de::Error::custom)?
                                 }
+                                "device_queue" => {
+                                    device = u32::deserialize(v).map_err(|e| {
+                                        de::Error::custom(format!("device_queue: {e}"))
+                                    })?
+                                }
                                 other => {
-                                    return Err(de::Error::unknown_field(other, &["kind", "limit"]))
+                                    return Err(de::Error::unknown_field(
+                                        other,
+                                        &["kind", "limit", "device_queue"],
+                                    ))
                                 }
                             }
                         }
-                        Ok(QueueSpec::DropTail { limit })
+                        Ok(QueueSpec::DropTail {
+                            limit: with_device(limit, device).map_err(de::Error::custom)?,
+                        })
                     }
                     "red" => {
                         let spec: RedSpec = table_of("red", table)?;
@@ -325,13 +354,47 @@ impl Serialize for QueueSpec {
     }
 }
 
+/// A drop-tail limit with a device queue of `device` packets below it: a
+/// packet limit holds that many more (the device takes the oldest waiting
+/// packets, and the discipline counts the rest), the same FIFO. A byte
+/// limit is refused: the discipline would count bytes and the device
+/// packets.
+fn with_device(limit: QueueLimit, device: u32) -> Result<QueueLimit, String> {
+    match limit {
+        _ if device == 0 => Ok(limit),
+        QueueLimit::Packets(n) => Ok(QueueLimit::Packets(n.saturating_add(device as u64))),
+        QueueLimit::Bytes(_) => Err(
+            "device_queue: drop-tail takes one only with a packet limit (the device \
+             counts packets, the limit bytes)"
+                .into(),
+        ),
+    }
+}
+
+/// Whether a discipline has no device queue below it (the serialized form
+/// leaves the zero out).
+pub(crate) fn no_device(d: &u32) -> bool {
+    *d == 0
+}
+
 /// A discipline's parameters from the rest of its table, errors prefixed
 /// with its kind.
 fn table_of<T: serde::de::DeserializeOwned, E: de::Error>(
     kind: &str,
     table: serde_json::Map<String, serde_json::Value>,
 ) -> Result<T, E> {
-    serde_json::from_value(table.into()).map_err(|e| E::custom(format!("{kind}: {e}")))
+    let value = serde_json::Value::Object(table);
+    serde_path_to_error::deserialize(&value).map_err(|e| {
+        // A parameter's problem names the parameter; an unknown one's
+        // message names it already.
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." || inner.to_string().starts_with("unknown field") {
+            E::custom(format!("{kind}: {inner}"))
+        } else {
+            E::custom(format!("{kind}: {path}: {inner}"))
+        }
+    })
 }
 
 /// A discipline's parameters as a table with its `kind`.

@@ -56,6 +56,10 @@ pub struct PieSpec {
     pub ecn: bool,
     /// With `ecn`, mark (instead of drop) only below this probability.
     pub mark_ecn_threshold: f64,
+    /// Packets a device queue between the discipline and the wire holds
+    /// (ns-3's `TxQueue` under a queue disc); 0: none.
+    #[serde(skip_serializing_if = "super::no_device")]
+    pub device_queue: u32,
 }
 
 impl Default for PieSpec {
@@ -73,6 +77,7 @@ impl Default for PieSpec {
             derandomize: false,
             ecn: false,
             mark_ecn_threshold: 0.1,
+            device_queue: 0,
         }
     }
 }

@@ -15,7 +15,9 @@
 //!   after a packet had to wait (ns-3 marks the queue idle when a dequeue
 //!   finds it empty, which on a point-to-point link happens only after the
 //!   device queue was full), by `(1 - w_q)^(m + 1)` with `m` the packets the
-//!   link could have sent meanwhile, at `mean_packet_size`;
+//!   link could have sent meanwhile, at `mean_packet_size`; with a device
+//!   queue modelled (`device_queue`), from the device's ask instead, and
+//!   the queue measured is the packets above the device;
 //! - the count of arrivals since the last drop is not reset by a forced
 //!   drop (ns-3's default; ns-2 resets it);
 //! - the gentle region's slope keeps the initial `max_p` when Adaptive RED
@@ -23,6 +25,8 @@
 //! - thresholds are in the unit of `limit` (packets, or bytes in byte mode).
 //!
 //! One uniform draw per early-drop test, from the direction's own stream.
+
+use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
@@ -107,6 +111,10 @@ pub struct RedSpec {
     /// With `ecn`, still drop (not mark) above the drop region (ns-3's
     /// `UseHardDrop`).
     pub hard_drop: bool,
+    /// Packets a device queue between the discipline and the wire holds
+    /// (ns-3's `TxQueue` under a queue disc); 0: none.
+    #[serde(skip_serializing_if = "super::no_device")]
+    pub device_queue: u32,
 }
 
 impl Default for RedSpec {
@@ -131,6 +139,7 @@ impl Default for RedSpec {
             rtt: SimDuration::from_millis(100),
             ecn: false,
             hard_drop: true,
+            device_queue: 0,
         }
     }
 }
@@ -242,6 +251,12 @@ pub struct Red {
     ecn: bool,
     hard_drop: bool,
     rng: Rng,
+    /// With a device queue below: its packets, the starts of the last that
+    /// many admitted packets (newest last), and when the device asks (or
+    /// asked) the emptied queue for a packet.
+    device: u32,
+    device_starts: VecDeque<SimTime>,
+    device_idle: SimTime,
 }
 
 impl Red {
@@ -315,6 +330,9 @@ impl Red {
             ecn: spec.ecn,
             hard_drop: spec.hard_drop,
             rng,
+            device: spec.device_queue,
+            device_starts: VecDeque::new(),
+            device_idle: SimTime::ZERO,
         }
     }
 
@@ -330,7 +348,12 @@ impl Red {
     }
 
     pub fn enqueue(&mut self, a: &Arrival) -> Verdict {
-        if a.waiting_packets == 0 && self.last_waited {
+        if self.device > 0 {
+            // Idle if the device has asked the emptied queue for a packet
+            // by now (ns-3's dequeue that finds it empty).
+            self.idle_since =
+                (a.waiting_packets == 0 && self.device_idle <= a.now).then_some(self.device_idle);
+        } else if a.waiting_packets == 0 && self.last_waited {
             // The last packet waited and has gone on the wire with nothing
             // behind it: the queue has been empty since it started.
             self.idle_since = Some(self.last_start);
@@ -386,7 +409,35 @@ impl Red {
         }
         self.last_start = a.tx_start;
         self.last_waited = a.waits();
+        if self.device > 0 {
+            self.admitted_over_device(a);
+        }
         verdict
+    }
+
+    /// When the device below will next ask the queue, emptied, for a
+    /// packet, now that `a`'s packet is admitted (ns-3 asks after each
+    /// packet it hands down while the device has room, and when the device
+    /// wakes from full): at once if the device still has room once the
+    /// packet is down, else when the packet `device` places from the newest
+    /// starts (the first start that leaves the device room with nothing
+    /// behind it in the queue).
+    fn admitted_over_device(&mut self, a: &Arrival) {
+        let d = self.device as usize;
+        if self.device_starts.len() == d {
+            self.device_starts.pop_front();
+        }
+        crate::alloc::push_deque(&mut self.device_starts, a.tx_start, "RED's device queue");
+        let held = if a.waits() {
+            a.waiting_packets + a.device_packets + 1
+        } else {
+            0
+        };
+        self.device_idle = if held < d as u64 {
+            a.now
+        } else {
+            self.device_starts[0]
+        };
     }
 
     /// Adaptive RED's step, at most once per `interval`: `max_p` down by

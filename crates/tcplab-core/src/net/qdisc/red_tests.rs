@@ -37,6 +37,7 @@ fn at(now: SimTime, waiting: u64, busy: bool) -> Arrival {
         },
         waiting_packets: waiting,
         waiting_bytes: waiting * 1000,
+        device_packets: 0,
         ect: false,
     }
 }
@@ -288,4 +289,54 @@ fn with_ecn_early_drops_become_marks() {
         10,
     );
     assert_eq!(soft.enqueue(&ect(at(t, 5, true))), Verdict::Mark);
+}
+
+/// Over a device queue of one packet the average decays from the moment
+/// the device asks the emptied queue for a packet (ns-3's dequeue that
+/// finds it empty): when the last packet handed down starts, or at once if
+/// it went straight on the wire. 1000 packets/s at 8 Mb/s: 1 ms idle is 1
+/// packet the link could have sent.
+#[test]
+fn over_a_device_queue_the_average_decays_from_the_devices_ask() {
+    let mut r = red(
+        r#"{"w_q": 0.5, "mean_packet_size": 1000, "min_th": 50, "max_th": 100, "limit": "200p",
+            "device_queue": 1}"#,
+        8,
+    );
+    let us = |x: u64| SimTime::from_nanos(x * 1000);
+    // At `now` (us), `waiting` in the discipline and `device` in the device
+    // queue; the packet starts at `start` (us).
+    let mut step = |now: u64, waiting: u64, device: u64, start: u64| {
+        let a = Arrival {
+            now: us(now),
+            size: 1000,
+            tx_start: us(start),
+            waiting_packets: waiting,
+            waiting_bytes: waiting * 1000,
+            device_packets: device,
+            ect: false,
+        };
+        assert_eq!(r.enqueue(&a), Verdict::Enqueue);
+        r.average()
+    };
+    // Four waiting above the device: 4 / 2. The packet waits; the device
+    // asks for another when it starts, at 5 ms.
+    assert_eq!(step(0, 4, 1, 5000), 2.0);
+    // Idle since 5 ms: 2 packets, 2 (1/2)^3. It goes straight on the wire,
+    // and the device, empty, asks at once.
+    assert_eq!(step(7000, 0, 0, 7000), 0.25);
+    // Idle since 7 ms (3 packets): (1/4) (1/2)^4. Without a device queue
+    // the queue would not count as idle after a packet that never waited
+    // (the test above): (1/4) (1/2).
+    assert_eq!(step(10_000, 0, 0, 10_000), 1.0 / 64.0);
+    // The link is busy until 11 ms; this packet goes down to the device
+    // (idle since 10 ms, less than a packet: m = 0) and fills it.
+    assert_eq!(step(10_500, 0, 0, 11_000), 1.0 / 128.0);
+    // The device is full (the packet before starts at 11 ms): not idle.
+    // This one stays above the device until 11 ms and starts at 12 ms.
+    assert_eq!(step(10_800, 0, 1, 12_000), 1.0 / 256.0);
+    // It is in the device now, until 12 ms: still not idle.
+    assert_eq!(step(11_500, 0, 1, 13_000), 1.0 / 512.0);
+    // The device asked when the last packet started (13 ms): 2 packets.
+    assert_eq!(step(15_000, 0, 0, 15_000), 1.0 / 4096.0);
 }
