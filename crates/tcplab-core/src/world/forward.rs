@@ -103,7 +103,7 @@ impl World {
             l.stats.note_queue(now, old, l.queue.bytes(), old + 1);
             self.record_queue(ld, old + 1);
         }
-        self.transmit(ld, id, size, now, tx_start);
+        self.transmit(ld, id, size, now, tx_start, now);
     }
 
     /// [`Self::enqueue`] through any other discipline (one that holds its
@@ -172,7 +172,7 @@ impl World {
                 let arrive = self.shapers[l.shaper as usize].commit(p, l.delay);
                 self.transmit_until(ld, id, size, now, tx_start, p.done, arrive, now);
             }
-            None => self.transmit(ld, id, size, now, tx_start),
+            None => self.transmit(ld, id, size, now, tx_start, now),
         }
     }
 
@@ -218,24 +218,11 @@ impl World {
     /// Puts packet `id` of `size` bytes, queued at `queued`, on link
     /// direction `ld`'s pipe, to start serializing at `tx_start` (now, or
     /// when the packets ahead of it are done); schedules its arrival if it
-    /// heads the pipe.
-    #[inline(always)]
-    pub(super) fn transmit(
-        &mut self,
-        ld: u32,
-        id: PacketId,
-        size: u32,
-        queued: SimTime,
-        tx_start: SimTime,
-    ) {
-        self.transmit_admitted(ld, id, size, queued, tx_start, self.now);
-    }
-
-    /// As [`Self::transmit`], admitted to the link at `admitted` (the time
-    /// a discipline that holds its queue handed it down; see
+    /// heads the pipe. `admitted` is when the link took it: now, or the
+    /// time a discipline that holds its queue handed it down (see
     /// [`Self::transmit_until`]).
     #[inline(always)]
-    pub(super) fn transmit_admitted(
+    pub(super) fn transmit(
         &mut self,
         ld: u32,
         id: PacketId,

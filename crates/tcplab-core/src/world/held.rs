@@ -177,7 +177,7 @@ impl World {
             // Handed to a device queue, it starts when the link is done
             // with the packets ahead of it there.
             let start = at.max(l.busy_until);
-            return self.transmit_admitted(ld, q.id, q.size, q.enqueued, start, at);
+            return self.transmit(ld, q.id, q.size, q.enqueued, start, at);
         }
         // A shaped link: from `at` as its plan allows; the next dequeue
         // comes when the link can start another packet.
