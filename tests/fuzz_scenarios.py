@@ -167,6 +167,9 @@ def plausible(rng: random.Random) -> Any:
         "reno", "sack", "linux", "ns3", "paper", True, False, "1KiB", "10p", "1p", "536B",
         {"model": "uniform", "per": 0.1}, {"model": "ber", "ber": 1e-5},
         {"kind": "transfer", "size": "50KB"}, ["cwnd", "queue"], ["drops", "events"],
+        {"kind": "codel", "device_queue": 1}, {"kind": "red", "device_queue": 2, "ecn": True},
+        {"kind": "fq_codel", "device_queue": 3}, {"kind": "pie", "device_queue": 1},
+        {"kind": "droptail", "limit": "10p", "device_queue": 2},
     ]))
 
 
@@ -185,7 +188,8 @@ def paths_of(data: Any, prefix: tuple = ()) -> list[tuple]:
 FIELDS = ["rate", "delay", "queue", "mtu", "loss", "per", "cc", "mss", "delayed_ack",
           "rcv_buf", "initial_cwnd", "min_rto", "max_rto", "app", "size", "count", "start",
           "stop", "duration", "seed", "run", "interval", "trace", "name", "recovery",
-          "profile", "sack", "dupthresh", "schedule", "model", "bogus", "memory_budget"]
+          "profile", "sack", "dupthresh", "schedule", "model", "bogus", "memory_budget",
+          "reverse_queue", "device_queue"]
 
 
 def mutate_data(rng: random.Random, data: dict[str, Any]) -> dict[str, Any]:
