@@ -212,17 +212,8 @@ impl LinkQueue {
     /// them.
     #[inline]
     pub fn waiting(&self) -> (u64, u64) {
-        (self.waiting_packets(), self.waiting_bytes())
-    }
-
-    /// Packets waiting, in the pipe or in a discipline that holds them.
-    pub fn waiting_packets(&self) -> u64 {
-        self.len() as u64 + self.qdisc.waiting().0
-    }
-
-    /// Bytes waiting, in the pipe or in a discipline that holds them.
-    pub fn waiting_bytes(&self) -> u64 {
-        self.waiting_bytes + self.qdisc.waiting().1
+        let (packets, bytes) = self.qdisc.waiting();
+        (self.len() as u64 + packets, self.waiting_bytes + bytes)
     }
 
     /// Replaces the discipline (tests of the world's handling of verdicts).

@@ -169,6 +169,12 @@ impl Conn {
         self.cfg.mss as u64
     }
 
+    /// Duplicate ACKs that trigger fast retransmit (held in 16 bits).
+    #[inline]
+    pub fn dupthresh(&self) -> u32 {
+        u32::from(self.cfg.dupthresh)
+    }
+
     pub fn log(&mut self, now: SimTime, kind: TcpEventKind, seq: u64) {
         if let Some(ev) = &mut self.events {
             ev.push(TcpEvent {
@@ -247,10 +253,8 @@ impl Conn {
         let pipe = if !self.cfg.sack {
             (max - una).saturating_sub(self.dupacks as u64 * mss)
         } else {
-            let pipe = self
-                .sb
-                .pipe(una, max, una, mss, u32::from(self.cfg.dupthresh));
-            if head_lost && una < max && !self.sb.is_lost(una, mss, u32::from(self.cfg.dupthresh)) {
+            let pipe = self.sb.pipe(una, max, una, mss, self.dupthresh());
+            if head_lost && una < max && !self.sb.is_lost(una, mss, self.dupthresh()) {
                 let head = self
                     .sb
                     .ranges()
@@ -481,9 +485,9 @@ impl Conn {
     /// With RACK on, it marks what is lost now (RFC 8985 6.2), its
     /// reordering window as the state allows.
     pub fn rack_detect_loss(&mut self, now: SimTime) {
+        let dupthresh = self.dupthresh();
         if let Some(r) = &mut self.rack {
             let in_recovery = matches!(self.tcb.ca_state, CaState::Recovery | CaState::Loss);
-            let dupthresh = u32::from(self.cfg.dupthresh);
             r.detect_loss(now, in_recovery, dupthresh, self.tcb.min_rtt, self.tcb.srtt);
         }
     }

@@ -453,7 +453,7 @@ impl Sender {
         c.cc.on_ack_sample(&c.tcb, &sample);
         match c.tcb.ca_state {
             CaState::Open | CaState::Disorder => {
-                if c.dupacks < u32::from(c.cfg.dupthresh) {
+                if c.dupacks < c.dupthresh() {
                     if let Some(sent_at) = c.fine_expired(now) {
                         // Vegas: retransmit at once; reduce the window only
                         // for a loss of data sent after the last reduction

@@ -137,8 +137,9 @@ impl World {
         let end_ns = end.as_nanos();
         let s = &l.stats;
         let tail = (end.max(s.queue_changed_at) - s.queue_changed_at).as_nanos() as u128;
-        let area = s.queue_area + l.queue.waiting_packets() as u128 * tail;
-        let bytes_area = s.queue_bytes_area + l.queue.waiting_bytes() as u128 * tail;
+        let (waiting, waiting_bytes) = l.queue.waiting();
+        let area = s.queue_area + waiting as u128 * tail;
+        let bytes_area = s.queue_bytes_area + waiting_bytes as u128 * tail;
         let per_run = |a: u128| {
             if end_ns == 0 {
                 0.0

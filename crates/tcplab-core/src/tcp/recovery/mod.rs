@@ -80,7 +80,7 @@ pub trait RecoveryStrategy {
     }
     /// Whether a loss is detected: DupThresh duplicate ACKs, by default.
     fn loss_detected(&self, c: &Conn) -> bool {
-        c.dupacks >= u32::from(c.cfg.dupthresh)
+        c.dupacks >= c.dupthresh()
     }
     /// Whether a recovery may start now (the guard on the cumulative ACK).
     fn may_start(&self, c: &Conn) -> bool;

@@ -169,8 +169,7 @@ impl Prr {
         self.head_due = false;
         if self.sack {
             self.next.begin_cwr(c);
-            self.lost_until =
-                c.sb.lost_until(c.tcb.snd_una, c.mss(), u32::from(c.cfg.dupthresh));
+            self.lost_until = c.sb.lost_until(c.tcb.snd_una, c.mss(), c.dupthresh());
         }
         let delivered = c.delivered as u64;
         if self.ecn == EcnResponse::Ns3 {
@@ -256,8 +255,7 @@ impl Prr {
         if let Some(r) = &c.rack {
             return r.newly_lost;
         }
-        let until =
-            c.sb.lost_until(c.tcb.snd_una, c.mss(), u32::from(c.cfg.dupthresh));
+        let until = c.sb.lost_until(c.tcb.snd_una, c.mss(), c.dupthresh());
         let grew = until > self.lost_until;
         self.lost_until = until;
         grew
@@ -314,8 +312,7 @@ impl RecoveryStrategy for Prr {
         self.head_due = !self.sack;
         let delivered = if self.sack {
             self.next.begin(c);
-            self.lost_until =
-                c.sb.lost_until(c.tcb.snd_una, mss, u32::from(c.cfg.dupthresh));
+            self.lost_until = c.sb.lost_until(c.tcb.snd_una, mss, c.dupthresh());
             c.delivered as u64
         } else {
             // The duplicates so far each reported a segment, the hole aside.

@@ -81,7 +81,7 @@ impl NextSeg {
             c.tcb.snd_max,
             self.high_rxt,
             c.mss(),
-            u32::from(c.cfg.dupthresh),
+            c.dupthresh(),
         )
     }
 
@@ -99,7 +99,7 @@ impl NextSeg {
 
     fn send_rules(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>, holes: bool) {
         let mss = c.mss();
-        let dt = u32::from(c.cfg.dupthresh);
+        let dt = c.dupthresh();
         loop {
             if c.tcb.cwnd < self.pipe(c) + mss || c.paced_out(now) {
                 return;
@@ -206,8 +206,6 @@ pub(super) fn sack_loss_detected(c: &Conn) -> bool {
     if let Some(r) = &c.rack {
         return r.has_lost();
     }
-    c.dupacks >= u32::from(c.cfg.dupthresh)
-        || (c.cfg.sack
-            && c.sb
-                .is_lost(c.tcb.snd_una, c.mss(), u32::from(c.cfg.dupthresh)))
+    c.dupacks >= c.dupthresh()
+        || (c.cfg.sack && c.sb.is_lost(c.tcb.snd_una, c.mss(), c.dupthresh()))
 }

@@ -112,7 +112,7 @@ impl RecoveryStrategy for Sack1 {
         while self.pipe < (c.tcb.cwnd / mss) as i64 {
             let from = self.next_rxt.max(c.tcb.snd_una);
             // GetNextRetran: any hole below the highest SACK (no IsLost).
-            let dt = u32::from(c.cfg.dupthresh);
+            let dt = c.dupthresh();
             if let Some(s) = c.sb.next_hole(from, mss, dt, false) {
                 if s + mss > c.tcb.snd_una + c.rwnd {
                     break;
