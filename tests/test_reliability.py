@@ -115,6 +115,20 @@ def test_a_delay_of_centuries_is_refused_naming_the_link_delay():
     assert net.run(duration="2s").flows.iloc[0]["delivered_packets"] == 0
 
 
+def test_a_device_queue_counts_in_the_estimate_of_udp_packets_held():
+    # 50 Mb/s into 10 Mb/s: PIE's 10 packets hold little, a device queue of
+    # 100,000 below it (and 100 s of sending to fill it) does not fit 1 MiB.
+    net = two_hosts(queue={"kind": "pie", "limit": "10p", "device_queue": 100000})
+    net.udp("a", "b", rate="50Mbps")
+    with pytest.raises(tl.ScenarioError) as e:
+        net.run(duration="100s", memory_budget="1MiB")
+    assert e.value.path == "links[0].queue"
+    assert "above a device queue of 100000 packets" in str(e.value)
+    net = two_hosts(queue={"kind": "pie", "limit": "10p"})
+    net.udp("a", "b", rate="50Mbps")
+    assert net.scenario(duration="100s", memory_budget="1MiB").check()
+
+
 def test_the_budget_is_a_fixed_default_and_settable_per_run():
     net = two_hosts(delay="300000000s")
     net.udp("a", "b", rate="50Mbps")

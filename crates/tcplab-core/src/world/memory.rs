@@ -188,7 +188,13 @@ fn estimate(w: &World) -> Vec<Part> {
         let (field, why) = if by_queue {
             (
                 format!("links[{}].queue", w.link_entries[l.link as usize]),
-                format!("whose queue holds {}", l.queue.qdisc().describe()),
+                match l.device {
+                    0 => format!("whose queue holds {}", l.queue.qdisc().describe()),
+                    d => format!(
+                        "whose queue holds {} above a device queue of {d} packets",
+                        l.queue.qdisc().describe()
+                    ),
+                },
             )
         } else {
             (
