@@ -20,8 +20,9 @@ use crate::units::Bytes;
 pub struct TcpPlan {
     pub cfg: TcpConfig,
     pub cc: Box<dyn CongestionControl>,
-    /// The variant's name ("python" for a user-written one).
-    pub cc_name: String,
+    /// The variant's name ("python" for a user-written one), shared by a
+    /// group's members.
+    pub cc_name: std::sync::Arc<str>,
     /// The controller is user-written and may fail.
     pub custom_cc: bool,
     /// Vegas's fine-grained retransmission.
@@ -578,7 +579,7 @@ pub fn tcp(
     Ok(TcpPlan {
         cfg,
         cc: built.cc,
-        cc_name: variant,
+        cc_name: variant.into(),
         custom_cc,
         fine_retransmit,
         edges,

@@ -30,7 +30,8 @@ impl World {
                 f.stats.delivered_bytes += p.payload as u64;
                 self.packets.free(id);
             }
-            App::Tcp(t) => {
+            App::Tcp(i) => {
+                let t = &mut self.tcps[*i as usize];
                 let mut out = std::mem::take(&mut self.scratch);
                 if to_receiver {
                     let ce = p.ecn == crate::net::packet::Ecn::Ce;
@@ -149,7 +150,8 @@ impl World {
                 }
                 self.send_from(src, pkt);
             }
-            App::Tcp(t) => {
+            App::Tcp(i) => {
+                let t = &mut self.tcps[*i as usize];
                 let mut out = std::mem::take(&mut self.scratch);
                 if !t.opened {
                     t.opened = true;

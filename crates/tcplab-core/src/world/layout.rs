@@ -58,8 +58,10 @@ impl World {
         let k = kind as usize;
         if slots.gen[k] == gen && slots.deadline[k] <= at {
             let f = &self.flows[flow as usize];
-            if let App::Tcp(t) = &f.app {
-                prefetch(&**t);
+            if let App::Tcp(i) = f.app {
+                if let Some(t) = self.tcps.get(i as usize) {
+                    prefetch(t);
+                }
             }
             let dir = (kind == TimerKind::DelayedAck) as usize;
             if let Some(l) = self.links.get(f.egress[dir] as usize) {

@@ -250,7 +250,8 @@ fn estimate(w: &World) -> Vec<Part> {
     // The fewest segments per ACK among the flows (delayed ACK).
     let mut per_ack = f64::INFINITY;
     for (i, f) in w.flows.iter().enumerate() {
-        let App::Tcp(t) = &f.app else { continue };
+        let App::Tcp(t) = f.app else { continue };
+        let t = &w.tcps[t as usize];
         let size = (t.snd.mss() + (IPV4_HEADER + TCP_HEADER) as u64).max(1);
         let p = path(w, f.egress[0], f.dst);
         let Some(&b) = p.iter().min_by_key(|&&ld| (w.links[ld as usize].rate, ld)) else {
@@ -309,7 +310,8 @@ fn estimate(w: &World) -> Vec<Part> {
         let mut offered = vec![0.0f64; w.links.len()];
         for (i, f) in w.flows.iter().enumerate() {
             match &f.app {
-                App::Tcp(t) => {
+                &App::Tcp(t) => {
+                    let t = &w.tcps[t as usize];
                     let b = flow_bottleneck[i];
                     if b == NO_ROUTE {
                         continue;

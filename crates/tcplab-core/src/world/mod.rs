@@ -11,6 +11,7 @@
 use std::path::Path;
 
 mod endpoints;
+mod flow;
 mod forward;
 mod held;
 mod layout;
@@ -22,6 +23,7 @@ mod timers;
 #[cfg(test)]
 mod tests;
 
+use flow::*;
 use layout::prefetch_bytes;
 use results::add_interval;
 use timers::FlowTimers;
@@ -62,161 +64,6 @@ struct Node {
     routes: RouteTable,
 }
 
-/// Packet counters of one direction of a flow.
-#[derive(Debug, Default, Clone)]
-pub struct DirStats {
-    pub sent: u64,
-    pub arrived: u64,
-    pub lost_queue: u64,
-    pub lost_error: u64,
-}
-
-impl DirStats {
-    pub fn in_flight(&self) -> u64 {
-        self.sent - self.arrived - self.lost_queue - self.lost_error
-    }
-}
-
-/// Always-on per-flow counters. `repr(C)`: the packet counters and byte
-/// counts come first, in the `Flow`'s first two cache lines.
-#[derive(Debug, Default, Clone)]
-#[repr(C)]
-pub struct FlowStats {
-    /// src -> dst (UDP datagrams; TCP SYN, data and FIN segments).
-    pub fwd: DirStats,
-    /// dst -> src (TCP ACKs).
-    pub rev: DirStats,
-    /// Payload bytes the source sent (retransmissions included).
-    pub sent_bytes: u64,
-    /// Payload bytes delivered to the receiving application (in order, once).
-    pub delivered_bytes: u64,
-    /// Sums of the one-way delays (ns) of the packets that arrived src ->
-    /// dst and dst -> src.
-    pub delay_sum_ns: [u64; 2],
-}
-
-/// A UDP constant-bit-rate source.
-#[derive(Debug)]
-struct Cbr {
-    interval: SimDuration,
-    payload: u32,
-    count: Option<u64>,
-    sent: u64,
-}
-
-/// A recorded per-connection time series.
-#[derive(Debug)]
-struct TcpSeries {
-    /// What the series records.
-    of: TraceSpec,
-    times: Vec<u64>,
-    values: Vec<f64>,
-}
-
-/// Aligned to a cache line: the connection is read on every delivery and
-/// prefetched whole before a timer fires, and unaligned it spans one line
-/// more (at 10,000 flows this alone was worth about 5% of the run).
-#[derive(Debug)]
-#[repr(align(64))]
-struct TcpFlow {
-    snd: Sender,
-    rcv: Receiver,
-    /// Application edges: (time, has data). Bulk: [(start, on)]; ON/OFF:
-    /// each window; a stop time adds a final off edge.
-    edges: Vec<(SimTime, bool)>,
-    next_edge: usize,
-    opened: bool,
-    /// transfer: bytes to deliver.
-    transfer: Option<u64>,
-    completion: Option<SimTime>,
-    series: Vec<TcpSeries>,
-    rtt_samples: u64,
-    cc_name: String,
-}
-
-impl TcpFlow {
-    fn new(plan: TcpPlan) -> Self {
-        let mut snd = Sender::new(plan.cfg.clone(), plan.cc, plan.fine_retransmit);
-        if plan.events {
-            snd.record_events();
-        }
-        TcpFlow {
-            rcv: Receiver::new(&plan.cfg),
-            snd,
-            edges: plan.edges,
-            next_edge: 0,
-            opened: false,
-            transfer: plan.transfer,
-            completion: None,
-            series: plan
-                .series
-                .into_iter()
-                .map(|kind| TcpSeries {
-                    of: kind,
-                    times: Vec::new(),
-                    values: Vec::new(),
-                })
-                .collect(),
-            rtt_samples: 0,
-            cc_name: plan.cc_name,
-        }
-    }
-}
-
-/// Both boxed, so that the `Flow` keeps its per-packet fields together.
-#[derive(Debug)]
-enum App {
-    Cbr(Box<Cbr>),
-    Tcp(Box<TcpFlow>),
-}
-
-/// Fields in the order the packet path uses them, from a cache-line
-/// boundary (`repr(C)`, 64-byte aligned): a packet reads the endpoints, its
-/// first hop and the application in line 0 and counts itself in lines 0
-/// and 1, so a delivery touches one aligned pair of lines when there are
-/// thousands of flows. A packet's number is its direction's `sent` count.
-#[derive(Debug)]
-#[repr(C, align(64))]
-struct Flow {
-    src: u32,
-    dst: u32,
-    /// The first link direction from src to dst and from dst to src.
-    egress: [u32; 2],
-    app: App,
-    stats: FlowStats,
-    /// One-way delays of the packets delivered src -> dst and dst -> src,
-    /// from the first delivery: UDP's always (its extremes), TCP's with
-    /// `delay_percentiles`.
-    delays: Option<Box<[Delays; 2]>>,
-    name: String,
-    kind: FlowKind,
-    start: SimTime,
-    stop: Option<SimTime>,
-    /// Delivered bytes per interval (when the scenario asks for intervals).
-    per_interval: Vec<u64>,
-}
-
-const _: () = assert!(
-    std::mem::offset_of!(Flow, stats) + std::mem::offset_of!(FlowStats, delay_sum_ns) + 16
-        <= Flow::HOT_BYTES,
-    "a flow's per-packet fields in its first two cache lines"
-);
-
-impl Flow {
-    /// The bytes from its start that a packet reads or counts in.
-    const HOT_BYTES: usize = 128;
-
-    /// The counters of the direction a packet from node `src` travels in.
-    #[inline]
-    fn dir_stats(&mut self, src: u32) -> &mut DirStats {
-        if src == self.src {
-            &mut self.stats.fwd
-        } else {
-            &mut self.stats.rev
-        }
-    }
-}
-
 /// A dropped packet as logged during the run: (time, link direction, flow,
 /// packet number, cause).
 type DropEntry = (SimTime, u32, u32, u64, DropCause);
@@ -236,6 +83,8 @@ pub struct World {
     /// Per link, its entry in the scenario's `links` (for messages).
     link_entries: Vec<u32>,
     flows: Vec<Flow>,
+    /// The TCP connections, indexed by their flows' `App::Tcp`.
+    tcps: Vec<TcpFlow>,
     /// Timer slots per flow.
     timers: Vec<FlowTimers>,
     events: u64,
@@ -370,6 +219,12 @@ impl World {
             })
             .collect();
         let ideal = plan.flows.iter().map(|f| f.ideal).collect();
+        let n_tcp = plan
+            .flows
+            .iter()
+            .filter(|f| matches!(f.app, AppPlan::Tcp(_)))
+            .count();
+        let mut tcps = Vec::with_capacity(n_tcp);
         let flows: Vec<Flow> = plan
             .flows
             .into_iter()
@@ -390,7 +245,8 @@ impl World {
                         // stream of its own, named after its flow.
                         let stream = crate::scenario::concat(&["flow:", &f.name, ":cc"]);
                         t.cc.seed(Rng::stream(seed, run, &stream));
-                        App::Tcp(Box::new(TcpFlow::new(*t)))
+                        tcps.push(TcpFlow::new(*t));
+                        App::Tcp(tcps.len() as u32 - 1)
                     }
                 };
                 Flow {
@@ -425,6 +281,7 @@ impl World {
             link_entries,
             timers: vec![FlowTimers::default(); flows.len()],
             flows,
+            tcps,
             events: 0,
             last_activity: SimTime::ZERO,
             wall_seconds: 0.0,
@@ -462,11 +319,7 @@ impl World {
         if world.scenario.traces(TraceKind::Events) {
             world.event_log = Some(Vec::new());
         }
-        for f in &world.flows {
-            if let App::Tcp(t) = &f.app {
-                world.any_series |= !t.series.is_empty();
-            }
-        }
+        world.any_series = world.tcps.iter().any(|t| !t.series.is_empty());
         memory::check_estimate(&world)?;
         for (i, f) in world.flows.iter().enumerate() {
             world.queue.push(f.start, Event::App { flow: i as u32 });

@@ -82,9 +82,9 @@ impl World {
         self.flow_opts = self
             .flows
             .iter()
-            .map(|f| match &f.app {
-                App::Tcp(t) => {
-                    let c = t.snd.config();
+            .map(|f| match f.app {
+                App::Tcp(i) => {
+                    let c = self.tcps[i as usize].snd.config();
                     FlowOptions {
                         mss: c.mss.min(65_535) as u16,
                         wscale: c
@@ -114,9 +114,10 @@ impl World {
     #[inline(never)]
     pub(super) fn record_tcp(&mut self, flow: u32) {
         let now = self.now;
-        let App::Tcp(t) = &mut self.flows[flow as usize].app else {
+        let App::Tcp(i) = self.flows[flow as usize].app else {
             return;
         };
+        let t = &mut self.tcps[i as usize];
         if self.any_series && !t.series.is_empty() {
             let snd = &t.snd;
             let new_sample = snd.rtt().samples != t.rtt_samples;

@@ -10,8 +10,11 @@ impl World {
     fn flow_row(&self, i: usize, end: SimTime) -> FlowResult<&str> {
         let f = &self.flows[i];
         let s = &f.stats;
-        let (tcp, completion) = match &f.app {
-            App::Tcp(t) => (Some(t), t.completion),
+        let (tcp, completion) = match f.app {
+            App::Tcp(t) => {
+                let t = &self.tcps[t as usize];
+                (Some(t), t.completion)
+            }
             App::Cbr(_) => (None, None),
         };
         let mut active_end = f.stop.map_or(end, |st| st.min(end));
@@ -341,7 +344,8 @@ impl World {
             })
             .collect();
         for f in &mut self.flows {
-            if let App::Tcp(t) = &mut f.app {
+            if let App::Tcp(t) = f.app {
+                let t = &mut self.tcps[t as usize];
                 for s in &mut t.series {
                     series.push(Series {
                         name: s.of.name(),

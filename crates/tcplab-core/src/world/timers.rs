@@ -76,9 +76,10 @@ impl World {
                 false
             }
             _ => {
-                let App::Tcp(t) = &mut self.flows[flow as usize].app else {
+                let App::Tcp(i) = self.flows[flow as usize].app else {
                     return false;
                 };
+                let t = &mut self.tcps[i as usize];
                 let mut out = std::mem::take(&mut self.scratch);
                 match kind {
                     TimerKind::Rto => {
@@ -105,9 +106,10 @@ impl World {
     /// an earlier deadline into the event queue.
     #[inline]
     pub(super) fn sync_timers(&mut self, flow: u32) {
-        let App::Tcp(t) = &self.flows[flow as usize].app else {
+        let App::Tcp(i) = self.flows[flow as usize].app else {
             return;
         };
+        let t = &self.tcps[i as usize];
         let slots = &mut self.timers[flow as usize];
         for (kind, deadline) in [
             (TimerKind::Rto, t.snd.rto_deadline()),
