@@ -10,6 +10,7 @@
 
 use std::path::Path;
 
+mod build;
 mod endpoints;
 mod flow;
 mod forward;
@@ -23,6 +24,7 @@ mod timers;
 #[cfg(test)]
 mod tests;
 
+use build::both;
 use flow::*;
 use layout::prefetch_bytes;
 use results::add_interval;
@@ -135,6 +137,11 @@ pub struct World {
     delay_percentiles: bool,
 }
 
+/// A world of at least this many flows and link directions (or links, when
+/// it is being built) is built, reported and freed with a second thread:
+/// below it a thread costs more than it saves.
+const LARGE: usize = 20_000;
+
 /// Every this many events the run asks whether to stop (Ctrl-C) and checks
 /// its memory: a few hundred microseconds of wall time.
 const CHECK_EVERY: u64 = 4096;
@@ -154,177 +161,6 @@ impl World {
     /// As `build_with`, taking the scenario (no copy of it is made).
     pub fn build_owned(scenario: Scenario, custom: CustomCc<'_>) -> Result<World> {
         World::from_plan(crate::scenario::validate::plan_owned(scenario, custom)?)
-    }
-
-    /// Builds what a checked plan describes.
-    pub fn from_plan(plan: Plan) -> Result<World> {
-        let mut links = Vec::with_capacity(2 * plan.links.len());
-        let mut link_names = Vec::with_capacity(plan.links.len());
-        let mut link_entries = Vec::with_capacity(plan.links.len());
-        let mut shapers = Vec::new();
-        let (seed, run) = (plan.effective.seed, plan.effective.run);
-        for (i, l) in plan.links.into_iter().enumerate() {
-            let [fwd, rev] = l.error;
-            let shared = &plan.link_entries[l.entry as usize];
-            let [qf, qr] = &shared.queue;
-            let [rf, rr] = &shared.rate;
-            for (from, to, error, queue, rate) in [(l.a, l.b, fwd, qf, rf), (l.b, l.a, rev, qr, rr)]
-            {
-                // A discipline that draws has a stream of its own, named
-                // after its link direction as the error models' are.
-                let rng = || {
-                    let name = |n: u32| plan.nodes[n as usize].name.as_str();
-                    let stream = link_stream(&l.name, name(from), name(to), "queue");
-                    Rng::stream(seed, run, &stream)
-                };
-                let kind = match (&rate.trace, &rate.schedule) {
-                    (Some(t), _) => Some(ShaperKind::Trace(TraceLink::new(t.clone()))),
-                    (None, Some(s)) => Some(ShaperKind::Schedule(ScheduleLink::new(s.clone()))),
-                    (None, None) => None,
-                };
-                let shaper = match kind {
-                    Some(k) => {
-                        shapers.push(Shaper::new(k));
-                        shapers.len() as u32 - 1
-                    }
-                    None => NO_SHAPER,
-                };
-                let nominal = rate.nominal;
-                links.push(LinkDir {
-                    link: i as u32,
-                    shaper,
-                    to,
-                    rate: nominal,
-                    ns_per_byte: nominal.exact_ns_per_byte().unwrap_or(0),
-                    delay: shared.delay,
-                    device: queue.device_queue(),
-                    queue: LinkQueue::new(Qdisc::from_spec(queue, nominal, shared.mtu, rng)),
-                    error,
-                    busy_until: SimTime::ZERO,
-                    tx_packets: 0,
-                    tx_bytes: 0,
-                    busy_ns: 0,
-                    stats: LinkStats::default(),
-                });
-            }
-            link_names.push(l.name);
-            link_entries.push(l.entry);
-        }
-        let nodes: Vec<Node> = plan
-            .nodes
-            .into_iter()
-            .map(|n| Node {
-                name: n.name,
-                routes: n.routes,
-            })
-            .collect();
-        let ideal = plan.flows.iter().map(|f| f.ideal).collect();
-        let n_tcp = plan
-            .flows
-            .iter()
-            .filter(|f| matches!(f.app, AppPlan::Tcp(_)))
-            .count();
-        let mut tcps = Vec::with_capacity(n_tcp);
-        let flows: Vec<Flow> = plan
-            .flows
-            .into_iter()
-            .map(|f| {
-                let app = match f.app {
-                    AppPlan::Cbr {
-                        interval,
-                        payload,
-                        count,
-                    } => App::Cbr(Box::new(Cbr {
-                        interval,
-                        payload,
-                        count,
-                        sent: 0,
-                    })),
-                    AppPlan::Tcp(mut t) => {
-                        // A controller that draws (CDG's backoff) has a
-                        // stream of its own, named after its flow.
-                        let stream = crate::scenario::concat(&["flow:", &f.name, ":cc"]);
-                        t.cc.seed(Rng::stream(seed, run, &stream));
-                        tcps.push(TcpFlow::new(*t));
-                        App::Tcp(tcps.len() as u32 - 1)
-                    }
-                };
-                Flow {
-                    // Routes are fixed: each endpoint's first hop is looked up once.
-                    egress: [
-                        nodes[f.src as usize].routes.next(f.dst),
-                        nodes[f.dst as usize].routes.next(f.src),
-                    ],
-                    name: f.name,
-                    kind: f.kind,
-                    src: f.src,
-                    dst: f.dst,
-                    start: f.start,
-                    stop: f.stop,
-                    app,
-                    stats: FlowStats::default(),
-                    delays: None,
-                    per_interval: Vec::new(),
-                }
-            })
-            .collect();
-        let sc = plan.effective;
-        let mut world = World {
-            now: SimTime::ZERO,
-            end: sc.duration.map(|d| SimTime::ZERO + d),
-            horizon: sc.duration.map_or(SimTime::MAX, |d| SimTime::ZERO + d),
-            queue: EventQueue::new(),
-            packets: Slab::new(),
-            nodes,
-            links,
-            link_names,
-            link_entries,
-            timers: vec![FlowTimers::default(); flows.len()],
-            flows,
-            tcps,
-            events: 0,
-            last_activity: SimTime::ZERO,
-            wall_seconds: 0.0,
-            finished_at: None,
-            queue_trace: None,
-            sojourn_trace: None,
-            drop_log: None,
-            event_log: None,
-            ideal,
-            scratch: Vec::new(),
-            any_series: false,
-            pcap: Vec::new(),
-            pcap_rx: false,
-            pcap_tx: false,
-            flow_opts: Vec::new(),
-            budget: plan.budget,
-            series_samples: 0,
-            interval_buckets: 0,
-            held_drops: Vec::new(),
-            shapers,
-            delay_percentiles: sc.delay_percentiles,
-            scenario: sc,
-        };
-        if world.scenario.traces(TraceKind::Queue) {
-            // Every queue starts empty at t = 0.
-            let start = (vec![0], vec![0.0]);
-            world.queue_trace = Some(vec![start; world.links.len()]);
-        }
-        if world.scenario.traces(TraceKind::Sojourn) {
-            world.sojourn_trace = Some(vec![(Vec::new(), Vec::new()); world.links.len()]);
-        }
-        if world.scenario.traces(TraceKind::Drops) {
-            world.drop_log = Some(Vec::new());
-        }
-        if world.scenario.traces(TraceKind::Events) {
-            world.event_log = Some(Vec::new());
-        }
-        world.any_series = world.tcps.iter().any(|t| !t.series.is_empty());
-        memory::check_estimate(&world)?;
-        for (i, f) in world.flows.iter().enumerate() {
-            world.queue.push(f.start, Event::App { flow: i as u32 });
-        }
-        Ok(world)
     }
 
     /// Runs to the end of the duration, or until no event is left. Fails
@@ -449,7 +285,6 @@ impl World {
     /// results reach the caller meanwhile; a small one here, where a
     /// thread would cost more than the freeing.
     pub(crate) fn dispose(self) {
-        const LARGE: usize = 20_000;
         if self.flows.len() + self.links.len() < LARGE {
             return;
         }

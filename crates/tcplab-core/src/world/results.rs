@@ -135,8 +135,31 @@ impl World {
         }
     }
 
+    /// What a link row reads, apart from the flows: a link's rows can be
+    /// built on a thread of their own while the flows' are built here.
+    fn link_view(&self) -> LinkView<'_> {
+        LinkView {
+            links: &self.links,
+            link_names: &self.link_names,
+            nodes: &self.nodes,
+            shapers: &self.shapers,
+            delay_percentiles: self.delay_percentiles,
+        }
+    }
+}
+
+/// The parts of the world a link's record reads ([`World::link_view`]).
+struct LinkView<'a> {
+    links: &'a [LinkDir],
+    link_names: &'a [String],
+    nodes: &'a [Node],
+    shapers: &'a [Shaper],
+    delay_percentiles: bool,
+}
+
+impl<'a> LinkView<'a> {
     /// One link direction's record, borrowing its names from the world.
-    fn link_row(&self, l: &LinkDir, end: SimTime) -> LinkResult<&str> {
+    fn link_row(&self, l: &'a LinkDir, end: SimTime) -> LinkResult<&'a str> {
         let end_ns = end.as_nanos();
         let s = &l.stats;
         let tail = (end.max(s.queue_changed_at) - s.queue_changed_at).as_nanos() as u128;
@@ -224,36 +247,57 @@ impl World {
     }
 
     /// The shaper of link direction `l`, if it has one.
-    fn shaper_of(&self, l: &LinkDir) -> Option<&Shaper> {
+    fn shaper_of(&self, l: &LinkDir) -> Option<&'a Shaper> {
         self.shapers.get(l.shaper as usize)
     }
 
     /// The capacity trace driving link direction `l`, if any.
-    fn trace_of(&self, l: &LinkDir) -> Option<&CapacityTrace> {
+    fn trace_of(&self, l: &LinkDir) -> Option<&'a CapacityTrace> {
         match self.shaper_of(l).map(|s| &s.kind) {
             Some(ShaperKind::Trace(t)) => Some(&t.trace),
             _ => None,
         }
     }
+}
 
+impl World {
     /// The results with every table as columns. The flows and links tables
     /// are built straight from the world a chunk of rows at a time, without
     /// an owned record per row (with a million flows those records and
     /// their names cost seconds); the returned [`Results`] has no flow or
     /// link rows. The tables are those of `into_results().tables()`.
     pub fn into_tables(self) -> (Tables, Results) {
+        let large = self.flows.len() + self.links.len() >= LARGE;
+        self.into_tables_on(large)
+    }
+
+    /// As `into_tables`, with the links table built on a second thread
+    /// when `two_threads`.
+    pub(super) fn into_tables_on(self, two_threads: bool) -> (Tables, Results) {
         let end = self.end();
         let ids: Vec<usize> = (0..self.flows.len()).collect();
-        let flows = chunked(&ids, |ids| {
-            flow_columns(
-                &ids.iter()
-                    .map(|&i| self.flow_row(i, end))
-                    .collect::<Vec<_>>(),
-            )
-        });
-        let links = chunked(&self.links, |l| {
-            link_columns(&l.iter().map(|l| self.link_row(l, end)).collect::<Vec<_>>())
-        });
+        let flow_table = || {
+            chunked(&ids, |ids| {
+                flow_columns(
+                    &ids.iter()
+                        .map(|&i| self.flow_row(i, end))
+                        .collect::<Vec<_>>(),
+                )
+            })
+        };
+        let view = self.link_view();
+        let link_table = || {
+            chunked(view.links, |l| {
+                link_columns(&l.iter().map(|l| view.link_row(l, end)).collect::<Vec<_>>())
+            })
+        };
+        // Mostly first touches of fresh columns: a large run's two tables
+        // are built on two threads.
+        let (links, flows) = if two_threads {
+            both(link_table, flow_table)
+        } else {
+            (link_table(), flow_table())
+        };
         let r = self.results(false);
         let mut tables = r.tables();
         tables[0].1 = flows;
@@ -283,7 +327,7 @@ impl World {
             links = self
                 .links
                 .iter()
-                .map(|l| owned_link(self.link_row(l, end)))
+                .map(|l| owned_link(self.link_view().link_row(l, end)))
                 .collect();
         }
         let (dirs, nodes, link_names) = (&self.links, &self.nodes, &self.link_names);

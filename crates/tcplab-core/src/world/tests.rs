@@ -126,6 +126,69 @@ fn the_tables_built_from_the_world_in_chunks_are_those_of_the_records() {
 }
 
 #[test]
+fn a_world_built_and_reported_on_two_threads_is_the_one_built_on_one() {
+    // Everything that draws or is shared while building: a RED queue and an
+    // error model (each with its link direction's stream), CDG (its flow's
+    // stream), a TCP group sharing its first member's configuration, a
+    // trace-driven direction (a shaper), UDP.
+    let trace = std::env::temp_dir().join(format!("tcplab-two-{}.txt", std::process::id()));
+    std::fs::write(&trace, "1\n2\n3\n5\n8\n").unwrap();
+    let text = format!(
+        r#"{{"duration": "2s", "seed": 7,
+            "hosts": ["s0", "s1", "s2", "s3", "d0", "d1", "d2", "d3"], "routers": ["r1", "r2"],
+            "links": [
+              {{"a": "r1", "b": "r2", "rate": "5Mbps", "delay": "10ms", "name": "bn",
+                "queue": {{"kind": "red", "limit": "60p", "min_th": 5, "max_th": 15}},
+                "loss": {{"model": "uniform", "per": 0.01}}}},
+              {{"a": ["s0", "s1", "s2", "s3"], "b": "r1", "rate": "100Mbps", "delay": "1ms"}},
+              {{"a": "r2", "b": ["d0", "d1", "d2"], "rate": "100Mbps", "delay": "1ms"}},
+              {{"a": "r2", "b": "d3", "rate": {{"trace": "{}"}}, "delay": "1ms"}}],
+            "flows": [
+              {{"kind": "tcp", "cc": "cdg", "src": "s0", "dst": "d0"}},
+              {{"kind": "tcp", "cc": "cubic", "src": ["s1", "s2"], "dst": ["d1", "d2"],
+                "start": ["0s", "0.1s"]}},
+              {{"kind": "udp", "src": "s3", "dst": "d3", "rate": "1Mbps"}}]}}"#,
+        trace.display()
+    );
+    let sc = Scenario::from_json(&text).unwrap();
+    let run = |two_threads: bool| {
+        let plan = crate::scenario::plan(&sc, &mut |_| None).unwrap();
+        let mut w = World::from_plan_on(plan, two_threads).unwrap();
+        w.run().unwrap();
+        assert!(w.links[0].stats.drops_aqm > 0 && w.links[0].stats.drops_error > 0);
+        assert_eq!(w.shapers.len(), 2, "both directions follow the trace");
+        w.into_tables_on(two_threads).0
+    };
+    assert_eq!(bits(&run(true)), bits(&run(false)));
+    let _ = std::fs::remove_file(trace);
+}
+
+#[test]
+fn both_runs_its_first_task_on_a_second_thread_and_passes_on_its_panic() {
+    let here = std::thread::current().id();
+    let (a, b) = both(
+        || std::thread::current().id(),
+        || std::thread::current().id(),
+    );
+    assert_ne!(a, here);
+    assert_eq!(b, here);
+    let payload = std::panic::catch_unwind(|| {
+        both(
+            || {
+                std::panic::panic_any(crate::alloc::OutOfMemory {
+                    what: "a test",
+                    bytes: 1,
+                })
+            },
+            || 1,
+        )
+    })
+    .unwrap_err();
+    let oom = payload.downcast_ref::<crate::alloc::OutOfMemory>().unwrap();
+    assert_eq!(oom.what, "a test");
+}
+
+#[test]
 fn a_connection_fits_in_fifteen_cache_lines() {
     // Every delivery reads its connection, and the whole of it is
     // prefetched before its timer fires: one line more costs 5-8% at
