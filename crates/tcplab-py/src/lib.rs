@@ -369,7 +369,9 @@ fn check_json(
                 .map(|c| Box::new(c) as Box<dyn tcplab_core::cc::CongestionControl>)
         };
         let world = tcplab_core::World::build_with(&sc, &mut supply)?;
-        Ok(world.into_results().scenario.to_json())
+        let json = world.effective_scenario().to_json();
+        world.dispose();
+        Ok(json)
     })
 }
 

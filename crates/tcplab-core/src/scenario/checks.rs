@@ -5,7 +5,7 @@
 
 use std::cell::Cell;
 
-use rustc_hash::FxHashMap;
+use super::names::NameTable;
 
 use super::validate::{AppPlan, FlowPlan, LinkPlan, NodePlan, MIN_MEMORY_BUDGET};
 use super::{PcapSpec, Scenario, TraceSpec, DEFAULT_MEMORY_BUDGET};
@@ -82,8 +82,8 @@ pub(super) fn check_nodes<'a>(
     hosts: &'a [String],
     routers: &'a [String],
 ) -> Result<(Vec<NodePlan>, NodeIds<'a>)> {
-    let mut ids: FxHashMap<&str, u32> =
-        FxHashMap::with_capacity_and_hasher(hosts.len() + routers.len(), Default::default());
+    let mut ids = NameTable::with_capacity(hosts.len() + routers.len());
+    let name_of = |i: u32| node_name(hosts, routers, i);
     let mut nodes = Vec::with_capacity(hosts.len() + routers.len());
     let declared = hosts
         .iter()
@@ -101,7 +101,7 @@ pub(super) fn check_nodes<'a>(
         }
         check_name(name, || path(is_host, i))?;
         // One probe per name: the insert tells of an earlier one.
-        if let Some(j) = ids.insert(name, nodes.len() as u32) {
+        if let Some(j) = ids.insert(name, nodes.len() as u32, name_of) {
             let j = j as usize;
             let earlier = if j < hosts.len() {
                 path(true, j)
@@ -119,12 +119,30 @@ pub(super) fn check_nodes<'a>(
             routes: RouteTable::default(),
         });
     }
-    Ok((nodes, NodeIds { ids }))
+    Ok((
+        nodes,
+        NodeIds {
+            ids,
+            hosts,
+            routers,
+        },
+    ))
+}
+
+/// Node `i`'s name: hosts first, then routers.
+fn node_name<'a>(hosts: &'a [String], routers: &'a [String], i: u32) -> &'a str {
+    let i = i as usize;
+    match hosts.get(i) {
+        Some(h) => h,
+        None => &routers[i - hosts.len()],
+    }
 }
 
 /// Node names to their indices among the nodes.
 pub(super) struct NodeIds<'a> {
-    ids: FxHashMap<&'a str, u32>,
+    ids: NameTable,
+    hosts: &'a [String],
+    routers: &'a [String],
 }
 
 /// Where a run of lookups' next name probably is, which one string
@@ -156,7 +174,8 @@ impl NodeIds<'_> {
         let found = if nodes.get(g as usize).is_some_and(|n| n.name == name) {
             Some(g)
         } else {
-            self.ids.get(name).copied()
+            self.ids
+                .get(name, |i| node_name(self.hosts, self.routers, i))
         };
         if let Some(i) = found {
             lane.set((i, i.wrapping_sub(last)));

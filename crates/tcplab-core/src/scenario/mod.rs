@@ -14,6 +14,7 @@ mod checks;
 mod flow_fields;
 mod group;
 mod member;
+mod names;
 mod parse;
 mod rate;
 mod reception;

@@ -222,11 +222,11 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
     // Names are unique (checked once all are known: a map that borrows them
     // costs no copy of a million names).
     {
-        let mut ids: FxHashMap<&str, u32> =
-            FxHashMap::with_capacity_and_hasher(links.len(), Default::default());
+        let mut ids = super::names::NameTable::with_capacity(links.len());
+        let name_of = |i: u32| links[i as usize].name.as_str();
         for (id, l) in links.iter().enumerate() {
             // One probe per name: the insert tells of an earlier one.
-            if let Some(prev) = ids.insert(&l.name, id as u32) {
+            if let Some(prev) = ids.insert(&l.name, id as u32, name_of) {
                 let spec = &sc.links[l.entry as usize];
                 let path = match (&spec.name, l.member) {
                     (Some(names @ OneOrMany::Many(_)), Some(k)) => {

@@ -279,12 +279,17 @@ impl World {
         self.events
     }
 
+    /// The scenario with every default filled in (what a check reports).
+    pub fn effective_scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
     /// Frees the world once its results are out. A large one (a million
     /// flows hold several gigabytes in tens of millions of allocations, a
     /// second or more to free) is freed on a thread of its own, so that the
     /// results reach the caller meanwhile; a small one here, where a
     /// thread would cost more than the freeing.
-    pub(crate) fn dispose(self) {
+    pub fn dispose(self) {
         if self.flows.len() + self.links.len() < LARGE {
             return;
         }
