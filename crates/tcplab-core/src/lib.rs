@@ -12,6 +12,7 @@ pub mod engine;
 pub mod error;
 pub mod hist;
 pub mod net;
+pub mod par;
 pub mod pcap;
 pub mod results;
 pub mod rng;

@@ -12,7 +12,7 @@ const LAYERS: &[&[&str]] = &[
     &["time", "rng", "error"],
     &["units"],
     &["alloc"],
-    &["engine", "hist"],
+    &["engine", "hist", "par"],
     &["net"],
     &["cc", "pcap"],
     &["tcp"],

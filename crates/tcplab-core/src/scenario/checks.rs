@@ -6,6 +6,7 @@
 use std::cell::Cell;
 
 use super::names::NameTable;
+use crate::par::{both_if, LARGE};
 
 use super::validate::{AppPlan, FlowPlan, LinkPlan, NodePlan, MIN_MEMORY_BUDGET};
 use super::{PcapSpec, Scenario, TraceSpec, DEFAULT_MEMORY_BUDGET};
@@ -77,47 +78,65 @@ pub(super) fn check_top_level(sc: &mut Scenario) -> Result<u64> {
 }
 
 /// Hosts and routers: names unique and not empty. Gives the nodes (hosts
-/// first) and each name's index among them.
+/// first) and each name's index among them. A large scenario checks the
+/// names and enters them in the table on two threads; the error reported
+/// is the one at the first node either finds, as if checked in one pass.
 pub(super) fn check_nodes<'a>(
     hosts: &'a [String],
     routers: &'a [String],
 ) -> Result<(Vec<NodePlan>, NodeIds<'a>)> {
-    let mut ids = NameTable::with_capacity(hosts.len() + routers.len());
+    let n = hosts.len() + routers.len();
+    let path = |i: usize| {
+        if i < hosts.len() {
+            format!("hosts[{i}]")
+        } else {
+            format!("routers[{}]", i - hosts.len())
+        }
+    };
     let name_of = |i: u32| node_name(hosts, routers, i);
-    let mut nodes = Vec::with_capacity(hosts.len() + routers.len());
-    let declared = hosts
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (true, i, n))
-        .chain(routers.iter().enumerate().map(|(i, n)| (false, i, n)));
-    let path =
-        |is_host: bool, i: usize| format!("{}[{i}]", if is_host { "hosts" } else { "routers" });
-    for (is_host, i, name) in declared {
-        if name.trim().is_empty() {
-            return Err(Error::invalid(
-                path(is_host, i),
-                "a node needs a non-empty name",
-            ));
+    let all = || hosts.iter().chain(routers);
+    // Each side stops at its first finding: (the node, its error).
+    let named = || -> (Vec<NodePlan>, Option<(usize, Error)>) {
+        let mut nodes = Vec::with_capacity(n);
+        for (i, name) in all().enumerate() {
+            if name.trim().is_empty() {
+                let e = Error::invalid(path(i), "a node needs a non-empty name");
+                return (nodes, Some((i, e)));
+            }
+            if let Err(e) = check_name(name, || path(i)) {
+                return (nodes, Some((i, e)));
+            }
+            nodes.push(NodePlan {
+                name: name.clone(),
+                is_host: i < hosts.len(),
+                routes: RouteTable::default(),
+            });
         }
-        check_name(name, || path(is_host, i))?;
-        // One probe per name: the insert tells of an earlier one.
-        if let Some(j) = ids.insert(name, nodes.len() as u32, name_of) {
-            let j = j as usize;
-            let earlier = if j < hosts.len() {
-                path(true, j)
-            } else {
-                path(false, j - hosts.len())
-            };
-            return Err(Error::invalid(
-                path(is_host, i),
-                format!("duplicate node name '{name}' (already {earlier}); names must be unique"),
-            ));
+        (nodes, None)
+    };
+    let entered = || -> (NameTable, Option<(usize, Error)>) {
+        let mut ids = NameTable::with_capacity(n);
+        for (i, name) in all().enumerate() {
+            // One probe per name: the insert tells of an earlier one.
+            if let Some(j) = ids.insert(name, i as u32, name_of) {
+                let e = Error::invalid(
+                    path(i),
+                    format!(
+                        "duplicate node name '{name}' (already {}); names must be unique",
+                        path(j as usize)
+                    ),
+                );
+                return (ids, Some((i, e)));
+            }
         }
-        nodes.push(NodePlan {
-            name: name.clone(),
-            is_host,
-            routes: RouteTable::default(),
-        });
+        (ids, None)
+    };
+    let ((ids, duplicate), (nodes, bad_name)) = both_if(n >= LARGE, entered, named);
+    // A node's name is checked before it is entered.
+    match (bad_name, duplicate) {
+        (Some((i, e)), Some((j, _))) if i <= j => return Err(e),
+        (_, Some((_, e))) | (Some((_, e)), None) => return Err(e),
+        (None, None) => {}
     }
     Ok((
         nodes,
@@ -310,5 +329,50 @@ mod tests {
             e.starts_with("routers[2]: duplicate node name 'r' (already routers[0])"),
             "{e}"
         );
+    }
+
+    /// Hosts named `h0` to `h{n-1}`.
+    fn first_n(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("h{i}")).collect()
+    }
+
+    /// The error `check_nodes` gives for `n` hosts named `h{i}`, with the
+    /// names at the given indices replaced.
+    fn first_error(n: usize, replaced: &[(usize, &str)]) -> String {
+        let mut hosts = first_n(n);
+        for &(i, name) in replaced {
+            hosts[i] = name.to_string();
+        }
+        check_nodes(&hosts, &names(&["r"]))
+            .err()
+            .unwrap()
+            .to_string()
+    }
+
+    #[test]
+    fn the_error_reported_is_at_the_first_bad_node_on_one_thread_or_two() {
+        // 100 nodes are checked on one thread, 30,000 on two
+        // (crate::par::LARGE); the messages are the same.
+        for n in [100, 30_000] {
+            let (early, late) = (n / 3, n / 2);
+            let dup = |i: usize| format!("hosts[{i}]: duplicate node name 'h1' (already hosts[1])");
+            let ctl = |i: usize| format!("hosts[{i}]: \"h\\u{{7}}\" holds the control character");
+            let e = first_error(n, &[(early, "h1"), (late, "h\u{7}")]);
+            assert!(e.starts_with(&dup(early)), "{n}: {e}");
+            let e = first_error(n, &[(early, "h\u{7}"), (late, "h1")]);
+            assert!(e.starts_with(&ctl(early)), "{n}: {e}");
+            let e = first_error(n, &[(late, " ")]);
+            assert!(
+                e.starts_with(&format!("hosts[{late}]: a node needs a non-empty name")),
+                "{n}: {e}"
+            );
+            // A name both repeated and empty: its emptiness, checked first.
+            let e = first_error(n, &[(early, " "), (late, " ")]);
+            assert!(
+                e.starts_with(&format!("hosts[{early}]: a node needs")),
+                "{n}: {e}"
+            );
+            assert!(check_nodes(&first_n(n), &names(&["r"])).is_ok());
+        }
     }
 }

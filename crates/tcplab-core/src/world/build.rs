@@ -46,17 +46,11 @@ impl World {
             })
             .collect();
         let (seed, run) = (sc.seed, sc.run);
-        let ((links, link_names, link_entries, shapers), (flows, tcps, ideal)) = if two_threads {
-            both(
-                || build_links(links, &link_entries, &nodes, seed, run),
-                || build_flows(flows, &nodes, seed, run),
-            )
-        } else {
-            (
-                build_links(links, &link_entries, &nodes, seed, run),
-                build_flows(flows, &nodes, seed, run),
-            )
-        };
+        let ((links, link_names, link_entries, shapers), (flows, tcps, ideal)) = both_if(
+            two_threads,
+            || build_links(links, &link_entries, &nodes, seed, run),
+            || build_flows(flows, &nodes, seed, run),
+        );
         let mut world = World {
             now: SimTime::ZERO,
             end: sc.duration.map(|d| SimTime::ZERO + d),
@@ -114,35 +108,6 @@ impl World {
         }
         Ok(world)
     }
-}
-
-/// `a()` on a thread of its own while this one runs `b()`; both here, in
-/// turn, when no thread can be had. A panic in either (an
-/// [`crate::alloc::OutOfMemory`] among them) continues in the caller.
-pub(super) fn both<A, B>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B) -> (A, B)
-where
-    A: Send,
-{
-    // `a` waits in a slot that whichever side runs it takes it from: the
-    // thread, or this one when the thread could not be started.
-    let slot = std::sync::Mutex::new(Some(a));
-    let take = || slot.lock().ok().and_then(|mut a| a.take());
-    std::thread::scope(|s| {
-        let spawned = std::thread::Builder::new()
-            .name("tcplab-build".into())
-            .spawn_scoped(s, || take().map(|a| a()));
-        let b = b();
-        let a = match spawned.map(|thread| thread.join()) {
-            Ok(Ok(a)) => a,
-            Ok(Err(panic)) => std::panic::resume_unwind(panic),
-            Err(_) => None,
-        };
-        let a = a.or_else(|| take().map(|a| a()));
-        (
-            a.expect("the slot is taken once, by the side that runs it"),
-            b,
-        )
-    })
 }
 
 /// The link directions, two per link (a -> b, then b -> a).

@@ -24,7 +24,7 @@ mod timers;
 #[cfg(test)]
 mod tests;
 
-use build::both;
+use crate::par::{both_if, LARGE};
 use flow::*;
 use layout::prefetch_bytes;
 use results::add_interval;
@@ -136,11 +136,6 @@ pub struct World {
     /// and every flow's delay distribution.
     delay_percentiles: bool,
 }
-
-/// A world of at least this many flows and link directions (or links, when
-/// it is being built) is built, reported and freed with a second thread:
-/// below it a thread costs more than it saves.
-const LARGE: usize = 20_000;
 
 /// Every this many events the run asks whether to stop (Ctrl-C) and checks
 /// its memory: a few hundred microseconds of wall time.

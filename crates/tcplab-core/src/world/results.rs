@@ -293,11 +293,7 @@ impl World {
         };
         // Mostly first touches of fresh columns: a large run's two tables
         // are built on two threads.
-        let (links, flows) = if two_threads {
-            both(link_table, flow_table)
-        } else {
-            (link_table(), flow_table())
-        };
+        let (links, flows) = both_if(two_threads, link_table, flow_table);
         let r = self.results(false);
         let mut tables = r.tables();
         tables[0].1 = flows;

@@ -164,31 +164,6 @@ fn a_world_built_and_reported_on_two_threads_is_the_one_built_on_one() {
 }
 
 #[test]
-fn both_runs_its_first_task_on_a_second_thread_and_passes_on_its_panic() {
-    let here = std::thread::current().id();
-    let (a, b) = both(
-        || std::thread::current().id(),
-        || std::thread::current().id(),
-    );
-    assert_ne!(a, here);
-    assert_eq!(b, here);
-    let payload = std::panic::catch_unwind(|| {
-        both(
-            || {
-                std::panic::panic_any(crate::alloc::OutOfMemory {
-                    what: "a test",
-                    bytes: 1,
-                })
-            },
-            || 1,
-        )
-    })
-    .unwrap_err();
-    let oom = payload.downcast_ref::<crate::alloc::OutOfMemory>().unwrap();
-    assert_eq!(oom.what, "a test");
-}
-
-#[test]
 fn a_connection_fits_in_fifteen_cache_lines() {
     // Every delivery reads its connection, and the whole of it is
     // prefetched before its timer fires: one line more costs 5-8% at
