@@ -315,6 +315,9 @@ pub type Columns = Vec<(&'static str, ColumnData)>;
 /// Every table by name, in the order of [`Results::tables`].
 pub type Tables = Vec<(&'static str, Columns)>;
 
+/// Rows a table's columns are made for at a time.
+const CHUNK: usize = 1024;
+
 /// The columns of `items`' rows, made `CHUNK` rows at a time by `columns`.
 /// A numeric column is allocated zeroed at its full length, and only its
 /// non-zero values are written: the pages of a column that stays zero over
@@ -322,33 +325,124 @@ pub type Tables = Vec<(&'static str, Columns)>;
 /// are never touched, which at a million flows is most of what building
 /// the tables costs.
 pub(crate) fn chunked<T>(items: &[T], columns: impl Fn(&[T]) -> Columns) -> Columns {
-    const CHUNK: usize = 1024;
-    let n = items.len();
-    let mut out = columns(&items[..n.min(CHUNK)]);
-    let chunks = n.div_ceil(CHUNK);
-    for (_, c) in &mut out {
-        match c {
-            ColumnData::U64(v) => *v = sparse(v, n),
-            ColumnData::F64(v) => *v = sparse(v, n),
-            // The first chunk's length per chunk, and some to spare.
-            ColumnData::Str(s) => s.reserve((s.len() + 1) * chunks.saturating_sub(1) * 9 / 8),
+    let mut out = sized(columns(&[]), items.len());
+    fill(&mut parts(&mut out, items.len()).0, items, &columns);
+    out
+}
+
+/// As [`chunked`], on two threads: the rows before `at` on a second one,
+/// while this one runs `here` and then makes the rows from `at` on into
+/// the same columns (a text column's two halves are joined after).
+pub(crate) fn chunked_beside<T: Sync, O>(
+    items: &[T],
+    at: usize,
+    columns: impl Fn(&[T]) -> Columns + Sync,
+    here: impl FnOnce() -> O,
+) -> (Columns, O) {
+    let mut out = sized(columns(&[]), items.len());
+    let (mut head, mut tail) = parts(&mut out, at);
+    let ((), o) = crate::par::both(
+        || fill(&mut head, &items[..at], &columns),
+        || {
+            let o = here();
+            fill(&mut tail, &items[at..], &columns);
+            o
+        },
+    );
+    let tails: Vec<String> = tail
+        .into_iter()
+        .filter_map(|p| match p {
+            Part::Str(_, s) => Some(s),
+            _ => None,
+        })
+        .collect();
+    drop(head);
+    let texts = out.iter_mut().filter_map(|(_, c)| match c {
+        ColumnData::Str(s) => Some(s),
+        _ => None,
+    });
+    for (s, t) in texts.zip(tails) {
+        if at > 0 && at < items.len() {
+            s.push('\0');
         }
+        s.push_str(&t);
     }
-    for (k, chunk) in items.chunks(CHUNK).enumerate().skip(1) {
+    (out, o)
+}
+
+/// Columns of `n` rows of the kinds `empty` has: numeric ones zeroed (`vec![0;
+/// n]` of these types takes calloc'd pages, which the kernel clears only
+/// when written), text ones empty.
+fn sized(empty: Columns, n: usize) -> Columns {
+    empty
+        .into_iter()
+        .map(|(name, c)| {
+            let c = match c {
+                ColumnData::U64(_) => ColumnData::U64(vec![0; n]),
+                ColumnData::F64(_) => ColumnData::F64(vec![0.0; n]),
+                ColumnData::Str(_) => ColumnData::Str(String::new()),
+            };
+            (name, c)
+        })
+        .collect()
+}
+
+/// Where one run of rows goes in a table's columns: its part of a numeric
+/// column, or the text it is joined into (the column's own, or one of its
+/// own to be joined to it after).
+enum Part<'a> {
+    U64(&'a mut [u64]),
+    F64(&'a mut [f64]),
+    Str(Option<&'a mut String>, String),
+}
+
+/// The parts of `cols` before row `at` and from `at` on. The first part's
+/// text goes into the columns; the second's into texts of its own.
+fn parts(cols: &mut Columns, at: usize) -> (Vec<Part<'_>>, Vec<Part<'_>>) {
+    cols.iter_mut()
+        .map(|(_, c)| match c {
+            ColumnData::U64(v) => {
+                let (a, b) = v.split_at_mut(at);
+                (Part::U64(a), Part::U64(b))
+            }
+            ColumnData::F64(v) => {
+                let (a, b) = v.split_at_mut(at);
+                (Part::F64(a), Part::F64(b))
+            }
+            ColumnData::Str(s) => (
+                Part::Str(Some(s), String::new()),
+                Part::Str(None, String::new()),
+            ),
+        })
+        .unzip()
+}
+
+/// Makes `items`' rows into `parts`, `CHUNK` rows at a time.
+fn fill<T>(parts: &mut [Part<'_>], items: &[T], columns: &impl Fn(&[T]) -> Columns) {
+    let chunks = items.len().div_ceil(CHUNK);
+    for (k, chunk) in items.chunks(CHUNK).enumerate() {
         let at = k * CHUNK;
-        for ((_, a), (_, b)) in out.iter_mut().zip(columns(chunk)) {
-            match (a, b) {
-                (ColumnData::U64(a), ColumnData::U64(b)) => write_nonzero(&mut a[at..], &b),
-                (ColumnData::F64(a), ColumnData::F64(b)) => write_nonzero(&mut a[at..], &b),
-                (ColumnData::Str(a), ColumnData::Str(b)) => {
-                    a.push('\0');
-                    a.push_str(&b);
+        for (part, (_, col)) in parts.iter_mut().zip(columns(chunk)) {
+            match (part, col) {
+                (Part::U64(a), ColumnData::U64(b)) => write_nonzero(&mut a[at..], &b),
+                (Part::F64(a), ColumnData::F64(b)) => write_nonzero(&mut a[at..], &b),
+                (Part::Str(own, mine), ColumnData::Str(b)) => {
+                    let s = match own {
+                        Some(s) => &mut **s,
+                        None => mine,
+                    };
+                    if k == 0 {
+                        // The first chunk's length per chunk, and some to spare.
+                        s.reserve((b.len() + 1) * chunks * 9 / 8);
+                    } else {
+                        s.push('\0');
+                    }
+                    s.push_str(&b);
                 }
                 _ => unreachable!("the same table has the same column types"),
             }
         }
     }
-    out
 }
 
 /// A numeric column's value, and whether its bits are all zero (what a
@@ -367,14 +461,6 @@ impl ZeroBits for f64 {
     fn is_zero_bits(&self) -> bool {
         self.to_bits() == 0
     }
-}
-
-/// `first` at the start of a vector of `n` zeroes. `vec![0; n]` of these
-/// types takes calloc'd pages, which the kernel clears only when written.
-fn sparse<V: ZeroBits>(first: &[V], n: usize) -> Vec<V> {
-    let mut v = vec![V::default(); n];
-    write_nonzero(&mut v, first);
-    v
 }
 
 /// Writes `from`'s non-zero values over the zeroes at the start of `into`.
@@ -473,32 +559,78 @@ mod tests {
         v
     }
 
+    fn sample_u(i: usize) -> u64 {
+        if i % 700 == 3 {
+            i as u64
+        } else {
+            0
+        }
+    }
+
+    fn sample_f(i: usize) -> f64 {
+        match i % 500 {
+            1 => f64::NAN,
+            2 => -0.0,
+            3 => i as f64 * 0.5,
+            _ => 0.0,
+        }
+    }
+
+    /// Rows `ids` of three columns, zero over long runs with values
+    /// between, and a text column with empty values.
+    fn sample(ids: &[usize]) -> Columns {
+        vec![
+            (
+                "u",
+                ColumnData::U64(ids.iter().map(|&i| sample_u(i)).collect()),
+            ),
+            (
+                "f",
+                ColumnData::F64(ids.iter().map(|&i| sample_f(i)).collect()),
+            ),
+            (
+                "s",
+                ColumnData::Str(joined(
+                    ids.iter().map(|i| if i % 2 == 0 { "a" } else { "" }),
+                )),
+            ),
+        ]
+    }
+
+    /// The columns as bits (NaN equal to NaN) and text.
+    fn as_bits(cols: &Columns) -> Vec<(Vec<u64>, String)> {
+        cols.iter()
+            .map(|(_, c)| match c {
+                ColumnData::U64(v) => (v.clone(), String::new()),
+                ColumnData::F64(v) => (v.iter().map(|x| x.to_bits()).collect(), String::new()),
+                ColumnData::Str(s) => (Vec::new(), s.clone()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn columns_made_in_two_runs_on_two_threads_are_those_made_in_one() {
+        let n = 3 * 1024 + 5;
+        let rows: Vec<usize> = (0..n).collect();
+        let one = as_bits(&chunked(&rows, sample));
+        assert_eq!(one[2].1.split('\0').count(), n);
+        let here = std::thread::current().id();
+        for at in [0, 1, 2, 1023, 1024, 1500, n - 1, n] {
+            let (two, ran) = chunked_beside(&rows, at, sample, || std::thread::current().id());
+            assert_eq!(ran, here, "the second task runs on this thread");
+            assert_eq!(as_bits(&two), one, "split at {at}");
+        }
+    }
+
     #[test]
     fn chunked_columns_hold_every_value_in_its_row() {
         // Three chunks and a bit, zero over long runs with values between:
         // a value written at the wrong offset, or a zero left over a value,
         // changes the column.
         let n = 3 * 1024 + 5;
-        let u = |i: usize| if i % 700 == 3 { i as u64 } else { 0 };
-        let f = |i: usize| match i % 500 {
-            1 => f64::NAN,
-            2 => -0.0,
-            3 => i as f64 * 0.5,
-            _ => 0.0,
-        };
+        let (u, f) = (sample_u, sample_f);
         let rows: Vec<usize> = (0..n).collect();
-        let cols = chunked(&rows, |ids| {
-            vec![
-                ("u", ColumnData::U64(ids.iter().map(|&i| u(i)).collect())),
-                ("f", ColumnData::F64(ids.iter().map(|&i| f(i)).collect())),
-                (
-                    "s",
-                    ColumnData::Str(joined(
-                        ids.iter().map(|i| if i % 2 == 0 { "a" } else { "" }),
-                    )),
-                ),
-            ]
-        });
+        let cols = chunked(&rows, sample);
         let [(_, ColumnData::U64(us)), (_, ColumnData::F64(fs)), (_, ColumnData::Str(ss))] =
             &cols[..]
         else {

@@ -48,8 +48,9 @@ use crate::net::schedule::ScheduleLink;
 use crate::net::shaper::{Shaper, ShaperKind};
 use crate::pcap::{FlowOptions, PcapWriter};
 use crate::results::{
-    chunked, flow_columns, link_columns, DropCause, DropRecord, EventRecord, FlowResult,
-    IntervalRecord, LinkResult, PcapRecord, Results, RunSummary, RunTiming, Series, Tables,
+    chunked, chunked_beside, flow_columns, link_columns, DropCause, DropRecord, EventRecord,
+    FlowResult, IntervalRecord, LinkResult, PcapRecord, Results, RunSummary, RunTiming, Series,
+    Tables,
 };
 use crate::rng::{link_stream, Rng};
 use crate::scenario::resolve::TcpPlan;

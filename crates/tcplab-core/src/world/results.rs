@@ -286,14 +286,20 @@ impl World {
             })
         };
         let view = self.link_view();
-        let link_table = || {
-            chunked(view.links, |l| {
-                link_columns(&l.iter().map(|l| view.link_row(l, end)).collect::<Vec<_>>())
-            })
+        let link_rows = |l: &[LinkDir]| {
+            link_columns(&l.iter().map(|l| view.link_row(l, end)).collect::<Vec<_>>())
         };
-        // Mostly first touches of fresh columns: a large run's two tables
-        // are built on two threads.
-        let (links, flows) = both_if(two_threads, link_table, flow_table);
+        // Mostly first touches of fresh columns: a large run's tables are
+        // built on two threads, the first links on a second one while this
+        // one builds the flows and then the last links. A flow's row costs
+        // about two link rows (0.44 and 0.2 us at a million flows).
+        let (links, flows) = if two_threads {
+            let n = view.links.len();
+            let at = ((n + 2 * ids.len()) / 2).min(n);
+            chunked_beside(view.links, at, link_rows, flow_table)
+        } else {
+            (chunked(view.links, link_rows), flow_table())
+        };
         let r = self.results(false);
         let mut tables = r.tables();
         tables[0].1 = flows;
