@@ -38,10 +38,15 @@ impl NameTable {
         h.finish().wrapping_mul(0x9e37_79b9_7f4a_7c15)
     }
 
-    /// The index under `name`, and the slot where it is or would go.
+    /// The index under `name` (whose hash is `h`), and the slot where it is
+    /// or would go.
     #[inline]
-    fn probe<'a>(&self, name: &str, name_of: impl Fn(u32) -> &'a str) -> (Option<u32>, usize) {
-        let h = Self::hash(name);
+    fn probe<'a>(
+        &self,
+        h: u64,
+        name: &str,
+        name_of: impl Fn(u32) -> &'a str,
+    ) -> (Option<u32>, usize) {
         let tag = h as u32;
         let mask = self.slots.len() - 1;
         let mut at = (h >> self.shift) as usize;
@@ -65,10 +70,11 @@ impl NameTable {
         i: u32,
         name_of: impl Fn(u32) -> &'a str,
     ) -> Option<u32> {
-        match self.probe(name, name_of) {
+        let h = Self::hash(name);
+        match self.probe(h, name, name_of) {
             (Some(j), _) => Some(j),
             (None, at) => {
-                self.slots[at] = (Self::hash(name) as u32 as u64) << 32 | i as u64;
+                self.slots[at] = (h as u32 as u64) << 32 | i as u64;
                 None
             }
         }
@@ -76,7 +82,7 @@ impl NameTable {
 
     /// The index entered under `name`.
     pub(super) fn get<'a>(&self, name: &str, name_of: impl Fn(u32) -> &'a str) -> Option<u32> {
-        self.probe(name, name_of).0
+        self.probe(Self::hash(name), name, name_of).0
     }
 }
 
@@ -116,7 +122,7 @@ mod tests {
         let first_slot = |n: &str| (NameTable::hash(n) >> t.shift) as usize;
         let displaced = names
             .iter()
-            .filter(|n| t.probe(n, of).1 != first_slot(n))
+            .filter(|n| t.probe(NameTable::hash(n), n, of).1 != first_slot(n))
             .count();
         assert!(displaced > 0);
         for (i, n) in names.iter().enumerate() {

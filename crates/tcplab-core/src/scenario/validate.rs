@@ -208,10 +208,7 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
             rate: [fwd_rate, rev_rate],
             delay: l.delay,
             mtu: l.mtu,
-            queue: [
-                l.queue.clone(),
-                l.reverse_queue.as_ref().unwrap_or(&l.queue).clone(),
-            ],
+            queue: [l.queue.clone(), rev_queue.clone()],
         });
         if l.name.is_none() && n == 1 && l.a.count().is_none() && l.b.count().is_none() {
             // A single link shows its default name; a group's are "a-b".

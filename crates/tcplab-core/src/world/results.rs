@@ -326,10 +326,11 @@ impl World {
             flows = (0..self.flows.len())
                 .map(|i| owned_flow(self.flow_row(i, end)))
                 .collect();
-            links = self
+            let view = self.link_view();
+            links = view
                 .links
                 .iter()
-                .map(|l| owned_link(self.link_view().link_row(l, end)))
+                .map(|l| owned_link(view.link_row(l, end)))
                 .collect();
         }
         let (dirs, nodes, link_names) = (&self.links, &self.nodes, &self.link_names);
