@@ -97,9 +97,9 @@ def test_udp_field_on_a_tcp_flow():
     d["flows"][0]["rate"] = "1Mbps"  # the builder cannot do this; a raw dict or TOML can
     e = refuse(tl.Scenario(d), "flows[0].rate: not a parameter of a tcp flow (allowed: cc, "
                "profile, ns3_release, recovery, mss, delayed_ack, delayed_ack_timeout, "
-               "quick_acks, rtt_sampling, sack, timestamps, window_scaling, rcv_buf, initial_cwnd, "
-               "initial_ssthresh, abc, min_rto, max_rto, initial_rto, clock_granularity, rto, "
-               "restart_after_idle, "
+               "quick_acks, rtt_sampling, cc_rtt, sack, timestamps, window_scaling, rcv_buf, "
+               "initial_cwnd, initial_ssthresh, abc, min_rto, max_rto, initial_rto, "
+               "clock_granularity, rto, restart_after_idle, "
                "recovery_exit, recovery_exit_growth, rate_halving_floor, dupthresh, "
                "limited_transmit, rescue_retransmit, slow_start, rack, tlp, reno_recover_guard, "
                "fast_retransmit_restarts_rto, ecn, ecn_response, app)",

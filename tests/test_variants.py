@@ -501,3 +501,34 @@ def test_a_nested_parameter_table_overrides_only_what_it_names():
     with pytest.raises(tl.ScenarioError) as e:
         net.run(duration="1s")
     assert e.value.path == "flows[1].cc.westwood.coefficent"
+
+
+def _alone_on_the_dumbbell(cc, **tcp):
+    from tcplab.validation.paths import dumbbell
+    res = dumbbell(1, cc=cc, profile="linux", **tcp).run(duration="60s", seed=1)
+    bottleneck = res.links[res.links["link"] == "bottleneck"].iloc[0]
+    return float(res.flows["goodput_bps"].iloc[0]) / 1e6, float(bottleneck["queue_mean_packets"])
+
+
+def test_cdg_with_delayed_acks_needs_the_newest_segments_rtt_sample():
+    # Alone on the 100-ms dumbbell (10 Mb/s) with delayed ACKs: the echo's
+    # samples carry the receiver's 200-ms wait for an odd segment, which CDG
+    # takes for a rising delay and backs off (0.62 Mb/s); the newest
+    # segment's, Linux's ca_rtt (the linux profile's), do not (7.08 Mb/s).
+    newest, _ = _alone_on_the_dumbbell("cdg", delayed_ack=2)
+    echo, _ = _alone_on_the_dumbbell("cdg", delayed_ack=2, cc_rtt="estimator")
+    assert newest > 6.5
+    assert echo < 1.0
+
+
+def test_nv_with_a_base_rtt_keeps_its_pad_queued_and_without_drifts_up():
+    # NV's minimum RTT is re-taken every 5 s from a queue that never drains,
+    # so alone its queue climbs by about its pad (10) per period (56.7
+    # packets on average over 120 s); a base RTT (the path's, as a BPF
+    # program gives Linux's NV) bounds the minimum: about the pad, 9.1.
+    plain_rate, plain_queue = _alone_on_the_dumbbell("nv", delayed_ack=1)
+    based_rate, based_queue = _alone_on_the_dumbbell(
+        {"name": "nv", "base_rtt": 100_000}, delayed_ack=1)
+    assert 5 <= based_queue <= 15
+    assert plain_queue > 30
+    assert based_rate == pytest.approx(plain_rate, rel=0.01)

@@ -241,7 +241,10 @@ class Nv(Variant):
         ssthresh_factor (8), rtt_factor (128), loss_dec_factor (819, in
         1024ths), cwnd_growth_rate_neg (8), cwnd_growth_rate_pos (0),
         dec_eval_min_calls (60), inc_eval_min_calls (20),
-        ssthresh_eval_min_calls (30), stop_rtt_cnt (10), rtt_min_cnt (2).
+        ssthresh_eval_min_calls (30), stop_rtt_cnt (10), rtt_min_cnt (2);
+        and base_rtt: the path's base RTT in microseconds, as a BPF program
+        supplies it to Linux's NV (default 0: none). It bounds the RTT that
+        enters NV's minimum, so that a standing queue cannot raise it.
     """
 
     name = "nv"
@@ -253,7 +256,7 @@ class Nv(Variant):
                  cwnd_growth_rate_neg: int | None = None, cwnd_growth_rate_pos: int | None = None,
                  dec_eval_min_calls: int | None = None, inc_eval_min_calls: int | None = None,
                  ssthresh_eval_min_calls: int | None = None, stop_rtt_cnt: int | None = None,
-                 rtt_min_cnt: int | None = None) -> None:
+                 rtt_min_cnt: int | None = None, base_rtt: int | None = None) -> None:
         super().__init__(pad=pad, pad_buffer=pad_buffer, reset_period=reset_period,
                          min_cwnd=min_cwnd, cong_dec_mult=cong_dec_mult,
                          ssthresh_factor=ssthresh_factor, rtt_factor=rtt_factor,
@@ -263,7 +266,8 @@ class Nv(Variant):
                          dec_eval_min_calls=dec_eval_min_calls,
                          inc_eval_min_calls=inc_eval_min_calls,
                          ssthresh_eval_min_calls=ssthresh_eval_min_calls,
-                         stop_rtt_cnt=stop_rtt_cnt, rtt_min_cnt=rtt_min_cnt)
+                         stop_rtt_cnt=stop_rtt_cnt, rtt_min_cnt=rtt_min_cnt,
+                         base_rtt=base_rtt)
 
 
 class Cdg(Variant):

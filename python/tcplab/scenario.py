@@ -310,6 +310,7 @@ class Network:
         delayed_ack_timeout: Quantity | None = None,
         quick_acks: int | None = None,
         rtt_sampling: Literal["segment", "ack"] | None = None,
+        cc_rtt: Literal["estimator", "newest"] | None = None,
         sack: bool | None = None,
         timestamps: bool | None = None,
         window_scaling: bool | None = None,
@@ -372,6 +373,12 @@ class Network:
                 ``"segment"`` (one timed segment at a time, RFC 6298 with
                 Karn's rule; the default) or ``"ack"`` (every ACK, from the
                 oldest segment it covers, as ns-3; the ns3 profile).
+            cc_rtt: the RTT sample the congestion controller is given:
+                ``"estimator"`` (the RTT estimator's own: the timestamp echo,
+                which with delayed ACKs includes the receiver's wait; the
+                default) or ``"newest"`` (from the most recently sent segment
+                the ACK newly delivers, as Linux's ``ca_rtt_us``; the linux
+                profile).
             ecn: negotiate ECN (RFC 3168) so that queue disciplines with
                 ``ecn`` mark instead of dropping (default off; on for
                 ``"dctcp"``).
@@ -415,7 +422,7 @@ class Network:
             "profile": profile, "ns3_release": ns3_release, "recovery": recovery, "mss": mss,
             "delayed_ack": delayed_ack,
             "delayed_ack_timeout": delayed_ack_timeout, "quick_acks": quick_acks,
-            "rtt_sampling": rtt_sampling, "sack": sack, "timestamps": timestamps,
+            "rtt_sampling": rtt_sampling, "cc_rtt": cc_rtt, "sack": sack, "timestamps": timestamps,
             "window_scaling": window_scaling, "rcv_buf": rcv_buf, "initial_cwnd": initial_cwnd,
             "initial_ssthresh": initial_ssthresh, "abc": abc, "min_rto": min_rto,
             "max_rto": max_rto, "initial_rto": initial_rto,

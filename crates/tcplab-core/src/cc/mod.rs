@@ -175,7 +175,9 @@ pub struct Ack {
     /// Segments newly acknowledged (bytes_acked / MSS, rounded up).
     pub segments_acked: u32,
     pub is_dup: bool,
-    /// A valid RTT sample carried by this ACK (Karn's rule or timestamps).
+    /// The RTT sample this ACK gives the controller (`cc_rtt`): the RTT
+    /// estimator's (Karn's rule or timestamps), or the newest segment's
+    /// (Linux's `ca_rtt_us`, duplicate ACKs with new SACKs included).
     pub rtt: Option<SimDuration>,
     /// The RTT of the newest segment this ACK acknowledges, if it was sent
     /// once: a sample on every ACK of new data, from the per-segment send

@@ -40,7 +40,8 @@
 //!   touch cwnd, so it decides there and the new cwnd and ssthresh are
 //!   written at the start of the same ACK's `increase_window`, before the
 //!   growth (Linux's order).
-//! - No BPF-supplied base RTT, no `nv_catchup` (never set in Linux), no
+//! - The BPF-supplied base RTT is the `base_rtt` parameter (off, as in
+//!   Linux without such a program). No `nv_catchup` (never set in Linux), no
 //!   undo; the growth does not check whether the flow is cwnd-limited.
 //!
 //! Every profile runs Linux's form (no other tool has TCP-NV).
@@ -91,6 +92,12 @@ pub struct NvConfig {
     pub stop_rtt_cnt: u32,
     /// RTTs needed before a decrease: 2 (`nv_rtt_min_cnt`).
     pub rtt_min_cnt: u32,
+    /// The path's base RTT in microseconds, as a BPF program supplies it
+    /// in Linux (`BPF_SOCK_OPS_BASE_RTT`): 0 = none (Linux's default). The
+    /// averaged RTT that enters the minimum is bounded above by it and
+    /// below by 80% of it (`nv_base_rtt`, `nv_lower_bound_rtt`).
+    #[serde(default)]
+    pub base_rtt: u32,
 }
 
 impl NvConfig {
@@ -111,6 +118,7 @@ impl NvConfig {
             ssthresh_eval_min_calls: 30,
             stop_rtt_cnt: 10,
             rtt_min_cnt: 2,
+            base_rtt: 0,
         }
     }
 
@@ -320,8 +328,18 @@ impl CongestionControl for Nv {
         self.rate = (ack.prior_in_flight * 8_000_000 / div) as u32;
         self.rtt_max_rate = self.rtt_max_rate.max(self.rate);
         self.eval_call_cnt = (self.eval_call_cnt + 1).min(255);
-        self.min_rtt = self.min_rtt.min(avg);
-        self.min_rtt_new = self.min_rtt_new.min(avg);
+        // Linux's nv_get_bounded_rtt: only the minimum sees the bounds.
+        let base = self.cfg.base_rtt;
+        let lower = ((base as u64 * 205) >> 8) as u32;
+        let bounded = if lower > 0 && avg < lower {
+            lower
+        } else if base > 0 && avg > base {
+            base
+        } else {
+            avg
+        };
+        self.min_rtt = self.min_rtt.min(bounded);
+        self.min_rtt_new = self.min_rtt_new.min(bounded);
         if now >= self.min_rtt_reset {
             self.min_rtt = self.min_rtt_new;
             self.min_rtt_new = INIT_RTT;
@@ -549,6 +567,42 @@ mod tests {
             assert_eq!(d.cc.min_rtt, min, "at {at} ms");
         }
         assert_eq!(d.cc.last_rtt, 148_437);
+    }
+
+    #[test]
+    fn a_base_rtt_bounds_the_minimum_so_a_standing_queue_cannot_raise_it() {
+        // base_rtt 100 ms: bounds [100,000 x 205 >> 8 = 80,078, 100,000].
+        let mut d = CcDriver::new(
+            Nv::new(
+                NvConfig {
+                    base_rtt: 100_000,
+                    ..NvConfig::linux()
+                },
+                false,
+            ),
+            MSS,
+            10 * MSS,
+        );
+        d.tcb.ssthresh = 5 * MSS;
+        // First sample 150 ms: min_rtt = 2 x 150,000, then the bounded
+        // average, 100,000 (not 150,000).
+        ack(&mut d, 1, 150, 10, Some(1_000_000));
+        assert_eq!(d.cc.min_rtt, 100_000);
+        // Samples of 150 ms across two resets (2 s, 7 s): the minimum
+        // stays at the base RTT, where without it the period's minimum
+        // (150,000) would replace it.
+        for at in [1000, 2500, 7500, 8000] {
+            d.tcb.now = SimTime::ZERO + ms(at);
+            ack(&mut d, 1, 150, 10, None);
+            assert_eq!(d.cc.min_rtt, 100_000, "at {at} ms");
+        }
+        // A 50-ms sample (average (50,000 + 150,000) / 2 = 100,000) and
+        // then 10-ms ones: averages 55,000, 32,500 are raised to 80,078.
+        ack(&mut d, 1, 50, 10, None);
+        ack(&mut d, 1, 10, 10, None);
+        ack(&mut d, 1, 10, 10, None);
+        assert_eq!(d.cc.last_rtt, 32_500);
+        assert_eq!(d.cc.min_rtt, 80_078);
     }
 
     #[test]

@@ -360,6 +360,11 @@ pub struct FlowSpec {
     /// ns-3; the ns3 profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt_sampling: Option<crate::tcp::rtt_timing::RttSampling>,
+    /// tcp: the RTT sample the congestion controller is given: "estimator"
+    /// (the RTT estimator's; the default) or "newest" (the most recently
+    /// sent segment newly delivered, as Linux; the linux profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc_rtt: Option<crate::tcp::ca_rtt::CcRtt>,
     /// tcp: the SACK option (default: on with sack recovery, else off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sack: Option<bool>,
@@ -490,6 +495,7 @@ impl FlowSpec {
             delayed_ack_timeout: None,
             quick_acks: None,
             rtt_sampling: None,
+            cc_rtt: None,
             sack: None,
             timestamps: None,
             window_scaling: None,

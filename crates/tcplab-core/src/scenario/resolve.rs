@@ -10,6 +10,7 @@ use crate::cc::{CongestionControl, CustomCc, Probe};
 use crate::error::{Error, Result};
 use crate::net::packet::{IPV4_HEADER, TCP_HEADER};
 use crate::scenario::{concat, AppKind, FlowSpec, TraceKind, TraceSpec};
+use crate::tcp::ca_rtt::CcRtt;
 use crate::tcp::rtt::RtoPolicy;
 use crate::tcp::rtt_timing::RttSampling;
 use crate::tcp::{EcnResponse, RateHalvingFloor, Recovery, RecoveryExit, TcpConfig};
@@ -389,6 +390,13 @@ pub fn tcp(
             RttSampling::Ack
         } else {
             RttSampling::Segment
+        }),
+        // Linux's modules are given the RTT of the newest segment an ACK
+        // delivers (ca_rtt_us in tcp_clean_rtx_queue), as TCP-Linux's are.
+        cc_rtt: *f.cc_rtt.get_or_insert(if linux {
+            CcRtt::Newest
+        } else {
+            CcRtt::Estimator
         }),
         initial_cwnd: iw as u64 * mss,
         initial_ssthresh,

@@ -187,7 +187,7 @@ mod tests {
                      "start_jitter": 1, "stop": 1,
                      "rate": 1, "size": 1, "count": 1, "cc": "reno", "profile": "paper", "ns3_release": "3.44",
                      "recovery": "reno", "mss": 500, "delayed_ack": 2,
-                     "delayed_ack_timeout": 1, "quick_acks": 1, "rtt_sampling": "ack", "sack": true, "timestamps": true,
+                     "delayed_ack_timeout": 1, "quick_acks": 1, "rtt_sampling": "ack", "cc_rtt": "newest", "sack": true, "timestamps": true,
                      "window_scaling": true, "rcv_buf": 10000, "initial_cwnd": 2,
                      "initial_ssthresh": 10000, "abc": true, "min_rto": 1, "max_rto": 2,
                      "initial_rto": 1, "clock_granularity": 0.001, "rto": "linux",

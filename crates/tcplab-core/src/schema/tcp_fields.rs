@@ -79,6 +79,14 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "RFC 6298 3 (Karn); ns-3 RttHistory (TcpSocketBase::EstimateRtt)",
     ),
     f(
+        "flows[tcp].cc_rtt",
+        "estimator, newest",
+        "",
+        "",
+        "the RTT sample the congestion controller is given: the estimator's (the timestamp echo or timed segment), or the most recently sent segment the ACK newly delivers",
+        "Linux tcp_clean_rtx_queue (ca_rtt_us, passed to pkts_acked); ns-2.35 TCP-Linux (tss[ack])",
+    ),
+    f(
         "flows[tcp].sack",
         "bool",
         "",

@@ -9,6 +9,7 @@
 //! The control state (windows, sequence numbers, the recovery point, RTT
 //! estimates) lives in the [`Tcb`] and nowhere else.
 
+use super::ca_rtt::{CcRtt, NewestRtt};
 use super::fine_retx::FineRetransmit;
 use super::rack::Rack;
 use super::rate::RateSampler;
@@ -53,6 +54,9 @@ pub struct Conn {
     pub closing: bool,
     /// The send times RTT samples come from, without timestamps.
     pub timing: RttTiming,
+    /// The send times the controller's samples come from, with `cc_rtt =
+    /// "newest"`.
+    pub newest: Option<Box<NewestRtt>>,
     pub syn_sent_at: SimTime,
     pub syn_retransmitted: bool,
     pub last_send: SimTime,
@@ -129,7 +133,9 @@ impl Conn {
         } else {
             cfg.rtt_sampling
         });
+        let newest = (cfg.cc_rtt == CcRtt::Newest).then(Box::default);
         Conn {
+            newest,
             base_opts: base_options(cfg.timestamps) as u8,
             wnd_field: (cfg.rcv_buf >> shift).min(65_535) as u16,
             peer_shift: shift,
@@ -361,6 +367,11 @@ impl Conn {
         }
         if !self.cfg.timestamps && len > 0 {
             self.timing.on_sent(now, seq, end, retx);
+        }
+        if len > 0 {
+            if let Some(n) = &mut self.newest {
+                n.on_sent(now, seq, end, retx);
+            }
         }
         if self.tcb.snd_una == self.tcb.snd_max && len > 0 {
             // Nothing was in flight: transmission starts (Linux's

@@ -14,6 +14,7 @@
 //! 1); packet traces write them modulo 2^32. The receiving application reads
 //! in-order data at once, so the advertised window is the receive buffer.
 
+pub mod ca_rtt;
 pub mod conn;
 pub mod event;
 pub mod fine_retx;
@@ -56,6 +57,8 @@ pub struct TcpConfig {
     pub quick_acks: u8,
     /// Where RTT samples come from without timestamps.
     pub rtt_sampling: rtt_timing::RttSampling,
+    /// The RTT sample the congestion controller is given.
+    pub cc_rtt: ca_rtt::CcRtt,
     /// Initial window in bytes.
     pub initial_cwnd: u64,
     pub initial_ssthresh: u64,
@@ -128,6 +131,7 @@ impl TcpConfig {
             delayed_ack_timeout: SimDuration::from_millis(200),
             quick_acks: 0,
             rtt_sampling: rtt_timing::RttSampling::Segment,
+            cc_rtt: ca_rtt::CcRtt::Estimator,
             initial_cwnd: initial_segments * mss,
             initial_ssthresh: u64::MAX,
             min_rto: SimDuration::from_secs(1),

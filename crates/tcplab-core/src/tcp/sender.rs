@@ -19,7 +19,7 @@ use super::rtt::RttEstimator;
 use super::{syn_options, EcnResponse, TcpConfig, TcpHeader};
 use super::{ACK, CWR, ECE, SYN};
 use crate::cc::{Ack, CaState, CongestionControl, CwndEvent, Tcb};
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 
 #[path = "sender_rack.rs"]
 mod rack_glue;
@@ -297,8 +297,16 @@ impl Sender {
                 self.probe_repaired(now);
             }
         }
+        // The controller's sample with `cc_rtt = "newest"` (every ACK's SACK
+        // blocks mark its send times, whatever follows).
+        let una = self.c.tcb.snd_una;
+        let newest = self
+            .c
+            .newest
+            .as_mut()
+            .map(|n| n.on_ack(now, ack.max(una), h.sack_blocks()));
         if ack > self.c.tcb.snd_una {
-            self.new_ack(now, h, sacked_before);
+            self.new_ack(now, h, sacked_before, newest);
         } else if ack == self.c.tcb.snd_una && h.len == 0 && self.c.tcb.snd_una < self.c.tcb.snd_max
         {
             is_dup = true;
@@ -307,7 +315,7 @@ impl Sender {
             self.c.delivered = sacked.saturating_sub(sacked_before).min(u32::MAX as u64) as u32;
             let new_sack = sacked > sacked_before;
             if self.recovery.counts_dupack(&self.c, new_sack) {
-                self.dup_ack(now, h, out);
+                self.dup_ack(now, h, newest.flatten(), out);
             }
         }
         if self.c.rate.is_some() {
@@ -326,7 +334,14 @@ impl Sender {
 
     /// An ACK of new data; `sacked_before`: the bytes SACKed above
     /// snd_una before this ACK.
-    fn new_ack(&mut self, now: SimTime, h: &TcpHeader, sacked_before: u64) {
+    /// `newest`: the newest segment's sample, with `cc_rtt = "newest"`.
+    fn new_ack(
+        &mut self,
+        now: SimTime,
+        h: &TcpHeader,
+        sacked_before: u64,
+        newest: Option<Option<SimDuration>>,
+    ) {
         let c = &mut self.c;
         let ack = h.ack;
         let acked = ack - c.tcb.snd_una;
@@ -362,12 +377,17 @@ impl Sender {
             // whether the next segment is also overdue.
             c.pending_retx = Some(c.tcb.snd_una);
         }
+        let cc_rtt = match newest {
+            None => rtt,
+            // Linux falls back on the echo (tcp_rtt_tsopt_us).
+            Some(n) => n.or(rtt.filter(|_| c.cfg.timestamps)),
+        };
         let sample = Ack {
             now,
             bytes_acked: acked,
             segments_acked: acked.div_ceil(c.mss()) as u32,
             is_dup: false,
-            rtt,
+            rtt: cc_rtt,
             seg_rtt: c.fine.as_ref().and_then(|f| f.newest_sample),
             prior_in_flight,
             ece: c.ecn.echo,
@@ -436,7 +456,15 @@ impl Sender {
         }
     }
 
-    fn dup_ack(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
+    /// `rtt`: the newest segment's sample (a new SACK), with `cc_rtt =
+    /// "newest"`.
+    fn dup_ack(
+        &mut self,
+        now: SimTime,
+        h: &TcpHeader,
+        rtt: Option<SimDuration>,
+        out: &mut Vec<TcpHeader>,
+    ) {
         let c = &mut self.c;
         c.dupacks += 1;
         let sample = Ack {
@@ -444,7 +472,7 @@ impl Sender {
             bytes_acked: 0,
             segments_acked: 0,
             is_dup: true,
-            rtt: None,
+            rtt,
             seg_rtt: None,
             prior_in_flight: c.tcb.bytes_in_flight(),
             ece: c.ecn.echo,

@@ -567,5 +567,7 @@ fn vegas_bsd_timeout_retransmits_exactly_when_algorithm_1_says() {
 #[path = "recovery_tests.rs"]
 mod recovery_tests;
 
+#[path = "cc_rtt_tests.rs"]
+mod cc_rtt_tests;
 #[path = "cwr_tests.rs"]
 mod cwr_tests;
