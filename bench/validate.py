@@ -8,17 +8,24 @@ README, each between its markers.
 
     python bench/validate.py --out validation             # the full run (about 30 min)
     python bench/validate.py --from-json validation/report.json --docs   # docs only
+
+A run of some sections (`tcplab validate --only ...`) updates those
+sections alone, leaving the others as the docs have them; the counts in
+the first line are recounted over every section:
+
+    python bench/validate.py --from-json part/report.json --docs --merge
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
 import tcplab.validation as tv
 from doc_tables import write_between  # bench/, beside this file
-from tcplab.validation.report import summary_table, to_markdown
+from tcplab.validation.report import section_markdown, summary_row, summary_table, to_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "validation.md"
@@ -37,6 +44,8 @@ def main() -> None:
     p.add_argument("--docs", action="store_true",
                    help="write docs/validation.md's generated part and the README table")
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--merge", action="store_true",
+                   help="with --docs: replace only the report's sections in the docs")
     a = p.parse_args()
     if a.from_json:
         rep = tv.load(a.from_json)
@@ -47,7 +56,9 @@ def main() -> None:
     c = rep.counts()
     print(f"{c['pass']} pass, {c['fail']} fail, {c['known']} known, {c['open']} open, "
           f"{c['stalled']} stalled")
-    if a.docs:
+    if a.docs and a.merge:
+        merge_docs(rep)
+    elif a.docs:
         for old in FIGURES.glob("*.png"):
             old.unlink()
         # The docs carry the figures of the variants and recoveries (ns-3's
@@ -55,6 +66,49 @@ def main() -> None:
         write_between(DOCS, BEGIN, END, to_markdown(rep, FIGURES, "figures/validation",
                                                     ("variant", "recovery")) + "\n")
         write_between(README, README_BEGIN, README_END, summary_table(rep) + "\n")
+
+
+def _between(doc: Path, begin: str, end: str) -> str:
+    return doc.read_text().split(begin, 1)[1].split(end, 1)[0]
+
+
+def merge_docs(rep: tv.Report) -> None:
+    """Replace the sections `rep` has in docs/validation.md and the README.
+
+    A section is the text from its `### kind: name` heading to the next; the
+    first line's counts are recounted from every section's verdicts, and it
+    and the README's say which sections ran when.
+    """
+    if rep.mode != "full":
+        sys.exit("--merge takes a full run's report (the docs hold the full mode's)")
+    names = {f"{s.kind}: {s.name}": s for s in rep.sections}
+    block = _between(DOCS, BEGIN, END).lstrip("\n")
+    head, *parts = re.split(r"^(?=### )", block, flags=re.M)
+    found = set()
+    for i, part in enumerate(parts):
+        title = part.split("\n", 1)[0][4:]
+        if title in names:
+            found.add(title)
+            lines = section_markdown(names[title], FIGURES, "figures/validation",
+                                     ("variant", "recovery"))
+            parts[i] = "\n".join(lines) + "\n"
+    if missing := set(names) - found:
+        sys.exit(f"{DOCS}: no section {', '.join(sorted(missing))} to replace; run in full")
+    verdicts = re.findall(r"^\|[^\n]*\| ([^|\n]+) \|$", "".join(parts), flags=re.M)
+    n = {v: verdicts.count(v) for v in ("pass", "FAIL", "known", "open miss", "ref. stalled")}
+    ran = f"the {', '.join(s.name for s in rep.sections)} sections {rep.date}"
+    first, rest = head.split("\n", 1)
+    when = re.match(r"Run (.*?), \w+ mode, \d+ s:", first) or re.match(r"Run (.*?):", first)
+    first = (f"Run {when.group(1)}; {ran} ({rep.mode} mode, {rep.seconds:.0f} s): "
+             f"{n['pass']} rows pass, {n['FAIL']} fail, {n['known']} known differences, "
+             f"{n['open miss']} open misses, {n['ref. stalled']} where the reference stalled.")
+    write_between(DOCS, BEGIN, END, first + "\n" + rest + "".join(parts))
+    table = _between(README, README_BEGIN, README_END).strip("\n").split("\n")
+    rows = {f"| {s.kind} {s.name} |": summary_row(s) for s in rep.sections}
+    table = [next((new for key, new in rows.items() if line.startswith(key)), line)
+             for line in table]
+    table[0] = re.sub(r"^Run on (.*?) \(", lambda m: f"Run on {m.group(1)}; {ran} (", table[0])
+    write_between(README, README_BEGIN, README_END, "\n".join(table) + "\n")
 
 
 if __name__ == "__main__":

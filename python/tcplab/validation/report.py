@@ -136,28 +136,36 @@ def to_markdown(rep: Report, figures_dir: Path | None = None,
     """
     lines = _summary_lines(rep) + ["", "References:", ""] + _references_lines(rep) + [""]
     for s in rep.sections:
-        lines += [f"### {s.kind}: {s.name}", "", s.scenario, "",
-                  "References: " + "; ".join(s.references), ""]
-        lines += [f"*{n}*\n" for n in s.notes]
-        lines += ["| point | metric | tcplab | reference | ratio | target | verdict |",
-                  "|---|---|---:|---:|---:|---|---|"]
-        for r in s.rows:
-            unit = f" ({r.unit})" if r.unit else ""
-            lines.append(f"| {r.point} | {r.metric}{unit} | {fmt(r.tcplab)} | "
-                         f"{fmt(r.reference)} | {r.ratio:.3f} | {r.target} | "
-                         f"{_VERDICT[r.verdict]} |")
-        lines.append("")
-        for reason in dict.fromkeys(r.known or r.open for r in s.rows
-                                    if r.verdict in (KNOWN, OPEN)):
-            lines.append(f"- {reason}")
-        if figures_dir is not None and (figure_kinds is None or s.kind in figure_kinds):
-            for i, fig in enumerate(s.figures):
-                name = f"{s.anchor}-{i}.png"
-                figures_dir.mkdir(parents=True, exist_ok=True)
-                (figures_dir / name).write_bytes(figure_png(fig))
-                lines += ["", f"![{fig.title}]({figures_link}/{name})"]
-        lines.append("")
+        lines += section_markdown(s, figures_dir, figures_link, figure_kinds)
     return "\n".join(lines)
+
+
+def section_markdown(s: Section, figures_dir: Path | None = None,
+                     figures_link: str = "validation",
+                     figure_kinds: tuple[str, ...] | None = None) -> list[str]:
+    """One section of :func:`to_markdown`, as lines (its figures written)."""
+    lines = [f"### {s.kind}: {s.name}", "", s.scenario, "",
+             "References: " + "; ".join(s.references), ""]
+    lines += [f"*{n}*\n" for n in s.notes]
+    lines += ["| point | metric | tcplab | reference | ratio | target | verdict |",
+              "|---|---|---:|---:|---:|---|---|"]
+    for r in s.rows:
+        unit = f" ({r.unit})" if r.unit else ""
+        lines.append(f"| {r.point} | {r.metric}{unit} | {fmt(r.tcplab)} | "
+                     f"{fmt(r.reference)} | {r.ratio:.3f} | {r.target} | "
+                     f"{_VERDICT[r.verdict]} |")
+    lines.append("")
+    for reason in dict.fromkeys(r.known or r.open for r in s.rows
+                                if r.verdict in (KNOWN, OPEN)):
+        lines.append(f"- {reason}")
+    if figures_dir is not None and (figure_kinds is None or s.kind in figure_kinds):
+        for i, fig in enumerate(s.figures):
+            name = f"{s.anchor}-{i}.png"
+            figures_dir.mkdir(parents=True, exist_ok=True)
+            (figures_dir / name).write_bytes(figure_png(fig))
+            lines += ["", f"![{fig.title}]({figures_link}/{name})"]
+    lines.append("")
+    return lines
 
 
 def summary_table(rep: Report) -> str:
@@ -171,13 +179,17 @@ def summary_table(rep: Report) -> str:
              "tolerance for a stated cause; open: outside it, not yet explained.", "",
              "| checked | against | worst goodput ratio | rows within tolerance | known | open |",
              "|---|---|---:|---:|---:|---:|"]
-    for s in rep.sections:
-        w = s.worst("goodput")
-        worst = f"{w.ratio:.2f} ({w.point})" if w else "—"
-        n = {v: sum(r.verdict == v for r in s.rows) for v in (PASS, KNOWN, OPEN)}
-        compared = sum(r.verdict != STALLED for r in s.rows)
-        # The first clause of a long reference: the table is a summary.
-        refs = "; ".join(r.split(":")[0] if len(r) > 60 else r for r in s.references)
-        lines.append(f"| {s.kind} {s.name} | {refs} | {worst} | {n[PASS]} of {compared} | "
-                     f"{n[KNOWN] or ''} | {n[OPEN] or ''} |")
+    lines += [summary_row(s) for s in rep.sections]
     return "\n".join(lines)
+
+
+def summary_row(s: Section) -> str:
+    """One section's row of :func:`summary_table`."""
+    w = s.worst("goodput")
+    worst = f"{w.ratio:.2f} ({w.point})" if w else "—"
+    n = {v: sum(r.verdict == v for r in s.rows) for v in (PASS, KNOWN, OPEN)}
+    compared = sum(r.verdict != STALLED for r in s.rows)
+    # The first clause of a long reference: the table is a summary.
+    refs = "; ".join(r.split(":")[0] if len(r) > 60 else r for r in s.references)
+    return (f"| {s.kind} {s.name} | {refs} | {worst} | {n[PASS]} of {compared} | "
+            f"{n[KNOWN] or ''} | {n[OPEN] or ''} |")
