@@ -525,3 +525,39 @@ fn the_pipe_a_reduction_reports_leaves_out_sacked_and_lost_segments() {
     assert_eq!(f.state(), CaState::Recovery);
     assert_eq!(f.s.tcb().pipe as u64, 17 * MSS);
 }
+
+/// H-TCP (Linux's module, which counts ACKed segments towards the next
+/// increase in `cwnd_cnt`) in congestion avoidance with 20 segments in
+/// flight: the ACKs of segments 0-2 leave 3 segments of credit, then
+/// segment 3 is lost and three SACKing duplicate ACKs start a recovery.
+/// Returns the credit before and after.
+fn credit_across_a_fast_retransmit(recovery: Recovery) -> (u64, u64) {
+    let mut cfg = config(20);
+    cfg.recovery = recovery;
+    cfg.sack = true;
+    cfg.initial_ssthresh = 10 * MSS;
+    let mut f = Fix::established("htcp", cfg);
+    f.take();
+    f.advance(RTT);
+    for k in 1..=3 {
+        f.ack(seg(k));
+    }
+    let before = f.s.tcb().cwnd_cnt;
+    for j in 5..=7 {
+        f.sack(&[(4, j)]);
+    }
+    assert_eq!(f.state(), CaState::Recovery, "{recovery:?}");
+    (before, f.s.tcb().cwnd_cnt)
+}
+
+#[test]
+fn linux_s_recoveries_forget_the_growth_credit_at_a_fast_retransmit() {
+    // Linux's tcp_init_cwnd_reduction and ns-2's TCP-Linux set
+    // snd_cwnd_cnt = 0; RFC 6675's recovery has no such credit to reset.
+    assert_eq!(credit_across_a_fast_retransmit(Recovery::Prr), (3, 0));
+    assert_eq!(
+        credit_across_a_fast_retransmit(Recovery::RateHalving),
+        (3, 0)
+    );
+    assert_eq!(credit_across_a_fast_retransmit(Recovery::Sack), (3, 3));
+}

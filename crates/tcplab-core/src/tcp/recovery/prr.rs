@@ -306,6 +306,9 @@ impl RecoveryStrategy for Prr {
                 .max(mss);
         }
         c.reduce(now, CaState::Recovery, LossCause::DupAcks);
+        // Linux's tcp_init_cwnd_reduction forgets the growth credit, as at
+        // the start of a CWR (cwr_start).
+        c.tcb.cwnd_cnt = 0;
         c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);
         self.prr_delivered = 0;
         self.sent_before = c.stats.bytes_sent;

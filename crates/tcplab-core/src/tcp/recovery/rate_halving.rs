@@ -191,6 +191,9 @@ impl RecoveryStrategy for RateHalving {
     fn start(&mut self, c: &mut Conn, now: SimTime, _out: &mut Vec<TcpHeader>) {
         let prior = c.tcb.cwnd;
         c.reduce(now, CaState::Recovery, LossCause::DupAcks);
+        // TCP-Linux forgets the growth credit at a fast retransmit
+        // (tcp-linux.cc: snd_cwnd_cnt = 0), as Linux does.
+        c.tcb.cwnd_cnt = 0;
         let mss = c.mss();
         let ssthresh = c.tcb.ssthresh;
         self.floor = match c.cc.min_cwnd(&c.tcb) {
