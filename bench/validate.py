@@ -98,8 +98,11 @@ def merge_docs(rep: tv.Report) -> None:
     n = {v: verdicts.count(v) for v in ("pass", "FAIL", "known", "open miss", "ref. stalled")}
     ran = f"the {', '.join(s.name for s in rep.sections)} sections {rep.date}"
     first, rest = head.split("\n", 1)
-    when = re.match(r"Run (.*?), \w+ mode, \d+ s:", first) or re.match(r"Run (.*?):", first)
-    first = (f"Run {when.group(1)}; {ran} ({rep.mode} mode, {rep.seconds:.0f} s): "
+    # What ran when, without the counts; this run's clause once.
+    when = re.sub(r"^Run |: \d+ rows pass.*$", "", first)
+    clause = f"{ran} ({rep.mode} mode, {rep.seconds:.0f} s)"
+    when = when if when.endswith(clause) else f"{when}; {clause}"
+    first = (f"Run {when}: "
              f"{n['pass']} rows pass, {n['FAIL']} fail, {n['known']} known differences, "
              f"{n['open miss']} open misses, {n['ref. stalled']} where the reference stalled.")
     write_between(DOCS, BEGIN, END, first + "\n" + rest + "".join(parts))
@@ -107,7 +110,8 @@ def merge_docs(rep: tv.Report) -> None:
     rows = {f"| {s.kind} {s.name} |": summary_row(s) for s in rep.sections}
     table = [next((new for key, new in rows.items() if line.startswith(key)), line)
              for line in table]
-    table[0] = re.sub(r"^Run on (.*?) \(", lambda m: f"Run on {m.group(1)}; {ran} (", table[0])
+    if ran not in table[0]:
+        table[0] = re.sub(r"^Run on (.*?) \(", lambda m: f"Run on {m.group(1)}; {ran} (", table[0])
     write_between(README, README_BEGIN, README_END, "\n".join(table) + "\n")
 
 
