@@ -6,15 +6,15 @@
 //!   from the same ACK: the timestamp echo, or without timestamps the timed
 //!   segment's (or, with `rtt_sampling = "ack"`, the oldest covered
 //!   segment's). The echo is of the oldest segment the ACK covers (RFC 7323
-//!   3.4), so with delayed ACKs a sample includes the receiver's wait for the
+//!   4.3), so with delayed ACKs a sample includes the receiver's wait for the
 //!   second segment, or for its timer when a burst ends on an odd segment.
-//!   Duplicate ACKs carry no sample. ns-3 passes its controllers a sample
-//!   of this kind (3.44: the smoothed RTT).
+//!   Duplicate ACKs carry no sample. (ns-3 3.44 passes its controllers the
+//!   smoothed RTT instead.)
 //! - **The newest segment's** (`"newest"`; Linux's `ca_rtt_us`, which
-//!   `tcp_clean_rtx_queue` passes to a module's `pkts_acked` and the rate
-//!   sample carries; ns-2's TCP-Linux likewise times the segment the ACK's
-//!   number names): from the send time of the most recently sent segment
-//!   that the ACK newly delivers.
+//!   `tcp_clean_rtx_queue` passes to a module's `pkts_acked` and Linux's
+//!   rate sample carries; ns-2's TCP-Linux likewise times the segment the
+//!   ACK's number names): from the send time of the most recently sent
+//!   segment that the ACK newly delivers.
 //!   - A segment newly SACKed and never retransmitted gives it (the highest
 //!     such, Linux's `last_sackt`), before any cumulatively acknowledged one;
 //!     so duplicate ACKs carry samples in a SACK recovery.
