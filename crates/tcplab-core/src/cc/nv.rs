@@ -328,13 +328,11 @@ impl CongestionControl for Nv {
         self.rate = (ack.prior_in_flight * 8_000_000 / div) as u32;
         self.rtt_max_rate = self.rtt_max_rate.max(self.rate);
         self.eval_call_cnt = (self.eval_call_cnt + 1).min(255);
-        // Linux's nv_get_bounded_rtt: only the minimum sees the bounds.
+        // Linux's nv_get_bounded_rtt: only the minimum sees the bounds,
+        // [80% of the base RTT, the base RTT], when there is one.
         let base = self.cfg.base_rtt;
-        let lower = ((base as u64 * 205) >> 8) as u32;
-        let bounded = if lower > 0 && avg < lower {
-            lower
-        } else if base > 0 && avg > base {
-            base
+        let bounded = if base > 0 {
+            avg.clamp(((base as u64 * 205) >> 8) as u32, base)
         } else {
             avg
         };

@@ -368,11 +368,6 @@ impl Conn {
         if !self.cfg.timestamps && len > 0 {
             self.timing.on_sent(now, seq, end, retx);
         }
-        if len > 0 {
-            if let Some(n) = &mut self.newest {
-                n.on_sent(now, seq, end, retx);
-            }
-        }
         if self.tcb.snd_una == self.tcb.snd_max && len > 0 {
             // Nothing was in flight: transmission starts (Linux's
             // CA_EVENT_TX_START).
@@ -381,6 +376,9 @@ impl Conn {
         self.tcb.snd_max = self.tcb.snd_max.max(end);
         self.last_send = now;
         if len > 0 {
+            if let Some(n) = &mut self.newest {
+                n.on_sent(now, seq, end, retx);
+            }
             if let Some(r) = &mut self.rate {
                 r.on_sent(now, seq, len);
             }
