@@ -229,3 +229,45 @@ def test_chromium_renders_the_report_with_every_section_and_no_broken_image(tmp_
     # Not blank: text, table colours and the figure vary the pixels.
     assert pixels.std() > 0.05
     assert len(np.unique(pixels.reshape(-1, pixels.shape[-1]), axis=0)) > 50
+
+
+def test_a_partial_run_replaces_its_sections_alone_in_the_docs(tmp_path, monkeypatch):
+    import importlib.util
+    import pathlib
+
+    bench = pathlib.Path(__file__).resolve().parent.parent / "bench"
+    monkeypatch.syspath_prepend(str(bench))
+    spec = importlib.util.spec_from_file_location("bench_validate", bench / "validate.py")
+    v = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(v)
+    full = sample_report()
+    full.mode, full.seconds = "full", 100.0
+    docs, readme = tmp_path / "validation.md", tmp_path / "README.md"
+    docs.write_text(f"prose\n{v.BEGIN}\n{to_markdown(full)}\n{v.END}\nmore prose\n")
+    readme.write_text(f"{v.README_BEGIN}\n{summary_table(full)}\n{v.README_END}\n")
+    monkeypatch.setattr(v, "DOCS", docs)
+    monkeypatch.setattr(v, "README", readme)
+    monkeypatch.setattr(v, "FIGURES", tmp_path / "figs")
+    # A rerun of reno alone: its PER 0.01 row now misses with no entry.
+    part = sample_report()
+    part.mode, part.seconds, part.date = "full", 7.0, "2026-11-27"
+    part.sections = part.sections[:1]
+    part.sections[0].rows[0] = Row("PER 0.01", "goodput", 0.2, 0.31, unit="Mb/s")
+    part.sections[0].figures = []
+    for _ in range(2):  # a second merge of the same report changes nothing
+        v.merge_docs(part)
+    text = docs.read_text()
+    assert text.startswith("prose\n") and text.endswith("more prose\n")
+    assert text.count("Run 2026-11-26") == 1
+    assert ("Run 2026-11-26, full mode, 100 s; the reno sections 2026-11-27 (full mode, 7 s): "
+            "1 rows pass, 1 fail, 1 known differences, 0 open misses") in text
+    assert "| PER 0.01 | goodput (Mb/s) | 0.200 | 0.310 | 0.645 | ±10% | FAIL |" in text
+    assert "| 1 flow | mean queue | 2.200 | 2.000 |" in text  # the theory section kept
+    table = readme.read_text()
+    assert "Run on 2026-11-26; the reno sections 2026-11-27 (" in table
+    assert table.count("the reno sections") == 1
+    assert "| variant reno | TCP-Linux reno | 0.65 (PER 0.01) | 0 of 2 | 1 |  |" in table
+    assert "| theory Vegas queue |" in table
+    part.mode = "quick"
+    with pytest.raises(SystemExit):
+        v.merge_docs(part)
