@@ -78,6 +78,8 @@ most --jobs (2) at a time:
     python bench/compare_aqm.py --cc newreno --seeds 3 --dctcp --dctcp-flows 1,4
     python bench/compare_aqm.py --cc "" --dctcp --dctcp-flows 1,4 --dctcp-abc  # DCTCP only
     python bench/compare_aqm.py --load aqm.json --load abc.json --compact  # docs' tables
+    python bench/compare_aqm.py --load aqm.json --rerun --save new.json  # tcplab's side
+                                        # anew (after a change) against the saved ns-3 runs
 """
 
 from __future__ import annotations
@@ -441,9 +443,14 @@ def main() -> None:
     p.add_argument("--load", action="append", metavar="JSON",
                    help="print the tables of runs saved with --save (repeatable) instead "
                         "of running")
+    p.add_argument("--rerun", action="store_true",
+                   help="with --load: run tcplab's side of the loaded cases again (the "
+                        "seeds the saved ns-3 side has), keep ns-3's runs")
     p.add_argument("--compact", action="store_true",
                    help="one row per discipline and ECN, a column per N (for the docs)")
     a = p.parse_args()
+    if a.rerun and not a.load:
+        sys.exit("--rerun needs --load (the saved runs whose tcplab side to run again)")
     if a.load:
         cases, ours, raw3 = [], {}, {}
         for path in a.load:
@@ -453,6 +460,17 @@ def main() -> None:
                     if c not in ours:
                         cases.append(c)
                     ours[c], raw3[c] = row["tcplab"], row["ns3"]
+        if a.rerun:
+            for c in cases:
+                try:
+                    ours[c] = [tcplab_run(c, s, raw3[c][0]["duration"], raw3[c][0]["warmup"])
+                               for s in range(1, len(raw3[c]) + 1)]
+                except NotInTcplab as e:
+                    ours[c] = str(e)
+            if a.save:
+                with open(a.save, "w") as f:
+                    json.dump([{"case": asdict(c), "tcplab": ours[c], "ns3": raw3[c]}
+                               for c in cases], f, indent=1)
         first = raw3[cases[0]][0]
         report(a, cases, ours, raw3, first["duration"], first["warmup"],
                max(len(v) for v in raw3.values()))

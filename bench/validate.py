@@ -96,7 +96,7 @@ def merge_docs(rep: tv.Report) -> None:
         sys.exit(f"{DOCS}: no section {', '.join(sorted(missing))} to replace; run in full")
     verdicts = re.findall(r"^\|[^\n]*\| ([^|\n]+) \|$", "".join(parts), flags=re.M)
     n = {v: verdicts.count(v) for v in ("pass", "FAIL", "known", "open miss", "ref. stalled")}
-    ran = f"the {', '.join(s.name for s in rep.sections)} sections {rep.date}"
+    ran = f"the {', '.join(dict.fromkeys(s.name for s in rep.sections))} sections {rep.date}"
     first, rest = head.split("\n", 1)
     # What ran when, without the counts; this run's clause once.
     when = re.sub(r"^Run |: \d+ rows pass.*$", "", first)

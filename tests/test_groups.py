@@ -251,7 +251,7 @@ def test_columnar_results_read_one_column_and_empty_tables():
     assert res.column("links", "src") == ["a", "b"]
     assert res.column("flows", "completion_time_s") == [None]  # a bulk flow never completes
     assert res.raw["flows"][0]["flow"] == "tcp0"
-    assert res.scenario["flows"][0]["cc"] == "newreno"
+    assert res.scenario["flows"][0]["cc"] == {"name": "newreno", "halve": "flightsize"}
 
 
 def test_numeric_columns_cross_without_a_copy_and_frames_own_theirs():

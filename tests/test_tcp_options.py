@@ -184,7 +184,8 @@ def test_mss_is_derived_from_the_smallest_mtu_on_the_path():
 def test_effective_scenario_shows_the_resolved_defaults():
     eff = narrow_path().run(duration="1s", seed=1).scenario["flows"][0]
     expected = {
-        "cc": "newreno", "recovery": "newreno", "sack": False, "timestamps": False,
+        "cc": {"name": "newreno", "halve": "flightsize"}, "recovery": "newreno", "sack": False,
+        "timestamps": False,
         "window_scaling": True, "delayed_ack": 2, "delayed_ack_timeout": "200ms",
         "rcv_buf": "4194304B", "mss": "360B",
         # RFC 5681: min(4 * 360, max(2 * 360, 4380)) = 1440 B = 4 segments.
@@ -196,10 +197,10 @@ def test_effective_scenario_shows_the_resolved_defaults():
     assert {k: eff[k] for k in expected} == expected
     # The sack variant turns its option on.
     eff = narrow_path(cc="sack").run(duration="1s", seed=1).scenario["flows"][0]
-    assert (eff["cc"], eff["recovery"], eff["sack"]) == ("sack", "sack", True)
+    assert (eff["cc"]["name"], eff["recovery"], eff["sack"]) == ("sack", "sack", True)
     # A recovery override keeps the variant's name.
     eff = narrow_path(cc="reno", recovery="sack").scenario(duration="1s").check()["flows"][0]
-    assert (eff["cc"], eff["recovery"], eff["sack"]) == ("reno", "sack", True)
+    assert (eff["cc"]["name"], eff["recovery"], eff["sack"]) == ("reno", "sack", True)
 
 
 def rfc5681_iw(mss: int) -> int:

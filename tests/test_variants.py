@@ -149,6 +149,25 @@ def test_parameters_and_profiles_are_resolved_into_the_scenario():
     assert flows[2]["min_rto"] == "200ms"
 
 
+def test_reno_growth_halves_the_flightsize_and_ns3_halves_the_pipe():
+    """ns-3 3.44's TcpNewReno::GetSsThresh halves the pipe; 3.18's and RFC 5681's the
+    FlightSize; a table overrides either."""
+    net = tl.Network()
+    a, b = net.host("a"), net.host("b")
+    net.link(a, b, rate="10Mbps", delay="10ms")
+    for cc in ("tahoe", "reno", "newreno", "sack"):
+        net.tcp(a, b, cc=cc, profile="ns3")
+    net.tcp(a, b, cc="newreno", profile="ns3", ns3_release="3.18")
+    net.tcp(a, b, cc="newreno")
+    net.tcp(a, b, cc="newreno", profile="linux")
+    net.tcp(a, b, cc=tl.NewReno(halve="pipe"))
+    net.tcp(a, b, cc=tl.Sack(halve="flightsize"), profile="ns3")
+    flows = net.scenario(duration="1s").check()["flows"]
+    assert [f["cc"]["halve"] for f in flows] == ["pipe"] * 4 + [
+        "flightsize", "flightsize", "flightsize", "pipe", "flightsize"]
+    assert [f["cc"]["name"] for f in flows[:4]] == ["tahoe", "reno", "newreno", "sack"]
+
+
 @pytest.mark.parametrize(("cc", "message", "path"), [
     ({"name": "vegas", "alfa": 2}, "flows[0].cc.alfa: not a parameter of 'vegas' (allowed: "
      "alpha, beta, congestion_avoidance, fine_retransmit, fine_timeout, gamma, increase_per_ack, "
@@ -179,8 +198,11 @@ def test_parameters_and_profiles_are_resolved_into_the_scenario():
     ({"name": "westwoodplus", "version": "2.6.22", "coefficient": 0.9},
      "flows[0].cc.coefficient: not a parameter of 'westwoodplus' (allowed: version)",
      "flows[0].cc.coefficient"),
-    ({"name": "reno", "alpha": 1}, "flows[0].cc.alpha: not a parameter of 'reno' (allowed: none)",
+    ({"name": "reno", "alpha": 1}, "flows[0].cc.alpha: not a parameter of 'reno' (allowed: halve)",
      "flows[0].cc.alpha"),
+    ({"name": "newreno", "halve": "cwnd"},
+     "flows[0].cc.halve: unknown variant 'cwnd', expected 'flightsize' or 'pipe'",
+     "flows[0].cc.halve"),
     ("python", "flows[0].cc: a variant written in Python is named by its class", "flows[0].cc"),
     ({"name": "python", "class": "nosuchmodule:X"},
      "flows[0].cc.class: cannot import module 'nosuchmodule'", "flows[0].cc.class"),

@@ -38,6 +38,43 @@ class Variant:
         return f"{type(self).__name__}({args})"
 
 
+class _RenoGrowth(Variant):
+    """Reno's growth (RFC 5681) with the variant's own loss recovery.
+
+    Args:
+        halve: what ssthresh is half of at a reduction: ``"flightsize"``
+            (RFC 5681; every profile but ns3) or ``"pipe"`` (RFC 6675's pipe,
+            as ns-3's TcpNewReno; the ns3 profile).
+    """
+
+    def __init__(self, *, halve: str | None = None) -> None:
+        super().__init__(halve=halve)
+
+
+class Tahoe(_RenoGrowth):
+    """Reno's growth; three duplicate ACKs: cwnd = 1 segment, go back N."""
+
+    name = "tahoe"
+
+
+class Reno(_RenoGrowth):
+    """Reno's growth; fast retransmit and fast recovery (RFC 5681)."""
+
+    name = "reno"
+
+
+class NewReno(_RenoGrowth):
+    """Reno's growth; NewReno's recovery (RFC 6582)."""
+
+    name = "newreno"
+
+
+class Sack(_RenoGrowth):
+    """Reno's growth; SACK-based recovery (RFC 6675)."""
+
+    name = "sack"
+
+
 class Vegas(Variant):
     """TCP Vegas (Brakmo & Peterson 1994); see docs/variants.md.
 

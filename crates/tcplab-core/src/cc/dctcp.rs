@@ -73,7 +73,7 @@ impl Dctcp {
         Dctcp {
             alpha: cfg.alpha_on_init,
             cfg,
-            reno: Reno { abc },
+            reno: Reno::new(abc),
             acked: 0,
             acked_ece: 0,
             window_end: 0,

@@ -30,7 +30,8 @@
 //! starts a new base-history entry when more than 60 s have passed since
 //! the last (the RFC: when the minute changes), truncates the window to a
 //! whole byte after each step, keeps ssthresh one byte below cwnd, takes
-//! NewReno's ssthresh on a loss (max(FlightSize / 2, 2 MSS)), and caps
+//! TcpNewReno's ssthresh on a loss (max(pipe / 2, 2 MSS), RFC 6675's
+//! pipe as ns-3's sender counts it: [`super::ns3::newreno_ssthresh`]), and caps
 //! cwnd at the flight before the ACK, with no ALLOWED_INCREASE
 //! (`allowed_increase` 0): its avoidance shrinks a window the flight fills
 //! but never grows it, so after slow start only a window above the flight
@@ -49,7 +50,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use super::{cong_avoid_per_ack, reno_ssthresh, slow_start, Ack, CongestionControl};
+use super::{cong_avoid_per_ack, slow_start, Ack, CongestionControl};
 use super::{LossCause, Probe, Tcb};
 use crate::time::SimTime;
 
@@ -344,7 +345,7 @@ impl CongestionControl for Ledbat {
     fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {
         match self.cfg.form {
             LedbatForm::Rfc => (tcb.cwnd / 2).max(self.cfg.min_cwnd as u64 * tcb.mss),
-            LedbatForm::Ns3 => reno_ssthresh(tcb),
+            LedbatForm::Ns3 => super::ns3::newreno_ssthresh(tcb),
         }
     }
 
@@ -543,9 +544,11 @@ mod tests {
         assert_eq!(d.cc.ssthresh(&d.tcb, LossCause::DupAcks), 5000);
         d.tcb.cwnd = 3000;
         assert_eq!(d.cc.ssthresh(&d.tcb, LossCause::DupAcks), 2000);
-        // ns-3: NewReno's half of the flight (20 segments).
+        // ns-3: TcpNewReno's half of the pipe (12 of the 20 segments in
+        // flight), not of the window or the FlightSize.
         let mut n = driver(LedbatConfig::ns3(), 20);
-        assert_eq!(n.cc.ssthresh(&n.tcb, LossCause::DupAcks), 10_000);
+        n.tcb.pipe = 12 * MSS as u32;
+        assert_eq!(n.cc.ssthresh(&n.tcb, LossCause::DupAcks), 6000);
     }
 
     #[test]

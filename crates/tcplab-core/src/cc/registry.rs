@@ -30,7 +30,7 @@ use super::ledbat::{Ledbat, LedbatConfig};
 use super::lp::{Lp, LpConfig};
 use super::nv::{Nv, NvConfig};
 use super::petra::{Petra, PetraConfig};
-use super::reno::Reno;
+use super::reno::{Reno, RenoConfig};
 use super::scalable::{Scalable, ScalableConfig};
 use super::vegas::{FineTimeout, Vegas, VegasConfig};
 use super::veno::{Veno, VenoConfig};
@@ -205,6 +205,9 @@ pub const VARIANTS: &[VariantInfo] = &[
     VariantInfo { name: "lp", recovery: "sack", summary: "TCP-LP (Kuzmanovic & Knightly 2003): low priority; halves, or drops to 1 segment, when the delay nears its maximum" },
 ];
 
+/// The variants of Reno's growth, which differ in their recovery alone.
+pub const RENO_GROWTH: &[&str] = &["tahoe", "reno", "newreno", "sack"];
+
 /// The default parameters of `name` under `profile`, or None for an unknown
 /// name (and an empty table for variants without parameters). The ns3
 /// profile runs ns-3's own form of the variants it has one of
@@ -222,7 +225,12 @@ fn module_defaults(name: &str, profile: Profile) -> Option<Value> {
         serde_json::to_value(t).expect("configs serialize")
     }
     Some(match name {
-        "tahoe" | "reno" | "newreno" | "sack" => Value::Object(Map::new()),
+        // ns-3's TcpNewReno halves the pipe, RFC 5681 the FlightSize (and
+        // so did ns-3.18's: scenario/resolve.rs).
+        "tahoe" | "reno" | "newreno" | "sack" => to(&match profile {
+            Profile::Ns3 => RenoConfig::ns3(),
+            Profile::Paper | Profile::Linux | Profile::Ns2 | Profile::Inet => RenoConfig::rfc(),
+        }),
         "vegas" => to(&match profile {
             Profile::Paper => VegasConfig::paper(),
             Profile::Linux => VegasConfig::linux(),
@@ -430,7 +438,13 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
     let mut retransmit_backoff = false;
     let cc: Box<dyn CongestionControl> = match info.name {
         name if form.is_some_and(|f| f.2 == "ns3") => super::ns3::build(name, path, &value)?,
-        "tahoe" | "reno" | "newreno" | "sack" => Box::new(Reno { abc }),
+        "tahoe" | "reno" | "newreno" | "sack" => {
+            let c: RenoConfig = config(path, &value)?;
+            Box::new(Reno {
+                halve: c.halve,
+                ..Reno::new(abc)
+            })
+        }
         "vegas" => {
             let c: VegasConfig = config(path, &value)?;
             check(path, c.validate())?;

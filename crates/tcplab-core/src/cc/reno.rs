@@ -7,18 +7,73 @@
 //! - Congestion avoidance: cwnd += SMSS * SMSS / cwnd per ACK (RFC 5681
 //!   equation 3), or one SMSS per cwnd of acknowledged bytes with byte
 //!   counting.
-//! - ssthresh = max(FlightSize / 2, 2 SMSS) (RFC 5681 equation 4).
+//! - ssthresh = max(FlightSize / 2, 2 SMSS) (RFC 5681 equation 4), or with
+//!   `halve = "pipe"` max(pipe / 2, 2 SMSS), pipe as RFC 6675 counts it when
+//!   the window is cut: ns-3 3.44's `TcpNewReno::GetSsThresh`, which its
+//!   sender hands the pipe as `bytesInFlight` (the ns3 profile's default).
 //!
 //! Note: ns-3's TcpNewReno grows by one segment per ACK in slow start
 //! whatever the ACK covers, which is the non-ABC behaviour here.
 
+use serde::{Deserialize, Serialize};
+
 use super::{cong_avoid_bytes, cong_avoid_per_ack, reno_ssthresh, slow_start};
 use super::{Ack, CongestionControl, LossCause, Tcb};
+
+/// What a reduction halves.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Halve {
+    /// FlightSize, less what limited transmit sent (RFC 5681 equation 4
+    /// and 3.2 step 2).
+    #[default]
+    Flightsize,
+    /// RFC 6675's pipe at the reduction ([`Tcb::pipe`]: not SACKed, not
+    /// deemed lost, the first unacknowledged segment counted lost at a fast
+    /// retransmit), as ns-3 3.44's TcpNewReno.
+    Pipe,
+}
+
+crate::deserialize_names!(Halve {
+    "flightsize" => Halve::Flightsize,
+    "pipe" => Halve::Pipe,
+});
+
+/// The parameters of the Reno-growth variants (tahoe, reno, newreno, sack).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RenoConfig {
+    /// What ssthresh is half of at a reduction.
+    pub halve: Halve,
+}
+
+impl RenoConfig {
+    /// RFC 5681's threshold: half the FlightSize.
+    pub fn rfc() -> Self {
+        RenoConfig::default()
+    }
+    /// ns-3 3.44's TcpNewReno: half the pipe.
+    pub fn ns3() -> Self {
+        RenoConfig { halve: Halve::Pipe }
+    }
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct Reno {
     /// Appropriate byte counting (RFC 3465).
     pub abc: bool,
+    /// What ssthresh halves.
+    pub halve: Halve,
+}
+
+impl Reno {
+    /// RFC 5681's growth (with or without byte counting) and threshold.
+    pub fn new(abc: bool) -> Self {
+        Reno {
+            abc,
+            halve: Halve::Flightsize,
+        }
+    }
 }
 
 impl CongestionControl for Reno {
@@ -45,7 +100,10 @@ impl CongestionControl for Reno {
     }
 
     fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {
-        reno_ssthresh(tcb)
+        match self.halve {
+            Halve::Flightsize => reno_ssthresh(tcb),
+            Halve::Pipe => (tcb.pipe as u64 / 2).max(2 * tcb.mss),
+        }
     }
 }
 
@@ -58,7 +116,7 @@ mod tests {
 
     #[test]
     fn slow_start_adds_one_mss_per_ack_without_abc() {
-        let mut d = CcDriver::new(Reno { abc: false }, MSS, 2);
+        let mut d = CcDriver::new(Reno::new(false), MSS, 2);
         d.ack(2, None); // a delayed ACK of two segments still adds one MSS
         assert_eq!(d.tcb.cwnd, 3000);
         d.ack(1, None);
@@ -67,7 +125,7 @@ mod tests {
 
     #[test]
     fn slow_start_with_abc_counts_bytes_up_to_two_mss() {
-        let mut d = CcDriver::new(Reno { abc: true }, MSS, 2);
+        let mut d = CcDriver::new(Reno::new(true), MSS, 2);
         d.ack(2, None);
         assert_eq!(d.tcb.cwnd, 4000);
         d.ack(3, None); // capped at L = 2 MSS
@@ -88,7 +146,7 @@ mod tests {
 
     #[test]
     fn slow_start_stops_at_ssthresh_and_spills_into_avoidance() {
-        let mut d = CcDriver::new(Reno { abc: true }, MSS, 9);
+        let mut d = CcDriver::new(Reno::new(true), MSS, 9);
         d.tcb.ssthresh = 10_000;
         d.ack(2, None); // +1000 to reach 10000, 1000 left for byte counting
         assert_eq!((d.tcb.cwnd, d.tcb.cwnd_cnt), (10_000, 1000));
@@ -101,6 +159,29 @@ mod tests {
         assert_eq!(d.tcb.ssthresh, 6000);
         d.loss(LossCause::Timeout, 3000);
         assert_eq!(d.tcb.ssthresh, 2000);
+    }
+
+    #[test]
+    fn halving_the_pipe_leaves_out_what_is_sacked_or_lost_and_keeps_limited_transmit() {
+        // 12 segments outstanding, 2 of them sent by limited transmit; at
+        // the third duplicate ACK 3 are SACKed and the first is deemed
+        // lost: the pipe is 8 segments.
+        let mut tcb = Tcb::new(10 * MSS, u64::MAX, MSS);
+        tcb.snd_max = 12 * MSS;
+        tcb.limited_sent = 2 * MSS;
+        tcb.pipe = 8 * MSS as u32;
+        let mut flight = Reno::new(false);
+        let mut pipe = Reno {
+            halve: Halve::Pipe,
+            ..Reno::new(false)
+        };
+        assert_eq!(flight.ssthresh(&tcb, LossCause::DupAcks), 5 * MSS);
+        assert_eq!(pipe.ssthresh(&tcb, LossCause::DupAcks), 4 * MSS);
+        // At least two segments either way.
+        tcb.pipe = 3 * MSS as u32;
+        assert_eq!(pipe.ssthresh(&tcb, LossCause::Ecn), 2 * MSS);
+        tcb.pipe = 5 * MSS as u32;
+        assert_eq!(pipe.ssthresh(&tcb, LossCause::Timeout), 2500);
     }
 
     #[test]

@@ -278,7 +278,7 @@ impl Vegas {
         let v2622 = cfg.rounds == Rounds::Linux2622;
         Vegas {
             cfg,
-            reno: Reno { abc },
+            reno: Reno::new(abc),
             base_rtt: None,
             round_rtt: None,
             round_end: 0,

@@ -395,7 +395,7 @@ impl Westwood {
     pub fn new(name: &'static str, cfg: WestwoodConfig, abc: bool) -> Self {
         Westwood {
             name,
-            reno: Reno { abc },
+            reno: Reno::new(abc),
             est: Estimator::new(cfg),
         }
     }
@@ -527,7 +527,7 @@ mod tests {
 
     /// A sender view for ns-3 accounting: SND.UNA after the ACK, state, recover.
     fn tcb_at(una_segs: u64, state: CaState, recover_segs: u64) -> Tcb {
-        let mut d = CcDriver::new(Reno { abc: false }, MSS, 10);
+        let mut d = CcDriver::new(Reno::new(false), MSS, 10);
         d.tcb.snd_una = una_segs * MSS;
         d.tcb.ca_state = state;
         d.tcb.recover = recover_segs * MSS;

@@ -474,7 +474,17 @@ pub fn tcp(
             fine_timeout: Default::default(),
             retransmit_backoff: false,
         },
-        None => registry::build(&spec, &p("cc"), profile, abc)?,
+        None => {
+            // ns-3.18's TcpNewReno halves the FlightSize: its BytesInFlight
+            // was m_highTxMark less the first unacknowledged byte.
+            let mut spec = spec.clone();
+            if ns3_18 && registry::RENO_GROWTH.contains(&spec.name.as_str()) {
+                spec.params
+                    .entry("halve")
+                    .or_insert_with(|| "flightsize".into());
+            }
+            registry::build(&spec, &p("cc"), profile, abc)?
+        }
     };
     if cfg.slow_start != SlowStartKind::Standard && built.cc.controls_fully() {
         return Err(Error::invalid_allowed(

@@ -5,6 +5,7 @@
 //! each test's comments.
 
 use super::*;
+use crate::cc::reno::{Halve, Reno};
 
 /// `n` segments in flight from a sender recovering by `recovery`, one RTT
 /// after they left.
@@ -524,6 +525,32 @@ fn the_pipe_a_reduction_reports_leaves_out_sacked_and_lost_segments() {
     }
     assert_eq!(f.state(), CaState::Recovery);
     assert_eq!(f.s.tcb().pipe as u64, 17 * MSS);
+}
+
+#[test]
+fn halving_the_pipe_sets_ssthresh_two_segments_below_half_the_flight_with_sack() {
+    // Twenty in flight, the first lost, PRR with SACK as ns-3 runs it: at
+    // the third SACK, RFC 5681 halves the 20 outstanding, ns-3's
+    // TcpNewReno the pipe of 16 (3 SACKed, the head counted lost).
+    let threshold = |halve: Halve| {
+        let mut cfg = config(20);
+        cfg.recovery = Recovery::Prr;
+        cfg.sack = true;
+        let cc = Reno {
+            halve,
+            ..Reno::new(false)
+        };
+        let mut f = Fix::established_cc(Box::new(cc), cfg);
+        assert_eq!(f.take(), segments(0, 20));
+        f.advance(RTT);
+        for j in 1..4 {
+            f.sack(&[(1, j + 1)]);
+        }
+        assert_eq!(f.state(), CaState::Recovery);
+        f.s.tcb().ssthresh / MSS
+    };
+    assert_eq!(threshold(Halve::Flightsize), 10);
+    assert_eq!(threshold(Halve::Pipe), 8);
 }
 
 /// H-TCP (Linux's module, which counts ACKed segments towards the next
