@@ -100,7 +100,7 @@ def test_udp_field_on_a_tcp_flow():
                "quick_acks, rtt_sampling, cc_rtt, sack, timestamps, window_scaling, rcv_buf, "
                "initial_cwnd, initial_ssthresh, abc, min_rto, max_rto, initial_rto, "
                "clock_granularity, rto, restart_after_idle, "
-               "recovery_exit, recovery_exit_growth, rate_halving_floor, dupthresh, "
+               "recovery_exit, recovery_exit_growth, rate_halving_floor, prr_form, dupthresh, "
                "limited_transmit, rescue_retransmit, slow_start, rack, tlp, reno_recover_guard, "
                "fast_retransmit_restarts_rto, ecn, ecn_response, app)",
                "flows[0].rate")
@@ -450,6 +450,26 @@ def test_rate_halving_floor_is_refused_without_the_rate_halving_recovery():
     refuse(narrow_path(recovery="sack", rate_halving_floor="half_ssthresh"),
            "flows[0].rate_halving_floor: applies to the rate_halving recovery only (this "
            "flow's recovery is sack)", "flows[0].rate_halving_floor")
+
+
+def test_prr_form_is_ns3s_in_the_ns3_profile_and_rfc9937s_elsewhere():
+    def form(**kw):
+        return narrow_path(**kw).scenario(duration=1).check()["flows"][0].get("prr_form")
+    assert form(profile="ns3") == "ns3"  # ns-3 3.44 recovers by TcpPrrRecovery
+    assert form(profile="linux") == "rfc9937"
+    assert form(recovery="prr") == "rfc9937"
+    assert form(profile="ns3", recovery="prr", prr_form="rfc9937") == "rfc9937"
+    assert form(profile="ns3", ns3_release="3.18", recovery="prr") == "rfc9937"
+    assert form(profile="ns3", recovery="newreno") is None  # echoed only where it acts
+
+
+def test_prr_form_is_refused_without_the_prr_recovery():
+    refuse(narrow_path(recovery="newreno", prr_form="ns3"),
+           "flows[0].prr_form: applies to the prr recovery only (this flow's recovery is "
+           "newreno)", "flows[0].prr_form")
+    refuse(narrow_path(recovery="prr", prr_form="linux"),
+           "flows[0].prr_form: unknown variant 'linux', expected 'rfc9937' or 'ns3'",
+           "flows[0].prr_form")
 
 
 def test_rate_halving_floor_names_its_values():

@@ -327,6 +327,7 @@ class Network:
         recovery_exit: Literal["flight", "ssthresh"] | None = None,
         recovery_exit_growth: bool | None = None,
         rate_halving_floor: Literal["ssthresh", "half_ssthresh"] | None = None,
+        prr_form: Literal["rfc9937", "ns3"] | None = None,
         dupthresh: int | None = None,
         limited_transmit: bool | None = None,
         rescue_retransmit: bool | None = None,
@@ -362,6 +363,8 @@ class Network:
             rate_halving_floor: with ``recovery="rate_halving"``, how low the
                 window may fall: ``"ssthresh"`` (the default) or ``"half_ssthresh"``
                 (Linux 2.6.22's Reno-family modules, as ns-2's TCP-Linux runs them).
+            prr_form: with ``recovery="prr"``, whose arithmetic: ``"rfc9937"`` (the
+                default) or ``"ns3"`` (ns-3 3.44's TcpPrrRecovery; the ns3 profile's).
             mss: payload bytes per segment (default: the smallest MTU on the
                 path less 40 B of headers and the options in use).
             delayed_ack: ACK every N full segments (default 2); ``False`` or 1
@@ -429,7 +432,7 @@ class Network:
             "clock_granularity": clock_granularity, "rto": rto,
             "restart_after_idle": restart_after_idle,
             "recovery_exit": recovery_exit, "recovery_exit_growth": recovery_exit_growth,
-            "rate_halving_floor": rate_halving_floor,
+            "rate_halving_floor": rate_halving_floor, "prr_form": prr_form,
             "dupthresh": dupthresh,
             "limited_transmit": limited_transmit, "rescue_retransmit": rescue_retransmit,
             "slow_start": slow_start, "rack": rack, "tlp": tlp,

@@ -18,6 +18,7 @@ mod names;
 mod parse;
 mod rate;
 mod reception;
+mod recovery_options;
 pub mod resolve;
 mod tcp_group;
 mod trace;
@@ -418,6 +419,10 @@ pub struct FlowSpec {
     /// Reno-family modules' `min_cwnd`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_halving_floor: Option<crate::tcp::RateHalvingFloor>,
+    /// tcp: whose PRR arithmetic the prr recovery follows: "rfc9937" or
+    /// "ns3" (ns-3 3.44's TcpPrrRecovery; the ns3 profile's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prr_form: Option<crate::tcp::PrrForm>,
     /// tcp: how the window comes down after an ECN echo: "immediate"
     /// (RFC 3168), "linux" or "ns3" (a CWR state through PRR, as each
     /// does; the linux and ns3 profiles' default with the prr recovery).
@@ -512,6 +517,7 @@ impl FlowSpec {
             recovery_exit: None,
             recovery_exit_growth: None,
             rate_halving_floor: None,
+            prr_form: None,
             dupthresh: None,
             limited_transmit: None,
             rescue_retransmit: None,

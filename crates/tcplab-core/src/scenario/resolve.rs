@@ -13,9 +13,11 @@ use crate::scenario::{concat, AppKind, FlowSpec, TraceKind, TraceSpec};
 use crate::tcp::ca_rtt::CcRtt;
 use crate::tcp::rtt::RtoPolicy;
 use crate::tcp::rtt_timing::RttSampling;
-use crate::tcp::{EcnResponse, RateHalvingFloor, Recovery, RecoveryExit, TcpConfig};
+use crate::tcp::{Recovery, RecoveryExit, TcpConfig};
 use crate::time::{SimDuration, SimTime};
 use crate::units::Bytes;
+
+use super::recovery_options::{recovery_options, RecoveryOptions};
 
 /// A TCP flow resolved: what the world needs to build its endpoints.
 pub struct TcpPlan {
@@ -310,65 +312,12 @@ pub fn tcp(
             "1 to 65535",
         ));
     }
-    // Filled in (and echoed) only where it acts.
-    let rate_halving_floor = if recovery == Recovery::RateHalving {
-        *f.rate_halving_floor
-            .get_or_insert(RateHalvingFloor::Ssthresh)
-    } else if f.rate_halving_floor.is_some() {
-        return Err(Error::invalid(
-            p("rate_halving_floor"),
-            format!(
-                "applies to the rate_halving recovery only (this flow's recovery is {})",
-                recovery.name()
-            ),
-        ));
-    } else {
-        RateHalvingFloor::Ssthresh
-    };
-    // Linux: tcp_recovery = 1 (RACK), tcp_early_retrans = 3 (TLP).
-    let sack_based = matches!(
-        recovery,
-        Recovery::Sack | Recovery::Prr | Recovery::RateHalving
-    );
-    let rack = *f.rack.get_or_insert(linux && sack && sack_based);
-    let tlp = *f.tlp.get_or_insert(rack);
-    if rack && !sack {
-        return Err(Error::invalid(
-            p("rack"),
-            "RACK needs the SACK option on (RFC 8985)",
-        ));
-    }
-    if tlp && !rack {
-        return Err(Error::invalid(
-            p("tlp"),
-            "the tail loss probe needs rack on (RFC 8985)",
-        ));
-    }
-    if rack && !sack_based {
-        return Err(Error::invalid_allowed(
-            p("rack"),
-            format!("RACK does not drive the {} recovery", recovery.name()),
-            "recovery sack or prr",
-        ));
-    }
-    // Linux and ns-3 bring the window down through PRR after an echo
-    // (their CWR state), which needs the prr recovery's machinery.
-    let ecn_response = *f.ecn_response.get_or_insert(match recovery {
-        Recovery::Prr if linux => EcnResponse::Linux,
-        Recovery::Prr if ns3 => EcnResponse::Ns3,
-        _ => EcnResponse::Immediate,
-    });
-    if ecn_response != EcnResponse::Immediate && recovery != Recovery::Prr {
-        return Err(Error::invalid_allowed(
-            p("ecn_response"),
-            format!(
-                "the {} response paces its reduction by PRR, which the {} recovery lacks",
-                ecn_response.name(),
-                recovery.name()
-            ),
-            "immediate, or recovery = \"prr\"",
-        ));
-    }
+    let RecoveryOptions {
+        rate_halving_floor,
+        prr_form,
+        rack,
+        ecn_response,
+    } = recovery_options(f, &p, recovery, sack, linux, ns3)?;
     let cfg = TcpConfig {
         mss: mss as u32,
         recovery,
@@ -422,6 +371,7 @@ pub fn tcp(
         limited_transmit: *f.limited_transmit.get_or_insert(!ns3_18 && !inet),
         rescue_retransmit: *f.rescue_retransmit.get_or_insert(false),
         rate_halving_floor,
+        prr_form,
         // Linux's CUBIC runs HyStart by default (tcp_cubic.c, hystart = 1).
         slow_start: *f
             .slow_start
@@ -431,7 +381,6 @@ pub fn tcp(
                 SlowStartKind::Standard
             }),
         rack,
-        tlp,
         // ns-2's bugFix_ (on by default): its Reno needs an ACK above the
         // last recovery point for another fast retransmit. Its Vegas only
         // after a timeout (tcp-vegas.cc: `last_cwnd_action_ !=

@@ -215,6 +215,14 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "Linux 2.6 tcp_cwnd_min; half_ssthresh: 2.6.22's tcp_reno_min_cwnd",
     ),
     f(
+        "flows[tcp].prr_form",
+        "rfc9937, ns3",
+        "",
+        "rfc9937 (ns3 profile: ns3; with recovery prr only)",
+        "whose PRR arithmetic the prr recovery follows",
+        "RFC 9937; ns-3 3.44 TcpPrrRecovery with TcpSocketBase's DeliveredData and bytes in flight",
+    ),
+    f(
         "flows[tcp].dupthresh",
         "count",
         "ACKs",

@@ -17,7 +17,7 @@ use super::rtt::{Bounds, RttEstimator};
 use super::rtt_timing::{RttSampling, RttTiming};
 use super::scoreboard::Scoreboard;
 use super::sender::{SenderStats, TcpEvent, TcpEventKind};
-use super::{base_options, window_shift, TcpConfig, TcpHeader, ACK, CWR, FIN};
+use super::{base_options, window_shift, RackMode, TcpConfig, TcpHeader, ACK, CWR, FIN};
 use crate::cc::slow_start::SlowStart;
 use crate::cc::{CaState, CongestionControl, CwndEvent, LossCause, Tcb};
 use crate::time::{SimDuration, SimTime};
@@ -115,7 +115,7 @@ impl Conn {
         let fine_timeout = cfg.fine_timeout;
         let full = cc.controls_fully();
         let slow_start = SlowStart::new(cfg.slow_start);
-        let rack = cfg.rack.then(|| Rack::new(cfg.tlp));
+        let rack = (cfg.rack != RackMode::Off).then(|| Rack::new(cfg.rack == RackMode::WithTlp));
         let shift = window_shift(cfg.rcv_buf, cfg.window_scaling);
         let tcb = Tcb::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss as u64);
         let rtt = RttEstimator::new(

@@ -90,10 +90,8 @@ pub struct TcpConfig {
     /// How slow start may end before a loss (HyStart, HyStart++).
     pub slow_start: crate::cc::slow_start::SlowStartKind,
     /// RACK loss detection (RFC 8985) instead of DupThresh and IsLost,
-    /// for the SACK-based recoveries.
-    pub rack: bool,
-    /// The tail loss probe (RFC 8985 7), with RACK.
-    pub tlp: bool,
+    /// for the SACK-based recoveries, with or without the tail loss probe.
+    pub rack: RackMode,
     /// Reno starts another fast retransmit only when the cumulative ACK is
     /// above the last recovery point (ns-2's `bugFix_`).
     pub reno_recover_guard: bool,
@@ -111,6 +109,8 @@ pub struct TcpConfig {
     pub ecn_per_segment: bool,
     /// How the window comes down after an ECN echo.
     pub ecn_response: EcnResponse,
+    /// Whose PRR arithmetic the prr recovery follows.
+    pub prr_form: PrrForm,
     /// Vegas's fine-grained timeout; set from the variant.
     pub fine_timeout: fine_retx::FineTimeout,
 }
@@ -147,14 +147,14 @@ impl TcpConfig {
             rescue_retransmit: false,
             rate_halving_floor: RateHalvingFloor::Ssthresh,
             slow_start: crate::cc::slow_start::SlowStartKind::Standard,
-            rack: false,
-            tlp: false,
+            rack: RackMode::Off,
             reno_recover_guard: false,
             fast_retransmit_restarts_rto: false,
             ecn: false,
             ecn_per_segment: false,
             retransmit_backoff: false,
             ecn_response: EcnResponse::Immediate,
+            prr_form: PrrForm::Rfc9937,
             fine_timeout: fine_retx::FineTimeout::Rfc6298,
         }
     }
@@ -211,6 +211,46 @@ pub enum RecoveryExit {
 crate::deserialize_names!(RecoveryExit {
     "flight" => RecoveryExit::Flight,
     "ssthresh" => RecoveryExit::Ssthresh,
+});
+
+/// RACK (RFC 8985) and its tail loss probe: one byte for the two switches,
+/// as the probe needs RACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RackMode {
+    Off,
+    /// RACK alone.
+    On,
+    /// RACK and the tail loss probe (RFC 8985 7).
+    WithTlp,
+}
+
+/// Whose arithmetic the prr recovery follows ([`recovery::prr`]).
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PrrForm {
+    /// RFC 9937's (Linux's but for RecoverFS, which Linux takes from the
+    /// window before the recovery).
+    Rfc9937,
+    /// ns-3 3.44's `TcpPrrRecovery` as its `TcpSocketBase` drives it:
+    /// RecoverFS is the pipe, every duplicate ACK adds a segment to
+    /// DeliveredData (SACK or not) while prr_delivered < RecoverFS, a
+    /// partial ACK counts all it acknowledges and is safe, and without SACK
+    /// the pipe PRR reads is the one before the ACK's own report.
+    Ns3,
+}
+
+impl PrrForm {
+    pub fn name(self) -> &'static str {
+        match self {
+            PrrForm::Rfc9937 => "rfc9937",
+            PrrForm::Ns3 => "ns3",
+        }
+    }
+}
+
+crate::deserialize_names!(PrrForm {
+    "rfc9937" => PrrForm::Rfc9937,
+    "ns3" => PrrForm::Ns3,
 });
 
 /// The window the rate_halving recovery brings what is in flight down to

@@ -5,7 +5,6 @@
 //! each test's comments.
 
 use super::*;
-use crate::cc::reno::{Halve, Reno};
 
 /// `n` segments in flight from a sender recovering by `recovery`, one RTT
 /// after they left.
@@ -22,7 +21,7 @@ fn window(n: u64, recovery: Recovery, sack: bool) -> Fix {
 impl Fix {
     /// A duplicate ACK of snd_una carrying SACK blocks of whole segments
     /// [from, to).
-    fn sack(&mut self, blocks: &[(u64, u64)]) {
+    pub(super) fn sack(&mut self, blocks: &[(u64, u64)]) {
         let ack = self.s.tcb().snd_una;
         self.ack_blocks(ack, blocks);
     }
@@ -48,7 +47,7 @@ impl Fix {
 }
 
 /// Per ACK of segment j: j, the segments sent in answer, cwnd in segments.
-type Trace = Vec<(u64, Vec<(u64, u64)>, f64)>;
+pub(super) type Trace = Vec<(u64, Vec<(u64, u64)>, f64)>;
 
 /// The first segment of twenty lost; the ACKs of segments 1 to 19 arrive
 /// one by one, with SACK (`sack`) or as plain duplicates. Returns, for each
@@ -407,8 +406,7 @@ fn a_loss_after_a_probe_repaired_one_still_starts_a_recovery() {
     let mut cfg = config(10);
     cfg.recovery = Recovery::Sack;
     cfg.sack = true;
-    cfg.rack = true;
-    cfg.tlp = true;
+    cfg.rack = crate::tcp::RackMode::WithTlp;
     let mut f = Fix::established("newreno", cfg);
     f.s.pause_app();
     f.take();
@@ -525,32 +523,6 @@ fn the_pipe_a_reduction_reports_leaves_out_sacked_and_lost_segments() {
     }
     assert_eq!(f.state(), CaState::Recovery);
     assert_eq!(f.s.tcb().pipe as u64, 17 * MSS);
-}
-
-#[test]
-fn halving_the_pipe_sets_ssthresh_two_segments_below_half_the_flight_with_sack() {
-    // Twenty in flight, the first lost, PRR with SACK as ns-3 runs it: at
-    // the third SACK, RFC 5681 halves the 20 outstanding, ns-3's
-    // TcpNewReno the pipe of 16 (3 SACKed, the head counted lost).
-    let threshold = |halve: Halve| {
-        let mut cfg = config(20);
-        cfg.recovery = Recovery::Prr;
-        cfg.sack = true;
-        let cc = Reno {
-            halve,
-            ..Reno::new(false)
-        };
-        let mut f = Fix::established_cc(Box::new(cc), cfg);
-        assert_eq!(f.take(), segments(0, 20));
-        f.advance(RTT);
-        for j in 1..4 {
-            f.sack(&[(1, j + 1)]);
-        }
-        assert_eq!(f.state(), CaState::Recovery);
-        f.s.tcb().ssthresh / MSS
-    };
-    assert_eq!(threshold(Halve::Flightsize), 10);
-    assert_eq!(threshold(Halve::Pipe), 8);
 }
 
 /// H-TCP (Linux's module, which counts ACKed segments towards the next

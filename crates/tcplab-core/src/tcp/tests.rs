@@ -567,6 +567,9 @@ fn vegas_bsd_timeout_retransmits_exactly_when_algorithm_1_says() {
 #[path = "recovery_tests.rs"]
 mod recovery_tests;
 
+#[path = "prr_ns3_tests.rs"]
+mod prr_ns3_tests;
+
 #[path = "cc_rtt_tests.rs"]
 mod cc_rtt_tests;
 #[path = "cwr_tests.rs"]

@@ -33,13 +33,29 @@
 //! pipe is FlightSize less what the duplicates reported, less the first
 //! segment while it waits to be retransmitted; a partial ACK retransmits the
 //! next segment, as NewReno.
+//!
+//! `prr_form = "ns3"` (the ns3 profile's) follows ns-3 3.44's
+//! `TcpPrrRecovery` with the numbers its `TcpSocketBase` hands it:
+//! - RecoverFS is the pipe when the recovery starts (`m_bytesInFlight`
+//!   after the head is marked lost), SACK or not;
+//! - every duplicate ACK, the one that starts the recovery included, adds a
+//!   segment to DeliveredData while prr_delivered < RecoverFS
+//!   (`DoRecovery`'s `isDupAck`), on top of what it SACKed: with SACK, a
+//!   segment is counted twice;
+//! - a partial ACK reports all it acknowledges (without SACK too: nothing
+//!   of what the duplicates reported is taken out), only if that is a
+//!   segment or more, and is safe (it acknowledges the retransmission);
+//! - without SACK, the pipe PRR reads is the one before the ACK's own
+//!   report: a duplicate's emulated SACK and a partial ACK's lost head
+//!   are counted after `DoRecovery` has set cwnd, so cwnd is a segment
+//!   above what the RFC's arithmetic gives.
 
 use super::sack::{sack_loss_detected, NextSeg};
 use super::RecoveryStrategy;
 use crate::cc::{CaState, LossCause};
 use crate::tcp::conn::Conn;
 use crate::tcp::sender::TcpEventKind;
-use crate::tcp::{EcnResponse, TcpConfig, TcpHeader};
+use crate::tcp::{EcnResponse, PrrForm, TcpConfig, TcpHeader};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug)]
@@ -63,6 +79,8 @@ pub struct Prr {
     head_due: bool,
     /// The ECN reduction's form (the CWR state's rules).
     ecn: EcnResponse,
+    /// ns-3 3.44's arithmetic.
+    ns3: bool,
 }
 
 impl Prr {
@@ -90,12 +108,19 @@ impl Prr {
 
     /// One ACK's DeliveredData: sets cwnd = pipe + sndcnt.
     fn on_delivered(&mut self, c: &mut Conn, delivered: u64, safe: bool) {
+        self.on_delivered_after(c, delivered, safe, 0);
+    }
+
+    /// As [`Prr::on_delivered`], with the pipe read as `unreported` bytes
+    /// more than it is (ns-3 without SACK reads it before the ACK's own
+    /// report).
+    fn on_delivered_after(&mut self, c: &mut Conn, delivered: u64, safe: bool, unreported: u64) {
         let prr_out = self.prr_out(c);
         if delivered == 0 && prr_out > 0 {
             return;
         }
         let mss = c.mss();
-        let pipe = self.pipe(c);
+        let pipe = self.pipe(c) + unreported;
         let ssthresh = c.tcb.ssthresh;
         self.prr_delivered += delivered;
         let mut sndcnt = if delivered == 0 {
@@ -274,6 +299,7 @@ impl RecoveryStrategy for Prr {
             dup_bytes: 0,
             head_due: false,
             ecn: cfg.ecn_response,
+            ns3: cfg.prr_form == PrrForm::Ns3,
         }
     }
 
@@ -323,12 +349,37 @@ impl RecoveryStrategy for Prr {
             self.dup_bytes = (c.dupacks as u64 * mss).min(cap);
             mss.min(self.dup_bytes)
         };
-        self.on_delivered(c, delivered, false);
+        if self.ns3 {
+            // ns-3: RecoverFS is the pipe once the head is counted lost, and
+            // the entering ACK is a duplicate: one segment more than it
+            // SACKed (without SACK, nothing but that segment).
+            self.recover_fs = self.pipe(c).max(mss);
+            let sacked = if self.sack { delivered } else { 0 };
+            self.on_delivered(c, sacked + mss, false);
+        } else {
+            self.on_delivered(c, delivered, false);
+        }
     }
 
     fn on_dupack(&mut self, c: &mut Conn) {
         let delivered = self.dup_delivered(c);
-        self.on_delivered(c, delivered, false);
+        if self.ns3 {
+            let extra = if self.prr_delivered < self.recover_fs {
+                c.mss()
+            } else {
+                0
+            };
+            // Without SACK the duplicate's report (its emulated SACK) is
+            // the segment ns-3 adds, and its pipe is read before it.
+            let (sacked, unreported) = if self.sack {
+                (delivered, 0)
+            } else {
+                (0, delivered)
+            };
+            self.on_delivered_after(c, sacked + extra, false, unreported);
+        } else {
+            self.on_delivered(c, delivered, false);
+        }
     }
 
     fn on_ack(&mut self, c: &mut Conn, now: SimTime, ack: u64, acked: u64) {
@@ -348,7 +399,21 @@ impl RecoveryStrategy for Prr {
             self.head_due = true;
         }
         let (delivered, safe) = self.ack_delivered(c, acked);
-        self.on_delivered(c, delivered, safe);
+        if self.ns3 {
+            // ns-3: all the ACK acknowledged (or SACKed), if a segment or
+            // more; safe, as it acknowledges the retransmission; without
+            // SACK, the pipe still counts the head marked lost after.
+            let (delivered, unreported) = if self.sack {
+                (c.delivered as u64, 0)
+            } else {
+                (acked, c.segment_end(ack) - ack)
+            };
+            if delivered >= c.mss() {
+                self.on_delivered_after(c, delivered, true, unreported);
+            }
+        } else {
+            self.on_delivered(c, delivered, safe);
+        }
     }
 
     fn send(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) -> bool {
