@@ -4,7 +4,7 @@
 //! follows `TcpPrrRecovery` as `TcpSocketBase` drives it (`prr_form =
 //! "ns3"`), against the RFC forms of `recovery_tests.rs`.
 
-use super::recovery_tests::Trace;
+use super::recovery_tests::{prr_one_loss_in_twenty_in, Trace};
 use super::*;
 use crate::cc::reno::{Halve, Reno};
 use crate::tcp::PrrForm;
@@ -35,28 +35,8 @@ fn halving_the_pipe_sets_ssthresh_two_segments_below_half_the_flight_with_sack()
     assert_eq!(threshold(Halve::Pipe), 8);
 }
 
-/// The first segment of twenty lost; the ACKs of segments 1 to 19 arrive
-/// one by one, with SACK (`sack`) or as plain duplicates, to a sender
-/// recovering by PRR in ns-3 3.44's arithmetic. Returns, for each of them,
-/// the segments sent in answer and cwnd.
 fn ns3_prr_one_loss_in_twenty(sack: bool) -> Trace {
-    let mut cfg = config(20);
-    cfg.recovery = Recovery::Prr;
-    cfg.sack = sack;
-    cfg.prr_form = PrrForm::Ns3;
-    let mut f = Fix::established("newreno", cfg);
-    assert_eq!(f.take(), segments(0, 20));
-    f.advance(RTT);
-    let mut trace = Vec::new();
-    for j in 1..20 {
-        if sack {
-            f.sack(&[(1, j + 1)]);
-        } else {
-            f.dupack();
-        }
-        trace.push((j, f.take(), f.cwnd_segments()));
-    }
-    trace
+    prr_one_loss_in_twenty_in(sack, PrrForm::Ns3).1
 }
 
 #[test]

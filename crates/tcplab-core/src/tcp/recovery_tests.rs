@@ -5,6 +5,7 @@
 //! each test's comments.
 
 use super::*;
+use crate::tcp::PrrForm;
 
 /// `n` segments in flight from a sender recovering by `recovery`, one RTT
 /// after they left.
@@ -53,7 +54,18 @@ pub(super) type Trace = Vec<(u64, Vec<(u64, u64)>, f64)>;
 /// one by one, with SACK (`sack`) or as plain duplicates. Returns, for each
 /// of them, the segments sent in answer and cwnd.
 fn prr_one_loss_in_twenty(sack: bool) -> (Fix, Trace) {
-    let mut f = window(20, Recovery::Prr, sack);
+    prr_one_loss_in_twenty_in(sack, PrrForm::Rfc9937)
+}
+
+/// As [`prr_one_loss_in_twenty`], in PRR's arithmetic `form`.
+pub(super) fn prr_one_loss_in_twenty_in(sack: bool, form: PrrForm) -> (Fix, Trace) {
+    let mut cfg = config(20);
+    cfg.recovery = Recovery::Prr;
+    cfg.sack = sack;
+    cfg.prr_form = form;
+    let mut f = Fix::established("newreno", cfg);
+    assert_eq!(f.take(), segments(0, 20));
+    f.advance(RTT);
     let mut trace = Vec::new();
     for j in 1..20 {
         if sack {
