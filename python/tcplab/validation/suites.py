@@ -291,11 +291,6 @@ OPEN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
         "dropped at a timeout), the window reductions are within 4% (1.21 before) and the "
         "timeouts 0.87 and 1.06 of ns-2's (1.16 and 1.71 before)."),
         frozenset({"PER 0.05"})),
-    ("ns-3", "scalable"): (
-        "Open: tcplab's port of ns-3's TcpScalable (the ns3 profile's since 2026-11-26; "
-        "Linux's module gave 0.85-0.87) keeps a window about 10% below ns-3's at 1% loss "
-        "(20.8 against 22.5-24.8 segments over 6 seeds; 0.84 of its goodput), its "
-        "reductions leaving 0.75 of the window against ns-3's 0.78; the cause is not found."),
     ("ns-3", "yeah"): (
         "Open: ns-3's TcpYeah, which tcplab ports (the ns3 profile's since 2026-11-26; "
         "Linux's module gave 3.41), sets a threshold of about 4 GB when a reduction exceeds a "
