@@ -27,36 +27,21 @@ pub fn recovery_options(
     linux: bool,
     ns3: bool,
 ) -> Result<RecoveryOptions> {
-    // Filled in (and echoed) only where it acts.
-    let rate_halving_floor = if recovery == Recovery::RateHalving {
-        *f.rate_halving_floor
-            .get_or_insert(RateHalvingFloor::Ssthresh)
-    } else if f.rate_halving_floor.is_some() {
-        return Err(Error::invalid(
-            p("rate_halving_floor"),
-            format!(
-                "applies to the rate_halving recovery only (this flow's recovery is {})",
-                recovery.name()
-            ),
-        ));
-    } else {
-        RateHalvingFloor::Ssthresh
-    };
+    let rate_halving_floor = only_with(
+        &mut f.rate_halving_floor,
+        RateHalvingFloor::Ssthresh,
+        ("rate_halving_floor", Recovery::RateHalving),
+        recovery,
+        p,
+    )?;
     // ns-3 3.44's TcpPrrRecovery in the ns3 profile; RFC 9937's elsewhere.
-    let prr_form = if recovery == Recovery::Prr {
-        *f.prr_form
-            .get_or_insert(if ns3 { PrrForm::Ns3 } else { PrrForm::Rfc9937 })
-    } else if f.prr_form.is_some() {
-        return Err(Error::invalid(
-            p("prr_form"),
-            format!(
-                "applies to the prr recovery only (this flow's recovery is {})",
-                recovery.name()
-            ),
-        ));
-    } else {
-        PrrForm::Rfc9937
-    };
+    let prr_form = only_with(
+        &mut f.prr_form,
+        if ns3 { PrrForm::Ns3 } else { PrrForm::Rfc9937 },
+        ("prr_form", Recovery::Prr),
+        recovery,
+        p,
+    )?;
     // Linux: tcp_recovery = 1 (RACK), tcp_early_retrans = 3 (TLP).
     let sack_based = matches!(
         recovery,
@@ -111,4 +96,31 @@ pub fn recovery_options(
         },
         ecn_response,
     })
+}
+
+/// An option (`field`, named `name`) of the recovery `own` alone: its
+/// value, or `default` filled in so that it is echoed, when the flow
+/// recovers by `own`; refused when it is set for another `recovery`; else
+/// `default`, not echoed. `p` makes the field's path.
+fn only_with<T: Copy>(
+    field: &mut Option<T>,
+    default: T,
+    (name, own): (&str, Recovery),
+    recovery: Recovery,
+    p: &dyn Fn(&str) -> String,
+) -> Result<T> {
+    if recovery == own {
+        Ok(*field.get_or_insert(default))
+    } else if field.is_some() {
+        Err(Error::invalid(
+            p(name),
+            format!(
+                "applies to the {} recovery only (this flow's recovery is {})",
+                own.name(),
+                recovery.name()
+            ),
+        ))
+    } else {
+        Ok(default)
+    }
 }
