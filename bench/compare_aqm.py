@@ -468,9 +468,7 @@ def main() -> None:
                 except NotInTcplab as e:
                     ours[c] = str(e)
             if a.save:
-                with open(a.save, "w") as f:
-                    json.dump([{"case": asdict(c), "tcplab": ours[c], "ns3": raw3[c]}
-                               for c in cases], f, indent=1)
+                save(a.save, cases, ours, raw3)
         first = raw3[cases[0]][0]
         report(a, cases, ours, raw3, first["duration"], first["warmup"],
                max(len(v) for v in raw3.values()))
@@ -518,10 +516,15 @@ def main() -> None:
                   f"{results[key]['process_s']:.1f} s in all", file=sys.stderr, flush=True)
     raw3 = {c: [results[(c, s)] for s in seeds_of(c)] for c in cases}
     if a.save:
-        with open(a.save, "w") as f:
-            json.dump([{"case": asdict(c), "tcplab": ours[c], "ns3": raw3[c]} for c in cases],
-                      f, indent=1)
+        save(a.save, cases, ours, raw3)
     report(a, cases, ours, raw3, a.duration, a.warmup, a.seeds)
+
+
+def save(path: str, cases: list[Case], ours: dict, raw3: dict) -> None:
+    """Writes every case's runs on both sides, for --load."""
+    with open(path, "w") as f:
+        json.dump([{"case": asdict(c), "tcplab": ours[c], "ns3": raw3[c]} for c in cases],
+                  f, indent=1)
 
 
 def report(a: argparse.Namespace, cases: list[Case], ours: dict, raw3: dict, duration: float,

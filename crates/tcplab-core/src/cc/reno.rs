@@ -102,7 +102,7 @@ impl CongestionControl for Reno {
     fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {
         match self.halve {
             Halve::Flightsize => reno_ssthresh(tcb),
-            Halve::Pipe => (tcb.pipe as u64 / 2).max(2 * tcb.mss),
+            Halve::Pipe => super::ns3::newreno_ssthresh(tcb),
         }
     }
 }
