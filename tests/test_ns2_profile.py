@@ -30,6 +30,7 @@ def test_the_ns2_profile_takes_ns2_s_defaults():
     assert f["reno_recover_guard"] is True  # bugFix_
     assert (f["sack"], f["timestamps"], f["window_scaling"]) == (False, False, False)
     assert f["recovery"] == "newreno" and f["recovery_exit"] == "ssthresh"
+    assert f["handshake"] is True  # syn_ and delay_growth_: a SYN, then data
     # dupack_action's reset_rtx_timer(1, 0); recv_newack_helper's opencwnd on
     # the ACK that ends a Reno or NewReno recovery (not Sack1's, not Vegas's).
     assert (f["fast_retransmit_restarts_rto"], f["recovery_exit_growth"]) == (True, True)
@@ -94,3 +95,27 @@ def test_ns2_s_vegas_recovers_by_its_own_rules_without_the_reno_guard():
         effective(cc="reno", recovery="ns2_vegas")
     assert e.value.path.endswith(".recovery") and "cc vegas" in (e.value.allowed or "")
     assert effective(cc="vegas", recovery="newreno")["recovery"] == "newreno"
+
+
+def test_without_a_handshake_data_leaves_at_the_start_one_handshake_earlier():
+    # (As ns-2's TCP-Linux sends its initial window with its SYN.)
+    # 10 Mb/s, 10 ms, an ACK per segment, no options: a SYN or SYN-ACK is
+    # 44 B (35.2 us), an ACK 40 B (32 us), a data segment 1040 B (832 us).
+    def run(handshake: bool) -> dict:
+        net = tl.Network()
+        a, b = net.host("a"), net.host("b")
+        net.link(a, b, rate="10Mbps", delay="10ms", queue="100p")
+        net.tcp(a, b, profile="ns2", handshake=handshake, app=tl.Transfer(size="20000B"))
+        return net.run(duration="2s", seed=1).flows.iloc[0]
+
+    one_way, setup = run(False), run(True)
+    # The first RTT sample is the first data segment's (2 x 10 ms + 832 us
+    # + 32 us), where the handshake's is the SYN's (2 x (10 ms + 35.2 us)).
+    assert one_way["rtt_min_s"] == pytest.approx(0.020864, abs=1e-9)
+    assert setup["rtt_min_s"] == pytest.approx(0.0200704, abs=1e-9)
+    # Nothing else differs: the same transfer, later by the SYN's round
+    # trip and the handshake's ACK ahead of the first data segment.
+    assert (setup["completion_time_s"] - one_way["completion_time_s"]
+            == pytest.approx(0.0200704 + 0.000032, abs=1e-9))
+    # 20 segments and the FIN; the handshake adds the SYN and its ACK.
+    assert (one_way["sent_packets"], setup["sent_packets"]) == (21, 23)

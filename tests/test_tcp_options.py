@@ -99,7 +99,7 @@ def test_udp_field_on_a_tcp_flow():
                "profile, ns3_release, recovery, mss, delayed_ack, delayed_ack_timeout, "
                "quick_acks, rtt_sampling, cc_rtt, sack, timestamps, window_scaling, rcv_buf, "
                "initial_cwnd, initial_ssthresh, abc, min_rto, max_rto, initial_rto, "
-               "clock_granularity, rto, restart_after_idle, "
+               "clock_granularity, rto, restart_after_idle, handshake, "
                "recovery_exit, recovery_exit_growth, rate_halving_floor, prr_form, dupthresh, "
                "limited_transmit, rescue_retransmit, slow_start, rack, tlp, reno_recover_guard, "
                "fast_retransmit_restarts_rto, ecn, ecn_response, app)",

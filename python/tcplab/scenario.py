@@ -324,6 +324,7 @@ class Network:
         clock_granularity: Quantity | None = None,
         rto: Literal["rfc6298", "linux", "ns2", "ns3_18", "inet"] | None = None,
         restart_after_idle: bool | None = None,
+        handshake: bool | None = None,
         recovery_exit: Literal["flight", "ssthresh"] | None = None,
         recovery_exit_growth: bool | None = None,
         rate_halving_floor: Literal["ssthresh", "half_ssthresh"] | None = None,
@@ -382,6 +383,10 @@ class Network:
                 default) or ``"newest"`` (from the most recently sent segment
                 the ACK newly delivers, as Linux's ``ca_rtt_us``; the linux
                 profile).
+            handshake: open the connection with a SYN, SYN-ACK, ACK exchange
+                (default on). Off, both ends start established and the first
+                data segment leaves at the start time, as ns-2's TCP-Linux
+                sends its initial window with its SYN.
             ecn: negotiate ECN (RFC 3168) so that queue disciplines with
                 ``ecn`` mark instead of dropping (default off; on for
                 ``"dctcp"``).
@@ -430,7 +435,7 @@ class Network:
             "initial_ssthresh": initial_ssthresh, "abc": abc, "min_rto": min_rto,
             "max_rto": max_rto, "initial_rto": initial_rto,
             "clock_granularity": clock_granularity, "rto": rto,
-            "restart_after_idle": restart_after_idle,
+            "restart_after_idle": restart_after_idle, "handshake": handshake,
             "recovery_exit": recovery_exit, "recovery_exit_growth": recovery_exit_growth,
             "rate_halving_floor": rate_halving_floor, "prr_form": prr_form,
             "dupthresh": dupthresh,

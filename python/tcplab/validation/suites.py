@@ -44,7 +44,9 @@ TCP_LINUX = {"reno": "reno", "cubic": "cubic", "cubic-2.6.22": "cubic",
 TCP_LINUX_SETTINGS = {"window": 10000, "winit": 10, "minrto": 0.2, "tick": 0.001}
 #: tcplab's side: the linux profile on TCP-Linux's recovery (rate halving
 #: on ns-2's SACK scoreboard, without PRR, RACK-TLP or HyStart, which 2.6.22
-#: lacks; docs/tcp.md).
+#: lacks; docs/tcp.md). With its handshake: TCP-Linux sends a 40-B SYN with
+#: its initial window, and that SYN's RTT, like tcplab's SYN's, is the
+#: smallest its modules see (docs/validation.md).
 LINUX_FLOW = {"profile": "linux", "recovery": "rate_halving", "rack": False, "tlp": False,
               "slow_start": "standard"}
 #: The variants whose 2.6.22 module declares `tcp_reno_min_cwnd` (ssthresh /
@@ -272,7 +274,17 @@ OPEN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
         "BaseRTT)."),
         frozenset({"4 flows"})),
     ("variant", "hybla"): ((
-        "Open: with 4 flows tcplab makes 1.3-1.5 times TCP-Linux's reductions."),
+        "Open: with 4 flows tcplab makes 1.3-1.5 times TCP-Linux's reductions. In "
+        "TCP-Linux the fourth flow (from 0.75 s) reaches a window of 401 packets in its "
+        "slow start (2^rho - 1 segments per ACK, rho about 8 with the queue standing), "
+        "loses most of it and spends the rest of the run in that one recovery: its rate "
+        "halving holds it to one packet in flight (next_pkts_in_flight_ 1, cwnd 1, "
+        "ssthresh 2), 394 packets delivered in 120 s and 7 reductions. Its other three "
+        "flows make 103-104 reductions each, tcplab's four 114-119 (1.14 times). tcplab's "
+        "third and fourth flows lose their SYNs to the queue the first flow's slow start "
+        "fills and start a second later; started without a handshake (data at t = 0, as "
+        "TCP-Linux's), tcplab still makes 1.37 times the reductions, and no flow of its "
+        "stalls so."),
         frozenset({"4 flows"})),
     ("recovery", "newreno"): ((
         "Open (issue 18): at PER 0.05 the quick run's goodput (seeds 1 and 2 of 120 s) is 1.10 "

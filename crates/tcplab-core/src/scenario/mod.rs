@@ -406,6 +406,12 @@ pub struct FlowSpec {
     /// tcp: restart from the initial window after an idle RTO (default on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_after_idle: Option<bool>,
+    /// tcp: open the connection with a SYN, SYN-ACK, ACK handshake (default
+    /// on); off, both ends start established and data leaves at the start
+    /// time, as in ns-2's TCP-Linux (its SYN goes out with the initial
+    /// window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handshake: Option<bool>,
     /// tcp: NewReno's window at the end of recovery: "flight" (RFC 6582
     /// option 1, the default) or "ssthresh" (option 2; ns-3 and Linux).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -514,6 +520,7 @@ impl FlowSpec {
             clock_granularity: None,
             rto: None,
             restart_after_idle: None,
+            handshake: None,
             recovery_exit: None,
             recovery_exit_growth: None,
             rate_halving_floor: None,

@@ -42,6 +42,9 @@ pub struct TcpPlan {
     pub probes: Vec<Probe>,
     /// Whether to log TCP events.
     pub events: bool,
+    /// Whether the connection opens with a handshake; without, both ends
+    /// start established.
+    pub handshake: bool,
 }
 
 /// Resolves a TCP flow's configuration, filling the defaults into `f` so
@@ -296,6 +299,9 @@ pub fn tcp(
         return Err(Error::invalid(p("initial_rto"), "must be longer than 0 s"));
     }
     let restart_after_idle = *f.restart_after_idle.get_or_insert(true);
+    // Every profile: ns-2.35's one-way agents model a SYN exchange too
+    // (`syn_` and `delay_growth_` true since 2001).
+    let handshake = *f.handshake.get_or_insert(true);
     let dupthresh = *f.dupthresh.get_or_insert(3);
     // (Held in 16 bits, to keep a connection in its cache lines.)
     let Ok(dupthresh) = u16::try_from(dupthresh) else {
@@ -554,5 +560,6 @@ pub fn tcp(
         series,
         probes,
         events: trace.contains(&TraceSpec::Kind(TraceKind::Events)),
+        handshake,
     })
 }

@@ -36,6 +36,7 @@ impl TcpPlan {
             series: self.series.clone(),
             probes: self.probes.clone(),
             events: self.events,
+            handshake: self.handshake,
         })
     }
 }

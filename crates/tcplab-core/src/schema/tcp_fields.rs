@@ -191,6 +191,14 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "RFC 5681 4.1",
     ),
     f(
+        "flows[tcp].handshake",
+        "bool",
+        "",
+        "",
+        "open with a SYN, SYN-ACK, ACK handshake; off: both ends start established and data leaves at the start time",
+        "RFC 9293 3.5; ns-2.35's Agent/TCP models a SYN exchange (syn_, delay_growth_ true)",
+    ),
+    f(
         "flows[tcp].recovery_exit",
         "flight, ssthresh",
         "",

@@ -58,7 +58,8 @@ pub struct Conn {
     /// "newest"`.
     pub newest: Option<Box<NewestRtt>>,
     pub syn_sent_at: SimTime,
-    pub syn_retransmitted: bool,
+    /// How the connection is being set up.
+    pub setup: Setup,
     pub last_send: SimTime,
     /// Latest TSval from the peer, echoed in TSecr.
     pub ts_recent: u64,
@@ -110,6 +111,20 @@ pub struct EcnState {
     pub high: u64,
 }
 
+/// What the connection's setup leaves to do or to remember (one byte: a
+/// connection fills its cache lines).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Setup {
+    /// Nothing: the SYN went once, or the controller is initialised.
+    Plain,
+    /// The SYN was retransmitted: its SYN-ACK gives no RTT sample.
+    SynRetransmitted,
+    /// Opened without a handshake, the controller is not initialised yet:
+    /// it is at the first ACK of new data (with its RTT sample), or at a
+    /// timeout before one.
+    InitPending,
+}
+
 impl Conn {
     pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>, fine_retransmit: bool) -> Self {
         let fine_timeout = cfg.fine_timeout;
@@ -152,7 +167,7 @@ impl Conn {
             closing: false,
             timing,
             syn_sent_at: SimTime::ZERO,
-            syn_retransmitted: false,
+            setup: Setup::Plain,
             last_send: SimTime::ZERO,
             ts_recent: 0,
             rto_deadline: None,
@@ -190,6 +205,17 @@ impl Conn {
                 cwnd: self.tcb.cwnd,
                 ssthresh: self.tcb.ssthresh,
             });
+        }
+    }
+
+    /// Initialises the controller and the slow-start component (once the
+    /// connection is established and, with a handshake, the SYN's RTT
+    /// sampled).
+    pub fn init_cc(&mut self) {
+        self.setup = Setup::Plain;
+        self.cc.init(&mut self.tcb);
+        if let Some(ss) = &mut self.slow_start {
+            ss.init(&self.tcb);
         }
     }
 

@@ -132,6 +132,16 @@ impl Receiver {
         }
     }
 
+    /// Starts established without a handshake (the sender's
+    /// `open_established`): the first data byte is 1, and ECN is on when
+    /// the configuration asks for it.
+    pub fn open_established(&mut self) {
+        self.state = RcvState::Established;
+        self.rcv_nxt = 1;
+        self.last_ack_sent = 1;
+        self.ecn.ok = self.ecn.wanted;
+    }
+
     fn make_ack(&mut self, now: SimTime, flags: u8) -> TcpHeader {
         let mut h = TcpHeader {
             seq: if flags & SYN != 0 { 0 } else { 1 },
@@ -393,6 +403,15 @@ mod tests {
         );
         assert_eq!(r.state, RcvState::Established);
         r
+    }
+
+    #[test]
+    fn opened_without_a_handshake_the_receiver_takes_byte_1_first() {
+        let mut r = Receiver::new(&cfg(1, false));
+        r.open_established();
+        assert_eq!(r.state, RcvState::Established);
+        let o = r.on_segment(t(10), &data(1, 100));
+        assert_eq!((o.delivered, o.ack.unwrap().ack), (100, 101));
     }
 
     #[test]

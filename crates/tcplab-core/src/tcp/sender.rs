@@ -13,7 +13,7 @@
 //! Limited transmit (RFC 3042) lives in the connection's window
 //! ([`Conn::send_window`]).
 
-use super::conn::{Conn, SndState};
+use super::conn::{Conn, Setup, SndState};
 use super::recovery::{Recovery, RecoveryStrategy, Strategy};
 use super::rtt::RttEstimator;
 use super::{syn_options, EcnResponse, TcpConfig, TcpHeader};
@@ -152,6 +152,31 @@ impl Sender {
         self.send_syn(now, out);
     }
 
+    /// Opens the connection without a handshake, as ns-2's one-way agents
+    /// do: both ends start established with the options their common
+    /// configuration asks for, and the first data leaves now. The RTO is
+    /// the initial one until the first sample; the controller is
+    /// initialised at the first ACK of new data, when an RTT is known (as
+    /// a handshake's SYN-ACK would have given it; ns-2's TCP-Linux runs a
+    /// module's `init` at the first ACK too).
+    pub fn open_established(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        let c = &mut self.c;
+        c.tcb.now = now;
+        c.state = SndState::Established;
+        c.tcb.snd_una = 1;
+        c.tcb.snd_nxt = 1;
+        c.tcb.snd_max = 1;
+        c.ecn.ok = c.cfg.ecn;
+        c.ecn.all = c.ecn.ok && c.cc.needs_ecn();
+        // The peer's buffer, as its first ACK will advertise it.
+        c.rwnd = c.wnd_field as u64 * (1 << c.peer_shift);
+        c.setup = Setup::InitPending;
+        c.last_send = now;
+        c.log(now, TcpEventKind::Established, 1);
+        self.try_send(now, out);
+        self.schedule_probe(now);
+    }
+
     fn send_syn(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         let c = &mut self.c;
         c.syn_sent_at = now;
@@ -239,7 +264,7 @@ impl Sender {
         c.rwnd = h.wnd as u64;
         let sample = if c.cfg.timestamps && h.ts_ecr > 0 {
             Some(now - SimTime::from_nanos(h.ts_ecr))
-        } else if !c.syn_retransmitted {
+        } else if c.setup != Setup::SynRetransmitted {
             Some(now - c.syn_sent_at)
         } else {
             None
@@ -253,10 +278,7 @@ impl Sender {
         }
         c.rto_deadline = None;
         c.last_send = now;
-        c.cc.init(&mut c.tcb);
-        if let Some(ss) = &mut c.slow_start {
-            ss.init(&c.tcb);
-        }
+        c.init_cc();
         c.log(now, TcpEventKind::Established, 1);
         out.push(c.pure_ack(now));
         self.try_send(now, out);
@@ -361,6 +383,9 @@ impl Sender {
             // After snd_una moves: Linux's RTO policy ends its window of
             // data there.
             c.rtt.sample(&mut c.tcb, r);
+        }
+        if c.setup == Setup::InitPending {
+            c.init_cc();
         }
         c.sb.advance(ack);
         if matches!(c.tcb.ca_state, CaState::Recovery | CaState::Cwr)

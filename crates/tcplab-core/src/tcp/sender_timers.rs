@@ -7,6 +7,7 @@
 
 use super::{Sender, SndState, TcpEventKind};
 use crate::cc::{CaState, LossCause};
+use crate::tcp::conn::Setup;
 use crate::tcp::recovery::RecoveryStrategy;
 use crate::tcp::TcpHeader;
 use crate::time::SimTime;
@@ -28,7 +29,7 @@ impl Sender {
         match c.state {
             SndState::SynSent => {
                 c.rtt.back_off();
-                c.syn_retransmitted = true;
+                c.setup = Setup::SynRetransmitted;
                 c.stats.retransmitted_segments += 1;
                 c.stats.timeouts += 1;
                 c.log(now, TcpEventKind::Timeout, 0);
@@ -40,6 +41,9 @@ impl Sender {
             _ => return,
         }
         c.stats.timeouts += 1;
+        if c.setup == Setup::InitPending {
+            c.init_cc();
+        }
         if let Some(f) = &mut c.fine {
             f.last_reduction = now;
         }

@@ -477,6 +477,86 @@ fn without_restart_after_idle_the_window_survives_any_idle_period() {
     assert_eq!(f.take(), segments(2, 3));
 }
 
+// ---- without a handshake --------------------------------------------------
+
+/// A controller that sets cwnd to four segments at `init` and records the
+/// SRTT it was initialised with; it never grows the window.
+#[derive(Debug)]
+struct InitProbe(std::sync::Arc<std::sync::Mutex<Vec<Option<SimDuration>>>>);
+
+impl crate::cc::CongestionControl for InitProbe {
+    fn name(&self) -> &'static str {
+        "init_probe"
+    }
+    fn init(&mut self, tcb: &mut crate::cc::Tcb) {
+        self.0.lock().unwrap().push(tcb.srtt);
+        tcb.cwnd = 4 * tcb.mss;
+    }
+    fn increase_window(&mut self, _: &mut crate::cc::Tcb, _: &crate::cc::Ack) {}
+    fn ssthresh(&mut self, tcb: &crate::cc::Tcb, _: crate::cc::LossCause) -> u64 {
+        2 * tcb.mss
+    }
+}
+
+/// A sender opened without a handshake at time 0, ten segments of
+/// initial window, an endless application; the srtt values its controller
+/// was initialised with collect in the second field.
+fn one_way() -> (
+    Fix,
+    std::sync::Arc<std::sync::Mutex<Vec<Option<SimDuration>>>>,
+) {
+    let inits = std::sync::Arc::default();
+    let cc = Box::new(InitProbe(std::sync::Arc::clone(&inits)));
+    let mut f = Fix {
+        s: Sender::new(config(10), cc, false),
+        now: SimTime::ZERO,
+        out: Vec::new(),
+    };
+    f.s.set_app_limit(f.now, u64::MAX, &mut f.out);
+    f.s.open_established(f.now, &mut f.out);
+    (f, inits)
+}
+
+#[test]
+fn without_a_handshake_the_initial_window_leaves_at_the_start_with_the_initial_rto() {
+    let (mut f, inits) = one_way();
+    assert!(f.out.iter().all(|h| !h.has(SYN)));
+    assert_eq!(f.take(), segments(0, 10));
+    // No sample yet: the timer runs the initial RTO (1 s) from the start.
+    assert_eq!(
+        f.s.rto_deadline(),
+        Some(SimTime::ZERO + SimDuration::from_secs(1))
+    );
+    assert!(inits.lock().unwrap().is_empty());
+}
+
+#[test]
+fn without_a_handshake_the_variant_is_initialised_at_the_first_new_ack_with_its_rtt() {
+    let (mut f, inits) = one_way();
+    f.take();
+    f.advance(RTT);
+    f.dupack(); // a duplicate carries no sample: not yet
+    assert!(inits.lock().unwrap().is_empty());
+    f.ack(seg(1));
+    assert_eq!(*inits.lock().unwrap(), vec![Some(RTT)]);
+    // init's window (4) holds: 9 in flight, nothing more goes out.
+    assert_eq!(f.cwnd_segments(), 4.0);
+    assert_eq!(f.take(), vec![]);
+    f.ack(seg(2));
+    assert_eq!(inits.lock().unwrap().len(), 1, "once");
+}
+
+#[test]
+fn without_a_handshake_a_timeout_before_any_ack_initialises_the_variant_first() {
+    let (mut f, inits) = one_way();
+    f.take();
+    f.timeout();
+    assert_eq!(*inits.lock().unwrap(), vec![None]);
+    // Then the timeout's own rules: the controller's ssthresh, one segment.
+    assert_eq!((f.ssthresh_segments(), f.cwnd_segments()), (2.0, 1.0));
+    assert_eq!(f.take(), segments(0, 1));
+}
+
 // ---- Vegas's fine-grained retransmission ----------------------------------
 
 /// Ten segments in flight under `cc`; `wait` later, one duplicate ACK.

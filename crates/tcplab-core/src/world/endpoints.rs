@@ -159,7 +159,11 @@ impl World {
                         t.snd.set_app_limit(now, n, &mut out);
                         t.snd.close(now, &mut out);
                     }
-                    t.snd.open(now, &mut out);
+                    if t.handshake {
+                        t.snd.open(now, &mut out);
+                    } else {
+                        t.snd.open_established(now, &mut out);
+                    }
                 }
                 while t.next_edge < t.edges.len() && t.edges[t.next_edge].0 <= now {
                     let on = t.edges[t.next_edge].1;

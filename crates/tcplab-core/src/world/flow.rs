@@ -70,6 +70,8 @@ pub(super) struct TcpFlow {
     pub(super) edges: Vec<(SimTime, bool)>,
     pub(super) next_edge: usize,
     pub(super) opened: bool,
+    /// Opens with a handshake (else both ends start established).
+    pub(super) handshake: bool,
     /// transfer: bytes to deliver.
     pub(super) transfer: Option<u64>,
     pub(super) completion: Option<SimTime>,
@@ -84,8 +86,13 @@ impl TcpFlow {
         if plan.events {
             snd.record_events();
         }
+        let mut rcv = Receiver::new(&plan.cfg);
+        if !plan.handshake {
+            rcv.open_established();
+        }
         TcpFlow {
-            rcv: Receiver::new(&plan.cfg),
+            rcv,
+            handshake: plan.handshake,
             snd,
             edges: plan.edges,
             next_edge: 0,
