@@ -28,7 +28,7 @@ variant (`cc`, nothing else set), with `--seeds` seeds of the same length.
 Needs root, `ip` (iproute2) and /dev/net/tun; it removes its namespaces
 when it ends. Real time: each point takes `--duration` seconds.
 
-    python bench/linux_kernel.py                              # reno and cubic, PER 0-0.05 (~35 min)
+    python bench/linux_kernel.py                   # reno, cubic and bbr, PER 0-0.05 (~50 min)
     python bench/linux_kernel.py --cc cubic --per 0.01 --duration 120
     python bench/linux_kernel.py --docs                       # refresh docs/validation.md
     python bench/linux_kernel.py --from-json docs/data/linux_kernel.json --docs   # table only
@@ -298,7 +298,7 @@ def markdown(run: dict) -> str:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--cc", default="reno,cubic")
+    p.add_argument("--cc", default="reno,cubic,bbr")
     p.add_argument("--per", default="0,0.005,0.01,0.02,0.05")
     p.add_argument("--duration", type=float, default=60.0)
     p.add_argument("--seeds", type=int, default=3, help="tcplab runs per point")

@@ -280,7 +280,7 @@ OPEN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
         "loses most of it and spends the rest of the run in that one recovery: its rate "
         "halving holds it to one packet in flight (next_pkts_in_flight_ 1, cwnd 1, "
         "ssthresh 2), 394 packets delivered in 120 s and 7 reductions. Its other three "
-        "flows make 103-104 reductions each, tcplab's four 114-119 (1.14 times). tcplab's "
+        "flows make 103-104 reductions each, tcplab's four 117-118 (1.14 times). tcplab's "
         "third and fourth flows lose their SYNs to the queue the first flow's slow start "
         "fills and start a second later; started without a handshake (data at t = 0, as "
         "TCP-Linux's), tcplab still makes 1.37 times the reductions, and no flow of its "

@@ -152,9 +152,9 @@ impl Sender {
         self.send_syn(now, out);
     }
 
-    /// Opens the connection without a handshake, as ns-2's one-way agents
-    /// do: both ends start established with the options their common
-    /// configuration asks for, and the first data leaves now. The RTO is
+    /// Opens the connection without a handshake (`handshake = false`): both
+    /// ends start established with the options their common configuration
+    /// asks for, and the first data leaves now. The RTO is
     /// the initial one until the first sample; the controller is
     /// initialised at the first ACK of new data, when an RTT is known (as
     /// a handshake's SYN-ACK would have given it; ns-2's TCP-Linux runs a
