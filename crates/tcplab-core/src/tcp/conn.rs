@@ -208,6 +208,17 @@ impl Conn {
         }
     }
 
+    /// The connection is established, the SYN's byte acknowledged (or, without
+    /// a handshake, taken as such): ECN is on if `ecn_ok`, and the peer's
+    /// window is `rwnd` bytes.
+    pub fn establish(&mut self, ecn_ok: bool, rwnd: u64) {
+        self.state = SndState::Established;
+        self.tcb.snd_una = 1;
+        self.ecn.ok = ecn_ok;
+        self.ecn.all = ecn_ok && self.cc.needs_ecn();
+        self.rwnd = rwnd;
+    }
+
     /// Initialises the controller and the slow-start component (once the
     /// connection is established and, with a handshake, the SYN's RTT
     /// sampled).

@@ -162,14 +162,11 @@ impl Sender {
     pub fn open_established(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         let c = &mut self.c;
         c.tcb.now = now;
-        c.state = SndState::Established;
-        c.tcb.snd_una = 1;
         c.tcb.snd_nxt = 1;
         c.tcb.snd_max = 1;
-        c.ecn.ok = c.cfg.ecn;
-        c.ecn.all = c.ecn.ok && c.cc.needs_ecn();
         // The peer's buffer, as its first ACK will advertise it.
-        c.rwnd = c.wnd_field as u64 * (1 << c.peer_shift);
+        let rwnd = (c.wnd_field as u64) << c.peer_shift;
+        c.establish(c.cfg.ecn, rwnd);
         c.setup = Setup::InitPending;
         c.last_send = now;
         c.log(now, TcpEventKind::Established, 1);
@@ -255,13 +252,9 @@ impl Sender {
 
     fn established(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
         let c = &mut self.c;
-        c.state = SndState::Established;
-        c.tcb.snd_una = 1;
-        // RFC 3168 6.1.1: an ECN-setup SYN-ACK has ECE and not CWR.
-        c.ecn.ok = c.cfg.ecn && h.has(ECE) && !h.has(CWR);
-        c.ecn.all = c.ecn.ok && c.cc.needs_ecn();
-        // RFC 7323 2.2: the window in a SYN is never scaled.
-        c.rwnd = h.wnd as u64;
+        // RFC 3168 6.1.1: an ECN-setup SYN-ACK has ECE and not CWR. RFC
+        // 7323 2.2: the window in a SYN is never scaled.
+        c.establish(c.cfg.ecn && h.has(ECE) && !h.has(CWR), h.wnd as u64);
         let sample = if c.cfg.timestamps && h.ts_ecr > 0 {
             Some(now - SimTime::from_nanos(h.ts_ecr))
         } else if c.setup != Setup::SynRetransmitted {

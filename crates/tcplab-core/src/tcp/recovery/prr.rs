@@ -398,6 +398,8 @@ impl RecoveryStrategy for Prr {
             // A partial ACK: the next segment is lost too (NewReno).
             self.head_due = true;
         }
+        // (Also settles what the duplicates reported, which the pipe reads
+        // without SACK, in both forms.)
         let (delivered, safe) = self.ack_delivered(c, acked);
         if self.ns3 {
             // ns-3: all the ACK acknowledged (or SACKed), if a segment or
