@@ -84,7 +84,9 @@ def test_vegas_keeps_between_alpha_and_beta_packets_queued():
 def test_bbr_keeps_the_queue_near_empty_at_full_utilization():
     res = westwood_path("bbr", trace=("queue", "bwe", "cwnd"))
     link = res.link("bottleneck")
-    assert link["utilization"] >= 0.90
+    # Only ProbeRTT idles the link: 4 segments in flight for 200 ms and a
+    # round every 10 s, about 3% of the time (seed 1: 0.975).
+    assert link["utilization"] >= 0.96
     assert mean_queue(res, after=30) < 2.0  # a loss-based sender keeps it near 100
     assert link["drops_queue"] == 0
     t, bw = res.trace("bwe", flow=0)  # BtlBw, the windowed max delivery rate
@@ -94,11 +96,25 @@ def test_bbr_keeps_the_queue_near_empty_at_full_utilization():
 
 
 def test_bbr_under_random_loss_keeps_its_rate():
-    # BBR v1 does not back off on random loss: at PER 1% it keeps most of the link rate,
-    # where NewReno collapses (Mathis).
+    # BBR v1 does not back off on random loss: at PER 1% it keeps the link rate less the
+    # lost 1% and ProbeRTT's 3% (seed 1: 0.964), where NewReno collapses (Mathis).
     bbr = westwood_path("bbr", per=0.01, trace=()).flow("tcp0")["goodput_bps"]
     newreno = westwood_path("newreno", per=0.01, trace=()).flow("tcp0")["goodput_bps"]
-    assert bbr > 0.85 * PAYLOAD_RATE and bbr > 2 * newreno
+    assert bbr > 0.95 * PAYLOAD_RATE and bbr > 2 * newreno
+
+
+def test_bbr_paces_payload_so_small_segments_fill_the_link():
+    # The kernel comparison's path (bench/linux_kernel.py): 400-B packets, 52 B of them
+    # headers. BBR's rate is a delivery rate of payload; pacing the headers at it too would
+    # send 13% below the link rate in each cruising phase (goodput 0.91 of the payload
+    # rate; Linux 6.18's kernel: 0.97). ProbeRTT's 3% is all it loses here.
+    from tcplab.validation.paths import westwood_path as kernel_path
+
+    res = kernel_path(0.0, cc="bbr", profile="linux").run(duration="60s", seed=1)
+    f = res.flow("tcp0")
+    payload_rate = 2e6 * f["mss"] / 400
+    assert f["mss"] == 348
+    assert 0.95 * payload_rate < f["goodput_bps"] < payload_rate
 
 
 @pytest.mark.parametrize("cc", ["cubic", "newreno"])

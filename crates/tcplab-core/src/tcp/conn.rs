@@ -427,8 +427,11 @@ impl Conn {
             }
         }
         if self.tcb.pacing_rate > 0.0 {
-            let wire = (len + 40 + self.base_opts as u64) as f64;
-            let gap = SimDuration::from_secs_f64(wire / self.tcb.pacing_rate).unwrap_or_default();
+            // The rate is in the delivery rate's unit, payload bytes: Linux
+            // paces the segment's data (`skb->len` in
+            // `tcp_update_skb_after_send`), ns-3 its `sz`, not the headers.
+            let gap =
+                SimDuration::from_secs_f64(len as f64 / self.tcb.pacing_rate).unwrap_or_default();
             self.next_send = self.next_send.max(now) + gap;
         }
         self.cc.on_sent(&self.tcb, len, retx);

@@ -275,6 +275,27 @@ fn the_third_duplicate_ack_retransmits_snd_una_and_halves_the_flight() {
     );
 }
 
+#[test]
+fn pacing_spaces_segments_by_their_payload_at_the_pacing_rate() {
+    let mut f = Fix::established("bbr", config(10));
+    // BBR's first rate: 2/ln 2 times the initial window over the
+    // handshake's RTT, 2.885 x 10,000 B / 0.1 s.
+    let rate = f.s.tcb().pacing_rate;
+    assert!((rate - 288_539.008_177_792_7).abs() < 1e-6, "{rate}");
+    assert_eq!(f.take(), segments(0, 1));
+    // The next segment waits for its predecessor's 1,000 B of payload at
+    // that rate, ln 2 / 200 s; its 40 B of headers are not paced (Linux
+    // paces skb->len, ns-3 the segment's size).
+    let gap = SimDuration::from_nanos(3_465_736);
+    assert_eq!(f.s.pace_deadline(), Some(f.now + gap));
+    for k in 1..3 {
+        f.advance(gap);
+        f.s.on_pace(f.now, &mut f.out);
+        assert_eq!(f.take(), segments(k, 1));
+        assert_eq!(f.s.pace_deadline(), Some(f.now + gap));
+    }
+}
+
 // ---- in fast recovery -----------------------------------------------------
 
 #[test]
