@@ -254,7 +254,15 @@ OPEN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
         "4 flows twice its reductions. The delay is this sensitive "
         "in Linux's code: a rate estimate one hertz above 1000 turns the delay into 2^32 "
         "ticks less the echoed timestamp (tcplab's estimate is above 1000 Hz 0.3% of the "
-        "time without loss, 86% at PER 0.01)."),
+        "time without loss, 86% at PER 0.01). TCP-Linux's modules do not run in 32 bits "
+        "here: ns-2's ns-linux-util.h defines u32 as unsigned long, 64 bits on amd64, so "
+        "above 1000 Hz its delay is the echoed timestamp itself (its debug lines show "
+        "delays of 15012 and 28026 ticks alone on the dumbbell). With tcplab's arithmetic "
+        "in 64 bits as an experiment (not kept: tcplab runs Linux's), the rows moved but "
+        "did not agree (alone on the dumbbell 0.40 of TCP-Linux's goodput, PER 0.005 "
+        "0.73), nor with TCP-Linux's rounded timestamps as well (0.07 and 0.47): which "
+        "way each run goes follows the noise of the rate estimate, whole ticks of TSval "
+        "over whole ticks of TSecr between ACKs."),
     ("variant", "cubic-2.6.22"): ((
         "Open: at PER 0.05 the quick run (2 seeds of 120 s) gives 1.12 times TCP-Linux's "
         "goodput; the full run (3 seeds of 300 s) 1.01."),
