@@ -92,8 +92,15 @@ def merge_docs(rep: tv.Report) -> None:
             lines = section_markdown(names[title], FIGURES, "figures/validation",
                                      ("variant", "recovery"))
             parts[i] = "\n".join(lines) + "\n"
-    if missing := set(names) - found:
-        sys.exit(f"{DOCS}: no section {', '.join(sorted(missing))} to replace; run in full")
+    # A section the docs lack yet goes after the last of its kind.
+    for title, sec in names.items():
+        if title in found:
+            continue
+        kind = [i for i, part in enumerate(parts) if part.startswith(f"### {sec.kind}: ")]
+        if not kind:
+            sys.exit(f"{DOCS}: no {sec.kind} section to put {title} beside; run in full")
+        lines = section_markdown(sec, FIGURES, "figures/validation", ("variant", "recovery"))
+        parts.insert(kind[-1] + 1, "\n".join(lines) + "\n")
     verdicts = re.findall(r"^\|[^\n]*\| ([^|\n]+) \|$", "".join(parts), flags=re.M)
     n = {v: verdicts.count(v) for v in ("pass", "FAIL", "known", "open miss", "ref. stalled")}
     ran = f"the {', '.join(dict.fromkeys(s.name for s in rep.sections))} sections {rep.date}"
@@ -110,6 +117,10 @@ def merge_docs(rep: tv.Report) -> None:
     rows = {f"| {s.kind} {s.name} |": summary_row(s) for s in rep.sections}
     table = [next((new for key, new in rows.items() if line.startswith(key)), line)
              for line in table]
+    for s in rep.sections:
+        if not any(line.startswith(f"| {s.kind} {s.name} |") for line in table):
+            kind = [i for i, line in enumerate(table) if line.startswith(f"| {s.kind} ")]
+            table.insert(kind[-1] + 1 if kind else len(table), summary_row(s))
     if ran not in table[0]:
         table[0] = re.sub(r"^Run on (.*?) \(", lambda m: f"Run on {m.group(1)}; {ran} (", table[0])
     write_between(README, README_BEGIN, README_END, "\n".join(table) + "\n")

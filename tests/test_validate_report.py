@@ -231,7 +231,9 @@ def test_chromium_renders_the_report_with_every_section_and_no_broken_image(tmp_
     assert len(np.unique(pixels.reshape(-1, pixels.shape[-1]), axis=0)) > 50
 
 
-def test_a_partial_run_replaces_its_sections_alone_in_the_docs(tmp_path, monkeypatch):
+def bench_validate_on_sample_docs(tmp_path, monkeypatch):
+    """bench/validate.py with its docs and README in `tmp_path`, holding a full
+    run of sample_report()."""
     import importlib.util
     import pathlib
 
@@ -248,6 +250,11 @@ def test_a_partial_run_replaces_its_sections_alone_in_the_docs(tmp_path, monkeyp
     monkeypatch.setattr(v, "DOCS", docs)
     monkeypatch.setattr(v, "README", readme)
     monkeypatch.setattr(v, "FIGURES", tmp_path / "figs")
+    return v, docs, readme
+
+
+def test_a_partial_run_replaces_its_sections_alone_in_the_docs(tmp_path, monkeypatch):
+    v, docs, readme = bench_validate_on_sample_docs(tmp_path, monkeypatch)
     # A rerun of reno alone: its PER 0.01 row now misses with no entry.
     part = sample_report()
     part.mode, part.seconds, part.date = "full", 7.0, "2026-11-27"
@@ -269,5 +276,29 @@ def test_a_partial_run_replaces_its_sections_alone_in_the_docs(tmp_path, monkeyp
     assert "| variant reno | TCP-Linux reno | 0.65 (PER 0.01) | 0 of 2 | 1 |  |" in table
     assert "| theory Vegas queue |" in table
     part.mode = "quick"
+    with pytest.raises(SystemExit):
+        v.merge_docs(part)
+
+
+def test_a_partial_run_adds_a_new_section_after_the_last_of_its_kind(tmp_path, monkeypatch):
+    v, docs, readme = bench_validate_on_sample_docs(tmp_path, monkeypatch)
+    part = sample_report()
+    part.mode, part.seconds, part.date = "full", 5.0, "2026-11-27"
+    bbr = Section("variant", "bbr", "the Westwood path", ["TCP-Linux bbr"],
+                  rows=[Row("PER 0.01", "goodput", 1.0, 1.02, unit="Mb/s")])
+    part.sections = [bbr]
+    for _ in range(2):  # the second merge replaces it
+        v.merge_docs(part)
+    text = docs.read_text()
+    assert text.count("### variant: bbr") == 1
+    assert text.index("### variant: reno") < text.index("### variant: bbr") < text.index(
+        "### theory: Vegas queue")
+    assert "3 rows pass, 0 fail, 1 known differences" in text
+    rows = readme.read_text().splitlines()
+    reno = next(i for i, x in enumerate(rows) if x.startswith("| variant reno |"))
+    assert rows[reno + 1].startswith("| variant bbr | TCP-Linux bbr | 0.98 (PER 0.01) | 1 of 1 |")
+    assert sum(x.startswith("| variant bbr |") for x in rows) == 1
+    # A kind the docs do not have yet needs a full run.
+    part.sections = [Section("recovery", "prr", "", [], rows=[Row("1 flow", "goodput", 1, 1)])]
     with pytest.raises(SystemExit):
         v.merge_docs(part)

@@ -27,7 +27,7 @@ PAIRS = {"ledbat": "TcpLedbat", "newreno": "TcpNewReno", "cubic": "TcpCubic",
          "highspeed": "TcpHighSpeed", "bic": "TcpBic", "htcp": "TcpHtcp",
          "scalable": "TcpScalable", "hybla": "TcpHybla", "illinois": "TcpIllinois",
          "yeah": "TcpYeah", "veno": "TcpVeno", "lp": "TcpLp", "vegas": "TcpVegas",
-         "westwoodplus": "TcpWestwoodPlus"}
+         "westwoodplus": "TcpWestwoodPlus", "bbr": "TcpBbr"}
 TOLERANCE = 0.10
 
 
