@@ -142,3 +142,28 @@ def test_the_cli_draws_every_kind(tmp_path, capsys) -> None:
     assert main(["plot", db, "--y", "goodput", "--kind", "box", "--out",
                  str(tmp_path / "b.png")]) == 2
     assert "--x: required with --kind box" in capsys.readouterr().err
+
+
+def test_the_tradeoff_plot_names_close_points_without_overlapping_names() -> None:
+    # The cellular study's Verizon LTE panel behind drop-tail: cubic and petra 21 ms
+    # and 0.02 Mb/s apart, whose names at one fixed offset overlapped. Each name is
+    # drawn where it covers no other name.
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from tcplab.studies import _label_points
+
+    fig = Figure(figsize=(3.5, 2.8))
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    pts = [(429.0, 4.389, "newreno"), (501.0, 4.352, "cubic"), (258.0, 4.144, "bbr"),
+           (123.0, 3.855, "vegas"), (409.0, 4.175, "westwoodplus"), (528.0, 4.335, "petra")]
+    ax.plot([p[0] for p in pts], [p[1] for p in pts], "o")
+    ax.set_xscale("log")
+    ax.invert_xaxis()
+    _label_points(ax, pts)
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in ax.texts]
+    assert [t.get_text() for t in ax.texts] == [p[2] for p in pts]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert not a.overlaps(b), (a, b)

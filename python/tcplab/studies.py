@@ -362,6 +362,35 @@ def _figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -> list[Pa
     return [save(fig, out / f"{study}_{panel.name}.{ext}") for ext in ("png", "svg")]
 
 
+def _label_points(ax: Any, points: list[tuple[float, float, str]], size: float = 6) -> None:
+    """Names each point beside it, where the name covers no other name or point.
+
+    Tries eight places around the point in turn (right above first) and
+    keeps the first that is free, with each name's width estimated from
+    its length at `size` points.
+    """
+    ax.get_xlim(), ax.get_ylim()  # the limits the points set
+    scale = 72 / ax.figure.dpi  # display pixels to points
+    at = [tuple(v * scale for v in ax.transData.transform((x, y))) for x, y, _ in points]
+    taken = [(px - 3, py - 3, px + 3, py + 3) for px, py in at]  # the markers
+    places = [(4, 3), (4, -9), (-4, 3), (-4, -9), (4, 10), (4, -16), (-4, 10), (-4, -16)]
+    for (x, y, name), (px, py) in zip(points, at, strict=True):
+        width = 0.6 * size * len(name)
+        for dx, dy in places:
+            left = px + dx if dx > 0 else px + dx - width
+            box = (left, py + dy, left + width, py + dy + size)
+            if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
+                       for b in taken):
+                break
+        else:
+            dx, dy = places[0]
+            left = px + dx
+            box = (left, py + dy, left + width, py + dy + size)
+        taken.append(box)
+        ax.annotate(name, (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=size,
+                    ha="left" if dx > 0 else "right")
+
+
 def _tradeoff_figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -> list[Path]:
     """Goodput against the 95th-percentile delay, one plot per x value (trace), as Pantheon.
 
@@ -385,6 +414,7 @@ def _tradeoff_figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -
     markers = "os^Dvp<>"
     for ax, value in zip(axes, values, strict=False):
         t = table[table[x] == value]
+        names: list[tuple[float, float, str]] = []
         for i, (_, r) in enumerate(t.iterrows()):
             dx = r[f"{d}_mean"] * 1e3
             gy = r[f"{y}_mean"] / panel.scale
@@ -393,8 +423,7 @@ def _tradeoff_figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -
                     [r[f"{y}_{tag}_high"] / panel.scale - gy]]
             ax.errorbar(dx, gy, xerr=xerr, yerr=yerr, fmt=markers[i % len(markers)], ms=5,
                         capsize=2, lw=0.8, label=str(r[hue]))
-            ax.annotate(str(r[hue]), (dx, gy), xytext=(4, 3), textcoords="offset points",
-                        fontsize=6)
+            names.append((dx, gy, str(r[hue])))
         ax.set_xscale("log")
         # Plain numbers at 1, 2 and 5 of each decade: delays span one or two.
         ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
@@ -406,6 +435,7 @@ def _tradeoff_figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -
         ax.set_ylabel(panel.ylabel, fontsize=7)
         ax.tick_params(labelsize=6, which="both")
         ax.grid(alpha=0.3, which="both")
+        _label_points(ax, names)
     for ax in axes[len(values):]:
         ax.set_visible(False)
     queue = panel.fixed.get("queue", "")
