@@ -32,6 +32,8 @@ when it ends. Real time: each point takes `--duration` seconds.
     python bench/linux_kernel.py --cc cubic --per 0.01 --duration 120
     python bench/linux_kernel.py --docs                       # refresh docs/validation.md
     python bench/linux_kernel.py --from-json docs/data/linux_kernel.json --docs   # table only
+    python bench/linux_kernel.py --from-json docs/data/linux_kernel.json --rerun-tcplab --docs
+                                       # after a change to tcplab: its side again, no root
 """
 
 from __future__ import annotations
@@ -278,7 +280,10 @@ def tcplab_run(cc: str, per: float, seed: int, duration: float) -> dict:
 def markdown(run: dict) -> str:
     """The table of a run (`run`: as the JSON file holds it)."""
     rows = run["rows"]
-    lines = [f"`python bench/linux_kernel.py` ({run['date']}, Linux {run['kernel']}): the "
+    when = run["date"]
+    if run.get("tcplab_date", when) != when:
+        when = f"the kernel's runs {when}, tcplab's {run['tcplab_date']}"
+    lines = [f"`python bench/linux_kernel.py` ({when}, Linux {run['kernel']}): the "
              f"Westwood path, {run['duration']:g} s of real time per kernel run "
              f"({run['kernel_runs']} per lossy point, one without loss), tcplab's linux "
              f"profile with {run['seeds']} seeds of the same length. Means: goodput in "
@@ -307,9 +312,19 @@ def main() -> None:
     p.add_argument("--json", default=str(ROOT / "docs" / "data" / "linux_kernel.json"))
     p.add_argument("--docs", action="store_true", help="write the table into docs/validation.md")
     p.add_argument("--from-json", help="no runs: the table from a JSON file this script wrote")
+    p.add_argument("--rerun-tcplab", action="store_true",
+                   help="with --from-json: run tcplab's side of every row again and keep the "
+                        "kernel's (after a change to tcplab; written to --json)")
     a = p.parse_args()
     if a.from_json:
-        report(json.loads(Path(a.from_json).read_text()), a.docs)
+        run = json.loads(Path(a.from_json).read_text())
+        if a.rerun_tcplab:
+            for row in run["rows"]:
+                tcplab_side(row, run["seeds"], run["duration"])
+                print(json.dumps(row), flush=True)
+            run["tcplab_date"] = time.strftime("%Y-%m-%d")
+            Path(a.json).write_text(json.dumps(run, indent=1) + "\n")
+        report(run, a.docs)
         return
     if os.geteuid() != 0 or not Path("/dev/net/tun").exists():
         sys.exit("needs root and /dev/net/tun (network namespaces and a TUN device)")
@@ -319,12 +334,9 @@ def main() -> None:
             # Without random loss one kernel run (nothing else draws).
             runs = [kernel_run(cc, per, s, a.duration)
                     for s in range(1, (a.kernel_runs if per > 0 else 1) + 1)]
-            ours = [tcplab_run(cc, per, s, a.duration) for s in range(1, a.seeds + 1)]
             row = {"cc": cc, "per": per, "kernel_runs": len(runs),
                    **{f"kernel_{key}": statistics.fmean(r[key] for r in runs) for key in runs[0]}}
-            for key in ("goodput", "retransmitted", "timeouts"):
-                row[f"tcplab_{key}"] = statistics.fmean(o[key] for o in ours)
-            row["ratio"] = row["tcplab_goodput"] / row["kernel_goodput"]
+            tcplab_side(row, a.seeds, a.duration)
             rows.append(row)
             print(json.dumps(row), flush=True)
     run = {"date": time.strftime("%Y-%m-%d"), "kernel": os.uname().release,
@@ -332,6 +344,14 @@ def main() -> None:
     Path(a.json).parent.mkdir(parents=True, exist_ok=True)
     Path(a.json).write_text(json.dumps(run, indent=1) + "\n")
     report(run, a.docs)
+
+
+def tcplab_side(row: dict, seeds: int, duration: float) -> None:
+    """Fills `row`'s tcplab columns and ratio: the means over `seeds` runs."""
+    ours = [tcplab_run(row["cc"], row["per"], s, duration) for s in range(1, seeds + 1)]
+    for key in ("goodput", "retransmitted", "timeouts"):
+        row[f"tcplab_{key}"] = statistics.fmean(o[key] for o in ours)
+    row["ratio"] = row["tcplab_goodput"] / row["kernel_goodput"]
 
 
 def report(run: dict, docs: bool) -> None:

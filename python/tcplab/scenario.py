@@ -337,6 +337,7 @@ class Network:
         tlp: bool | None = None,
         reno_recover_guard: bool | None = None,
         fast_retransmit_restarts_rto: bool | None = None,
+        head_retransmit_restarts_rto: bool | None = None,
         ecn: bool | None = None,
         ecn_response: Literal["immediate", "linux", "ns3"] | None = None,
     ) -> Flow | Group | Workload:
@@ -442,7 +443,8 @@ class Network:
             "limited_transmit": limited_transmit, "rescue_retransmit": rescue_retransmit,
             "slow_start": slow_start, "rack": rack, "tlp": tlp,
             "reno_recover_guard": reno_recover_guard,
-            "fast_retransmit_restarts_rto": fast_retransmit_restarts_rto, "ecn": ecn,
+            "fast_retransmit_restarts_rto": fast_retransmit_restarts_rto,
+            "head_retransmit_restarts_rto": head_retransmit_restarts_rto, "ecn": ecn,
             "ecn_response": ecn_response,
         }
         d.update({k: v for k, v in options.items() if v is not None})

@@ -138,7 +138,10 @@ KNOWN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
         "1-flow dumbbell's reductions 4 against 4; the 4-flow dumbbell's stay 1.74 (2.69 "
         "with today's). Those figures are from the sack recovery, before the comparison ran "
         "TCP-Linux's rate halving, which brings today's formula's ratios down (4.45 to 3.04-3.08 "
-        "at PER 0.01) without changing the cause."),
+        "at PER 0.01) without changing the cause. Since the linux profile restarts its timer "
+        "at each resend of the first unacknowledged segment (2026-11-27), the 4-flow "
+        "dumbbell's reductions are 41 against TCP-Linux's 54 (48 before: one timeout and six "
+        "fast retransmits fewer, seed 1)."),
     ("variant", "veno"): (
         "Today's tcp_veno.c (which tcplab follows) counts the segments each ACK covers; "
         "2.6.22's counted ACKs, so with delayed ACKs today's grows faster. With an ACK per "

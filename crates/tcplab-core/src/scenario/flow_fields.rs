@@ -50,6 +50,10 @@ impl FlowSpec {
                 "fast_retransmit_restarts_rto",
                 self.fast_retransmit_restarts_rto.is_some(),
             ),
+            (
+                "head_retransmit_restarts_rto",
+                self.head_retransmit_restarts_rto.is_some(),
+            ),
             ("ecn", self.ecn.is_some()),
             ("ecn_response", self.ecn_response.is_some()),
             ("app", self.app.is_some()),
@@ -98,6 +102,7 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
             "tlp",
             "reno_recover_guard",
             "fast_retransmit_restarts_rto",
+            "head_retransmit_restarts_rto",
             "ecn",
             "ecn_response",
             "app",

@@ -463,6 +463,11 @@ pub struct FlowSpec {
     /// reset_rtx_timer in dupack_action; default on in the ns2 profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fast_retransmit_restarts_rto: Option<bool>,
+    /// tcp: every retransmission of the first unacknowledged segment
+    /// restarts the retransmission timer (Linux's tcp_xmit_retransmit_queue;
+    /// default on in the linux profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_retransmit_restarts_rto: Option<bool>,
     /// tcp: ECN (RFC 3168), negotiated in the handshake (default off; on
     /// for dctcp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -533,6 +538,7 @@ impl FlowSpec {
             tlp: None,
             reno_recover_guard: None,
             fast_retransmit_restarts_rto: None,
+            head_retransmit_restarts_rto: None,
             ecn: None,
             ecn_response: None,
             app: None,

@@ -13,7 +13,7 @@ use crate::scenario::{concat, AppKind, FlowSpec, TraceKind, TraceSpec};
 use crate::tcp::ca_rtt::CcRtt;
 use crate::tcp::rtt::RtoPolicy;
 use crate::tcp::rtt_timing::RttSampling;
-use crate::tcp::{Recovery, RecoveryExit, TcpConfig};
+use crate::tcp::{Recovery, RecoveryExit, RtoRestart, TcpConfig};
 use crate::time::{SimDuration, SimTime};
 use crate::units::Bytes;
 
@@ -394,8 +394,17 @@ pub fn tcp(
         reno_recover_guard: *f
             .reno_recover_guard
             .get_or_insert(ns2 && spec.name != "vegas"),
-        // ns-2's dupack_action: reset_rtx_timer(1, 0) (docs/tcp.md).
-        fast_retransmit_restarts_rto: *f.fast_retransmit_restarts_rto.get_or_insert(ns2),
+        // ns-2's dupack_action: reset_rtx_timer(1, 0); Linux's
+        // tcp_xmit_retransmit_queue rearms at each resend of the head
+        // (docs/tcp.md).
+        rto_restart: match (
+            *f.head_retransmit_restarts_rto.get_or_insert(linux),
+            *f.fast_retransmit_restarts_rto.get_or_insert(ns2),
+        ) {
+            (true, _) => RtoRestart::HeadRetransmit,
+            (false, true) => RtoRestart::FastRetransmit,
+            (false, false) => RtoRestart::Ack,
+        },
         // DCTCP needs ECN (RFC 8257 3.1); for the others, as Linux and
         // ns-3 by default, only when asked.
         ecn: *f.ecn.get_or_insert(spec.name == "dctcp"),

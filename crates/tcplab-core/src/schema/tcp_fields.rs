@@ -295,6 +295,14 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "ns-2 reset_rtx_timer(1, 0) in dupack_action (ns2 profile); RFC 6298 5.3: it runs from the last new ACK",
     ),
     f(
+        "flows[tcp].head_retransmit_restarts_rto",
+        "bool",
+        "",
+        "",
+        "every retransmission of the first unacknowledged segment restarts the retransmission timer (the fast retransmit among them; overrides fast_retransmit_restarts_rto)",
+        "Linux tcp_xmit_retransmit_queue, which rearms the timer when it resends the retransmission queue's head (linux profile); RFC 6298 5.3: it runs from the last new ACK",
+    ),
+    f(
         "flows[tcp].ecn",
         "bool",
         "",

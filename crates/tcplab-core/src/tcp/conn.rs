@@ -17,7 +17,9 @@ use super::rtt::{Bounds, RttEstimator};
 use super::rtt_timing::{RttSampling, RttTiming};
 use super::scoreboard::Scoreboard;
 use super::sender::{SenderStats, TcpEvent, TcpEventKind};
-use super::{base_options, window_shift, RackMode, TcpConfig, TcpHeader, ACK, CWR, FIN};
+use super::{
+    base_options, window_shift, RackMode, RtoRestart, TcpConfig, TcpHeader, ACK, CWR, FIN,
+};
 use crate::cc::slow_start::SlowStart;
 use crate::cc::{CaState, CongestionControl, CwndEvent, LossCause, Tcb};
 use crate::time::{SimDuration, SimTime};
@@ -461,6 +463,9 @@ impl Conn {
         }
         let end = self.segment_end(seq);
         self.emit(now, seq, end - seq, false, out);
+        if seq == self.tcb.snd_una && self.cfg.rto_restart == RtoRestart::HeadRetransmit {
+            self.arm_rto(now);
+        }
         end
     }
 

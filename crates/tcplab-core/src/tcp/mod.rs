@@ -95,10 +95,8 @@ pub struct TcpConfig {
     /// Reno starts another fast retransmit only when the cumulative ACK is
     /// above the last recovery point (ns-2's `bugFix_`).
     pub reno_recover_guard: bool,
-    /// The fast retransmit restarts the retransmission timer (ns-2's
-    /// `reset_rtx_timer(1, 0)` in `dupack_action`); otherwise it runs on
-    /// from the last new ACK (RFC 6298 5.3).
-    pub fast_retransmit_restarts_rto: bool,
+    /// What restarts the retransmission timer besides a new ACK.
+    pub rto_restart: RtoRestart,
     /// Each retransmission backs the retransmission timer off (ns-2's
     /// Vegas); set from the variant, not a scenario field.
     pub retransmit_backoff: bool,
@@ -149,7 +147,7 @@ impl TcpConfig {
             slow_start: crate::cc::slow_start::SlowStartKind::Standard,
             rack: RackMode::Off,
             reno_recover_guard: false,
-            fast_retransmit_restarts_rto: false,
+            rto_restart: RtoRestart::Ack,
             ecn: false,
             ecn_per_segment: false,
             retransmit_backoff: false,
@@ -222,6 +220,23 @@ pub enum RackMode {
     On,
     /// RACK and the tail loss probe (RFC 8985 7).
     WithTlp,
+}
+
+/// What restarts the retransmission timer besides an ACK of new data (RFC
+/// 6298 5.3); one byte for the two scenario switches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtoRestart {
+    /// Nothing else: the timer runs on from the last new ACK (RFC 6298,
+    /// ns-3).
+    Ack,
+    /// Also the fast retransmit (ns-2's `reset_rtx_timer(1, 0)` in
+    /// `dupack_action`): `fast_retransmit_restarts_rto`.
+    FastRetransmit,
+    /// Also every retransmission of the first unacknowledged segment, the
+    /// fast retransmit among them (Linux's `tcp_xmit_retransmit_queue`
+    /// rearms the timer when it resends the retransmission queue's head):
+    /// `head_retransmit_restarts_rto`.
+    HeadRetransmit,
 }
 
 /// Whose arithmetic the prr recovery follows ([`recovery::prr`]).

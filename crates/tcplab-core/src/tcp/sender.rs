@@ -16,7 +16,7 @@
 use super::conn::{Conn, Setup, SndState};
 use super::recovery::{Recovery, RecoveryStrategy, Strategy};
 use super::rtt::RttEstimator;
-use super::{syn_options, EcnResponse, TcpConfig, TcpHeader};
+use super::{syn_options, EcnResponse, RtoRestart, TcpConfig, TcpHeader};
 use super::{ACK, CWR, ECE, SYN};
 use crate::cc::{Ack, CaState, CongestionControl, CwndEvent, Tcb};
 use crate::time::{SimDuration, SimTime};
@@ -537,7 +537,7 @@ impl Sender {
     fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         self.c.stats.fast_retransmits += 1;
         self.recovery.start(&mut self.c, now, out);
-        if self.c.cfg.fast_retransmit_restarts_rto {
+        if self.c.cfg.rto_restart == RtoRestart::FastRetransmit {
             // ns-2's dupack_action: reset_rtx_timer(1, 0).
             self.c.arm_rto(now);
         }

@@ -82,7 +82,7 @@ impl RecoveryStrategy for Sack1 {
         let s = c.tcb.snd_una;
         self.next_rxt = c.retransmit(now, s, out);
         // Sack1's own `sack_action` restarts the timer (reset_rtx_timer(1,
-        // 0) in tcp-sack1.cc), whatever `fast_retransmit_restarts_rto`, which
+        // 0) in tcp-sack1.cc), whatever `rto_restart`, which
         // models the other agents' `dupack_action`, says.
         c.arm_rto(now);
         self.quiet = true;
