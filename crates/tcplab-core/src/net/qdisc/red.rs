@@ -369,7 +369,14 @@ impl Red {
             let idle = (a.now.max(since) - since).as_secs_f64();
             m = (self.ptc * idle).min(u32::MAX as f64) as u64;
         }
-        let avg = self.avg * (1.0 - self.w_q).powf((m + 1) as f64) + self.w_q * queued;
+        // (1 - w_q)^(m + 1); a packet that finds the queue busy (m = 0,
+        // nearly every one) needs no pow, whose x^1 is x exactly.
+        let keep = if m == 0 {
+            1.0 - self.w_q
+        } else {
+            (1.0 - self.w_q).powf((m + 1) as f64)
+        };
+        let avg = self.avg * keep + self.w_q * queued;
         self.adapt_max_p(avg, a.now);
         self.avg = avg;
         self.count += 1;

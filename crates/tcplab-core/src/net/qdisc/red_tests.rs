@@ -340,3 +340,16 @@ fn over_a_device_queue_the_average_decays_from_the_devices_ask() {
     // The device asked when the last packet started (13 ms): 2 packets.
     assert_eq!(step(15_000, 0, 0, 15_000), 1.0 / 4096.0);
 }
+
+#[test]
+fn a_busy_arrival_s_weight_is_pow_s_to_the_bit() {
+    // enqueue skips powf when the queue was not idle (m = 0): (1 - w_q)^1
+    // must be 1 - w_q exactly for the averages to stay those powf gave.
+    let mut w = 1e-6;
+    while w < 1.0 {
+        for x in [w, 0.002, 0.0001, 1.0 / 3.0, 0.2] {
+            assert_eq!((1.0f64 - x).powf(1.0), 1.0 - x, "{x}");
+        }
+        w *= 1.37;
+    }
+}
