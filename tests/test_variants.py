@@ -165,9 +165,9 @@ def test_parameters_and_profiles_are_resolved_into_the_scenario():
     assert flows[2]["min_rto"] == "200ms"
 
 
-def test_reno_growth_halves_the_flightsize_and_ns3_halves_the_pipe():
+def test_reno_growth_halves_the_flightsize_ns3_the_pipe_and_linux_cwnd():
     """ns-3 3.44's TcpNewReno::GetSsThresh halves the pipe; 3.18's and RFC 5681's the
-    FlightSize; a table overrides either."""
+    FlightSize; Linux's tcp_reno_ssthresh cwnd; a table overrides each."""
     net = tl.Network()
     a, b = net.host("a"), net.host("b")
     net.link(a, b, rate="10Mbps", delay="10ms")
@@ -180,7 +180,7 @@ def test_reno_growth_halves_the_flightsize_and_ns3_halves_the_pipe():
     net.tcp(a, b, cc=tl.Sack(halve="flightsize"), profile="ns3")
     flows = net.scenario(duration="1s").check()["flows"]
     assert [f["cc"]["halve"] for f in flows] == ["pipe"] * 4 + [
-        "flightsize", "flightsize", "flightsize", "pipe", "flightsize"]
+        "flightsize", "flightsize", "cwnd", "pipe", "flightsize"]
     assert [f["cc"]["name"] for f in flows[:4]] == ["tahoe", "reno", "newreno", "sack"]
 
 
@@ -216,9 +216,9 @@ def test_reno_growth_halves_the_flightsize_and_ns3_halves_the_pipe():
      "flows[0].cc.coefficient"),
     ({"name": "reno", "alpha": 1}, "flows[0].cc.alpha: not a parameter of 'reno' (allowed: halve)",
      "flows[0].cc.alpha"),
-    ({"name": "newreno", "halve": "cwnd"},
-     "flows[0].cc.halve: unknown variant 'cwnd', expected 'flightsize' or 'pipe'",
-     "flows[0].cc.halve"),
+    ({"name": "newreno", "halve": "window"},
+     "flows[0].cc.halve: unknown variant 'window', expected one of 'flightsize', 'pipe', "
+     "'cwnd'", "flows[0].cc.halve"),
     ("python", "flows[0].cc: a variant written in Python is named by its class", "flows[0].cc"),
     ({"name": "python", "class": "nosuchmodule:X"},
      "flows[0].cc.class: cannot import module 'nosuchmodule'", "flows[0].cc.class"),

@@ -43,8 +43,9 @@ class _RenoGrowth(Variant):
 
     Args:
         halve: what ssthresh is half of at a reduction: ``"flightsize"``
-            (RFC 5681; every profile but ns3) or ``"pipe"`` (RFC 6675's pipe,
-            as ns-3's TcpNewReno; the ns3 profile).
+            (RFC 5681; the paper, ns2 and inet profiles), ``"pipe"`` (RFC
+            6675's pipe, as ns-3's TcpNewReno; the ns3 profile) or ``"cwnd"``
+            (in whole segments, Linux's tcp_reno_ssthresh; the linux profile).
     """
 
     def __init__(self, *, halve: str | None = None) -> None:

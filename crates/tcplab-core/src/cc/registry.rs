@@ -229,7 +229,8 @@ fn module_defaults(name: &str, profile: Profile) -> Option<Value> {
         // so did ns-3.18's: scenario/resolve.rs).
         "tahoe" | "reno" | "newreno" | "sack" => to(&match profile {
             Profile::Ns3 => RenoConfig::ns3(),
-            Profile::Paper | Profile::Linux | Profile::Ns2 | Profile::Inet => RenoConfig::rfc(),
+            Profile::Linux => RenoConfig::linux(),
+            Profile::Paper | Profile::Ns2 | Profile::Inet => RenoConfig::rfc(),
         }),
         "vegas" => to(&match profile {
             Profile::Paper => VegasConfig::paper(),

@@ -10,7 +10,9 @@
 //! - ssthresh = max(FlightSize / 2, 2 SMSS) (RFC 5681 equation 4), or with
 //!   `halve = "pipe"` max(pipe / 2, 2 SMSS), pipe as RFC 6675 counts it when
 //!   the window is cut: ns-3 3.44's `TcpNewReno::GetSsThresh`, which its
-//!   sender hands the pipe as `bytesInFlight` (the ns3 profile's default).
+//!   sender hands the pipe as `bytesInFlight` (the ns3 profile's default);
+//!   or with `halve = "cwnd"` max(cwnd / 2, 2) whole segments, Linux's
+//!   `tcp_reno_ssthresh` (the linux profile's default).
 //!
 //! Note: ns-3's TcpNewReno grows by one segment per ACK in slow start
 //! whatever the ACK covers, which is the non-ABC behaviour here.
@@ -32,11 +34,15 @@ pub enum Halve {
     /// deemed lost, the first unacknowledged segment counted lost at a fast
     /// retransmit), as ns-3 3.44's TcpNewReno.
     Pipe,
+    /// cwnd, in whole segments: Linux's `tcp_reno_ssthresh`, max(cwnd / 2,
+    /// 2) segments (the linux profile's default).
+    Cwnd,
 }
 
 crate::deserialize_names!(Halve {
     "flightsize" => Halve::Flightsize,
     "pipe" => Halve::Pipe,
+    "cwnd" => Halve::Cwnd,
 });
 
 /// The parameters of the Reno-growth variants (tahoe, reno, newreno, sack).
@@ -55,6 +61,10 @@ impl RenoConfig {
     /// ns-3 3.44's TcpNewReno: half the pipe.
     pub fn ns3() -> Self {
         RenoConfig { halve: Halve::Pipe }
+    }
+    /// Linux's `tcp_reno_ssthresh`: half of cwnd.
+    pub fn linux() -> Self {
+        RenoConfig { halve: Halve::Cwnd }
     }
 }
 
@@ -103,6 +113,7 @@ impl CongestionControl for Reno {
         match self.halve {
             Halve::Flightsize => reno_ssthresh(tcb),
             Halve::Pipe => super::ns3::newreno_ssthresh(tcb),
+            Halve::Cwnd => super::linux_reno_ssthresh(tcb),
         }
     }
 }
@@ -182,6 +193,24 @@ mod tests {
         assert_eq!(pipe.ssthresh(&tcb, LossCause::Ecn), 2 * MSS);
         tcb.pipe = 5 * MSS as u32;
         assert_eq!(pipe.ssthresh(&tcb, LossCause::Timeout), 2500);
+    }
+
+    #[test]
+    fn linux_halves_cwnd_in_whole_segments_whatever_is_in_flight() {
+        // Linux's tcp_reno_ssthresh: max(cwnd / 2, 2) segments, cwnd in
+        // whole segments. cwnd 11.5 segments with 6 in flight (the sender
+        // was not using its window): 5 segments, where RFC 5681 gives 3.
+        let mut tcb = Tcb::new(11_500, u64::MAX, MSS);
+        tcb.snd_max = 6 * MSS;
+        let mut linux = Reno {
+            halve: Halve::Cwnd,
+            ..Reno::new(false)
+        };
+        assert_eq!(linux.ssthresh(&tcb, LossCause::DupAcks), 5 * MSS);
+        assert_eq!(Reno::new(false).ssthresh(&tcb, LossCause::DupAcks), 3 * MSS);
+        // At least two segments.
+        tcb.cwnd = 3 * MSS;
+        assert_eq!(linux.ssthresh(&tcb, LossCause::Timeout), 2 * MSS);
     }
 
     #[test]
