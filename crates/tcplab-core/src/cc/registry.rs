@@ -225,8 +225,9 @@ fn module_defaults(name: &str, profile: Profile) -> Option<Value> {
         serde_json::to_value(t).expect("configs serialize")
     }
     Some(match name {
-        // ns-3's TcpNewReno halves the pipe, RFC 5681 the FlightSize (and
-        // so did ns-3.18's: scenario/resolve.rs).
+        // ns-3's TcpNewReno halves the pipe, Linux's tcp_reno_ssthresh
+        // cwnd, RFC 5681 the FlightSize (and so did ns-3.18's:
+        // scenario/resolve.rs).
         "tahoe" | "reno" | "newreno" | "sack" => to(&match profile {
             Profile::Ns3 => RenoConfig::ns3(),
             Profile::Linux => RenoConfig::linux(),
