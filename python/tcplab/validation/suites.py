@@ -122,7 +122,9 @@ KNOWN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
         "without counting ncwndcuts_ (1-2 counted in 120 s at PER 0.01, against 135 fast "
         "retransmits in tcplab): its reductions are not comparable. Its goodput with an ACK "
         "per segment at PER 0.05 (bench/validate_ns2.py) went from 1.13 to 1.08 of ns-2's "
-        "when the ns2 profile took ns-2's own Vegas recovery (ns2_vegas, 2026-11-27)."),
+        "when the ns2 profile took ns-2's own Vegas recovery (ns2_vegas, 2026-11-27), and is "
+        "1.09 since the profile's Vegas starts with one segment after the handshake, as "
+        "ns-2's does; without loss the one reduction each counts is that start's timeout."),
     ("variant", "illinois"): (
         "2.6.22's tcp_illinois.c, which TCP-Linux runs, sets ssthresh to cwnd x beta; "
         "today's (which tcplab follows) to cwnd - cwnd x beta. Below win_thresh (15 "

@@ -261,6 +261,10 @@ struct Ns2Round {
     incr: f64,
     /// Slow start decides every other round (ns-2's v_inc_flag_).
     decide: bool,
+    /// The initial window, held back after the handshake until the first
+    /// ACK of data (ns-2's Vegas tests `last_ack_ == 0` before its new ACK
+    /// moves `last_ack_`, so the SYN's ACK leaves cwnd at one segment).
+    initial: Option<u64>,
 }
 
 impl Ns2Round {
@@ -403,6 +407,15 @@ impl CongestionControl for Vegas {
         if self.cfg.rounds.is_linux() {
             self.linux.init(tcb);
         }
+        // After a handshake (nothing sent yet), ns-2's Vegas sends one
+        // segment and takes its initial window at the ACK of that segment
+        // (tcp-vegas.cc `recv`: `if (last_ack_ == 0 && delay_growth_)`
+        // before `recv_newack_helper`; TcpAgent::recv tests it after, at
+        // the SYN's ACK).
+        if self.cfg.rounds == Rounds::Ns2 && tcb.snd_max == tcb.snd_una {
+            self.ns2.initial = Some(tcb.cwnd);
+            tcb.set_cwnd(tcb.mss);
+        }
     }
 
     fn cwnd_event(&mut self, tcb: &mut Tcb, _ev: super::CwndEvent) {
@@ -442,6 +455,9 @@ impl CongestionControl for Vegas {
             return;
         }
         if self.cfg.rounds == Rounds::Ns2 {
+            if let Some(w) = self.ns2.initial.take() {
+                tcb.set_cwnd(w);
+            }
             self.ns2_ack(tcb, ack.now);
             return;
         }
@@ -620,6 +636,30 @@ mod tests {
             p.ssthresh(&d.tcb, LossCause::DupAcks),
             reno_ssthresh(&d.tcb)
         );
+    }
+
+    #[test]
+    fn ns2_s_vegas_sends_one_segment_after_the_handshake_and_its_window_at_its_ack() {
+        // tcp-vegas.cc tests `last_ack_ == 0` before the new ACK moves
+        // last_ack_: at the SYN's ACK it is still -1, so cwnd stays one
+        // segment; at the first data ACK it is 0, so cwnd becomes
+        // windowInit_ (2) before Vegas's step, which decides nothing yet
+        // (no round has begun). With a delayed-ACK sink that lone segment
+        // waits for the receiver's timer: traced in ns-2, the flow times out
+        // once at 0.3625 s on the lossless Westwood path.
+        let mut d = CcDriver::new(Vegas::new(VegasConfig::ns2(), false), MSS, 2);
+        assert_eq!(d.tcb.cwnd, MSS);
+        d.ack_with_nxt(1, Some(ms(91)), 1 + MSS);
+        assert_eq!(d.tcb.cwnd, 2 * MSS);
+        // A start without a handshake (data already sent) keeps its window.
+        let mut tcb = Tcb::new(2 * MSS, u64::MAX, MSS);
+        tcb.snd_max = 1 + 2 * MSS;
+        let mut v = Vegas::new(VegasConfig::ns2(), false);
+        v.init(&mut tcb);
+        assert_eq!(tcb.cwnd, 2 * MSS);
+        // Linux's rounds start with the whole window.
+        let d = CcDriver::new(Vegas::new(VegasConfig::linux(), false), MSS, 2);
+        assert_eq!(d.tcb.cwnd, 2 * MSS);
     }
 
     /// ns-2's rounds in congestion avoidance with cwnd 10: a first ACK

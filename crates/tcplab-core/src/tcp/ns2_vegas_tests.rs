@@ -5,14 +5,31 @@
 
 use super::*;
 
+/// Segment `k` of the fixture's window: ns-2's Vegas sends one segment
+/// before it (the one its handshake allows), so the window's segment k is
+/// the connection's k + 1.
+fn seg(k: u64) -> u64 {
+    super::seg(k + 1)
+}
+
+fn segments(first: u64, n: u64) -> Vec<(u64, u64)> {
+    (first..first + n).map(|k| (seg(k), MSS)).collect()
+}
+
 /// ns-2's Vegas with `n` segments in flight, one RTT after they left at
-/// 100 ms (the fine-grained timeout, SRTT + 4 RTTVAR, is then 300 ms).
+/// 200 ms. As ns-2 starts it: one segment after the handshake (at 100 ms),
+/// whose ACK at 200 ms brings the initial window of `n`, which leaves at
+/// once. The fine-grained timeout, SRTT + 4 RTTVAR from two samples of 100
+/// ms, is then 250 ms.
 fn ns2_vegas(n: u64) -> Fix {
     let built = registry::build(&CcSpec::named("vegas"), "cc", Profile::Ns2, false).unwrap();
     let mut cfg = config(n);
     cfg.recovery = Recovery::Ns2Vegas;
     let s = Sender::new(cfg, built.cc, built.fine_retransmit);
     let mut f = Fix::connected(s, SYN | ACK);
+    assert_eq!(f.take(), vec![(super::seg(0), MSS)]);
+    f.advance(RTT);
+    f.ack(seg(0));
     assert_eq!(f.take(), segments(0, n));
     f.advance(RTT);
     f
@@ -43,7 +60,7 @@ fn the_window_keeps_three_quarters_plus_the_duplicates_and_deflates_only_after_o
     assert_eq!(run(true), (9.0, 2.0));
 }
 
-/// Twelve in flight at 100 ms, 0 and 6 lost. At 200 ms the ACKs of 1 to 5
+/// Twelve in flight at 200 ms, 0 and 6 lost. At 300 ms the ACKs of 1 to 5
 /// and 7 to 11 arrive: a recovery (reduced to 9) whose inflation sends 12
 /// to 18; the ACK of the retransmission (up to 6) deflates to 9 and ends
 /// it. Returns the fixture with the ACKs of 12 to 14 still to come.
@@ -60,7 +77,7 @@ fn second_loss_of_the_first_window() -> Fix {
 
 #[test]
 fn a_loss_of_data_sent_before_the_last_reduction_is_resent_without_another() {
-    // Segment 6 left at 100 ms, before the reduction at 200 ms: the three
+    // Segment 6 left at 200 ms, before the reduction at 300 ms: the three
     // duplicates of 12 to 14 resend it and leave cwnd at 9 and ssthresh
     // at 2 (t_cwnd_changed_ < sendTime is false). The loss is counted as a
     // fast retransmit, not as a reduction.
@@ -76,13 +93,13 @@ fn a_loss_of_data_sent_before_the_last_reduction_is_resent_without_another() {
 
 #[test]
 fn a_segment_resent_since_the_last_reduction_halves_the_window_when_lost_again() {
-    // Twelve in flight at 100 ms, 0 and 1 lost. At 500 ms (0 is 400 ms old,
-    // past the 300-ms fine timeout) the first duplicate resends 0 and
-    // reduces to 9 (cwnd 9 + 1); nine more inflate it. At 600 ms the copy
+    // Twelve in flight at 200 ms, 0 and 1 lost. At 600 ms (0 is 400 ms old,
+    // past the 250-ms fine timeout) the first duplicate resends 0 and
+    // reduces to 9 (cwnd 9 + 1); nine more inflate it. At 700 ms the copy
     // of 0 brings the ACK to 1: the recovery ends (deflated to 9), and as
     // one of the two ACKs after a retransmission it finds 1 overdue and
     // resends it (its second send, after the reduction). That copy is lost
-    // too: at 700 ms three duplicates find 1 sent twice, last after the
+    // too: at 800 ms three duplicates find 1 sent twice, last after the
     // reduction, and halve: 9 / 2 = 4 (ns-2's `transmits > 1`), where a
     // first loss would keep 9 - 9/4 = 7.
     let mut f = ns2_vegas(12);
