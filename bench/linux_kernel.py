@@ -323,7 +323,7 @@ def main() -> None:
                 tcplab_side(row, run["seeds"], run["duration"])
                 print(json.dumps(row), flush=True)
             run["tcplab_date"] = time.strftime("%Y-%m-%d")
-            Path(a.json).write_text(json.dumps(run, indent=1) + "\n")
+            save(run, Path(a.json))
         report(run, a.docs)
         return
     if os.geteuid() != 0 or not Path("/dev/net/tun").exists():
@@ -341,9 +341,14 @@ def main() -> None:
             print(json.dumps(row), flush=True)
     run = {"date": time.strftime("%Y-%m-%d"), "kernel": os.uname().release,
            "duration": a.duration, "seeds": a.seeds, "kernel_runs": a.kernel_runs, "rows": rows}
-    Path(a.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(a.json).write_text(json.dumps(run, indent=1) + "\n")
+    save(run, Path(a.json))
     report(run, a.docs)
+
+
+def save(run: dict, path: Path) -> None:
+    """Writes `run` as the JSON file --from-json reads."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(run, indent=1) + "\n")
 
 
 def tcplab_side(row: dict, seeds: int, duration: float) -> None:

@@ -82,6 +82,11 @@ def merge_docs(rep: tv.Report) -> None:
     if rep.mode != "full":
         sys.exit("--merge takes a full run's report (the docs hold the full mode's)")
     names = {f"{s.kind}: {s.name}": s for s in rep.sections}
+
+    def text(sec: tv.Section) -> str:
+        lines = section_markdown(sec, FIGURES, "figures/validation", ("variant", "recovery"))
+        return "\n".join(lines) + "\n"
+
     block = _between(DOCS, BEGIN, END).lstrip("\n")
     head, *parts = re.split(r"^(?=### )", block, flags=re.M)
     found = set()
@@ -89,9 +94,7 @@ def merge_docs(rep: tv.Report) -> None:
         title = part.split("\n", 1)[0][4:]
         if title in names:
             found.add(title)
-            lines = section_markdown(names[title], FIGURES, "figures/validation",
-                                     ("variant", "recovery"))
-            parts[i] = "\n".join(lines) + "\n"
+            parts[i] = text(names[title])
     # A section the docs lack yet goes after the last of its kind.
     for title, sec in names.items():
         if title in found:
@@ -99,8 +102,7 @@ def merge_docs(rep: tv.Report) -> None:
         kind = [i for i, part in enumerate(parts) if part.startswith(f"### {sec.kind}: ")]
         if not kind:
             sys.exit(f"{DOCS}: no {sec.kind} section to put {title} beside; run in full")
-        lines = section_markdown(sec, FIGURES, "figures/validation", ("variant", "recovery"))
-        parts.insert(kind[-1] + 1, "\n".join(lines) + "\n")
+        parts.insert(kind[-1] + 1, text(sec))
     verdicts = re.findall(r"^\|[^\n]*\| ([^|\n]+) \|$", "".join(parts), flags=re.M)
     n = {v: verdicts.count(v) for v in ("pass", "FAIL", "known", "open miss", "ref. stalled")}
     ran = f"the {', '.join(dict.fromkeys(s.name for s in rep.sections))} sections {rep.date}"

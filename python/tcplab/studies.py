@@ -374,19 +374,20 @@ def _label_points(ax: Any, points: list[tuple[float, float, str]], size: float =
     at = [tuple(v * scale for v in ax.transData.transform((x, y))) for x, y, _ in points]
     taken = [(px - 3, py - 3, px + 3, py + 3) for px, py in at]  # the markers
     places = [(4, 3), (4, -9), (-4, 3), (-4, -9), (4, 10), (4, -16), (-4, 10), (-4, -16)]
+
+    def box(px: float, py: float, width: float, dx: float, dy: float) -> tuple[float, ...]:
+        left = px + dx if dx > 0 else px + dx - width
+        return (left, py + dy, left + width, py + dy + size)
+
+    def free(b: tuple[float, ...]) -> bool:
+        return not any(b[0] < t[2] and t[0] < b[2] and b[1] < t[3] and t[1] < b[3]
+                       for t in taken)
+
     for (x, y, name), (px, py) in zip(points, at, strict=True):
         width = 0.6 * size * len(name)
-        for dx, dy in places:
-            left = px + dx if dx > 0 else px + dx - width
-            box = (left, py + dy, left + width, py + dy + size)
-            if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
-                       for b in taken):
-                break
-        else:
-            dx, dy = places[0]
-            left = px + dx
-            box = (left, py + dy, left + width, py + dy + size)
-        taken.append(box)
+        boxes = [((dx, dy), box(px, py, width, dx, dy)) for dx, dy in places]
+        (dx, dy), b = next((c for c in boxes if free(c[1])), boxes[0])
+        taken.append(b)
         ax.annotate(name, (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=size,
                     ha="left" if dx > 0 else "right")
 
