@@ -45,6 +45,10 @@ def test_the_ns2_profile_takes_ns2_s_defaults():
     assert (vegas["alpha"], vegas["beta"], vegas["gamma"]) == (1.0, 3.0, 1.0)
     assert (vegas["loss_keep"], vegas["increase_per_ack"]) == (0.75, True)
     assert vegas["retransmit_backoff"] is True
+    assert vegas["fine_timeout"] == "ns2"  # tcp-vegas.cc's v_timeout_
+    # Agent/TCP/Vegas has its own recv, without singledup_.
+    assert effective(cc="vegas")["limited_transmit"] is False
+    assert effective(cc="vegas", limited_transmit=True)["limited_transmit"] is True
     # A path with a smaller MTU sets a smaller segment, as ns-2's
     # packetSize_ would have to be.
     net = tl.Network()

@@ -91,8 +91,11 @@ class Vegas(Variant):
             timer off until an RTT sample arrives (ns-2's Vegas).
         fine_timeout: the fine-grained timeout: ``"bsd"`` (Vegas's code, the
             channel paper's Algorithm 1 and INET: about 1.06 (SRTT + 2
-            deviations); the paper and inet profiles) or ``"rfc6298"``
-            (SRTT + 4 RTTVAR; the ns2 profile).
+            deviations); the paper and inet profiles), ``"ns2"`` (that
+            estimator as ns-2.35's tcp-vegas.cc runs it: started at the
+            handshake, sampled by each ACK's newest segment, timed from a
+            segment's last send, with ns-2's ring of send counts; the ns2
+            profile) or ``"rfc6298"`` (SRTT + 4 RTTVAR).
         rounds: how a round measures Diff: ``"paper"`` (the smallest RTT of
             the round, Diff = cwnd (RTT - BaseRTT) / RTT), ``"ns2"``
             (ns-2.35's: the mean of per-ACK RTT samples, Expected from the

@@ -120,11 +120,10 @@ KNOWN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
     ("recovery", "vegas"): (
         "ns-2's Agent/TCP/Vegas sets its window in its own code on duplicate ACKs, "
         "without counting ncwndcuts_ (1-2 counted in 120 s at PER 0.01, against 135 fast "
-        "retransmits in tcplab): its reductions are not comparable. Its goodput with an ACK "
-        "per segment at PER 0.05 (bench/validate_ns2.py) went from 1.13 to 1.08 of ns-2's "
-        "when the ns2 profile took ns-2's own Vegas recovery (ns2_vegas, 2026-11-27), and is "
-        "1.09 since the profile's Vegas starts with one segment after the handshake, as "
-        "ns-2's does; without loss the one reduction each counts is that start's timeout."),
+        "retransmits in tcplab): its reductions are not comparable. Its resends are: "
+        "bench/validate_ns2.py finds its retransmissions 0.98-1.04 of ns-2's and its "
+        "timeouts 0.68-1.05 at every lossy PER (2026-11-28). Without loss the one reduction "
+        "each counts is the start's timeout (one segment after the handshake, as ns-2's)."),
     ("variant", "illinois"): (
         "2.6.22's tcp_illinois.c, which TCP-Linux runs, sets ssthresh to cwnd x beta; "
         "today's (which tcplab follows) to cwnd - cwnd x beta. Below win_thresh (15 "
@@ -468,8 +467,9 @@ def recoveries(opts: Options) -> list[Section]:
         sections.append(Section(
             kind="recovery", name=name,
             scenario=_scenario_text(cases, opts) + " Both at ns-2's defaults (window_ 20, "
-            "windowInit_ 2, minrto_ 200 ms, tcpTick_ 10 ms, limited transmit): tcplab's "
-            "ns2 profile.",
+            "windowInit_ 2, minrto_ 200 ms, tcpTick_ 10 ms, "
+            + ("no limited transmit: Agent/TCP/Vegas's own recv has none"
+               if name == "vegas" else "limited transmit") + "): tcplab's ns2 profile.",
             references=[f"ns-2.35 Agent/TCP/{agent.capitalize() if agent != 'sack' else 'Sack1'}"],
             rows=rows_for(results, ("goodput", "reductions")),
             figures=[figure(name, "ns-2", results)]))

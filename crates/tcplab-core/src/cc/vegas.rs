@@ -62,11 +62,20 @@ pub enum FineTimeout {
     /// triggers stretches the timeout by 9/8, or doubles it if the
     /// segment had been sent more than once.
     Bsd,
+    /// ns-2.35's tcp-vegas.cc: the same estimator and stretching as
+    /// [`FineTimeout::Bsd`], but started at the SYN's ACK (sa = 8 s, sd =
+    /// s for the handshake's RTT s: a timeout of 1.5 s) and sampled by the
+    /// newest segment each new ACK covers, if it was sent once; a segment
+    /// is overdue when its last transmission is at least the timeout old.
+    /// "Sent once" is as ns-2's ring of send counts says (see
+    /// `tcp::fine_retx`).
+    Ns2,
 }
 
 crate::deserialize_names!(FineTimeout {
     "rfc6298" => FineTimeout::Rfc6298,
     "bsd" => FineTimeout::Bsd,
+    "ns2" => FineTimeout::Ns2,
 });
 
 /// How a round's Diff is measured and acted on.
@@ -128,8 +137,8 @@ pub struct VegasConfig {
     pub modified_slow_start: bool,
     pub fine_retransmit: bool,
     /// How its timeout is computed: "bsd" (the Vegas code's estimator, as
-    /// the channel paper's Algorithm 1 and INET) or "rfc6298" (SRTT + 4
-    /// RTTVAR).
+    /// the channel paper's Algorithm 1 and INET), "ns2" (that estimator as
+    /// ns-2's tcp-vegas.cc runs it) or "rfc6298" (SRTT + 4 RTTVAR).
     pub fine_timeout: FineTimeout,
     /// The fraction of the window kept on a loss detected by duplicate
     /// ACKs (0.5: Reno's halving of the flight).
@@ -167,7 +176,7 @@ impl VegasConfig {
             loss_keep: 0.75,
             increase_per_ack: true,
             retransmit_backoff: true,
-            fine_timeout: FineTimeout::Rfc6298,
+            fine_timeout: FineTimeout::Ns2,
             rounds: Rounds::Ns2,
             ..Self::paper()
         }

@@ -374,7 +374,11 @@ pub fn tcp(
         dupthresh,
         // ns-3.18's TcpNewReno: LimitedTransmit false.
         // INET: limitedTransmitEnabled false.
-        limited_transmit: *f.limited_transmit.get_or_insert(!ns3_18 && !inet),
+        // ns-2's Agent/TCP/Vegas has its own recv, without singledup_: it
+        // sends nothing on the first two duplicate ACKs.
+        limited_transmit: *f
+            .limited_transmit
+            .get_or_insert(!ns3_18 && !inet && recovery != Recovery::Ns2Vegas),
         rescue_retransmit: *f.rescue_retransmit.get_or_insert(false),
         rate_halving_floor,
         prr_form,

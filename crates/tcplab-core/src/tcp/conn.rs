@@ -10,7 +10,7 @@
 //! estimates) lives in the [`Tcb`] and nowhere else.
 
 use super::ca_rtt::{CcRtt, NewestRtt};
-use super::fine_retx::FineRetransmit;
+use super::fine_retx::{FineRetransmit, FineTimeout};
 use super::rack::Rack;
 use super::rate::RateSampler;
 use super::rtt::{Bounds, RttEstimator};
@@ -130,6 +130,14 @@ pub enum Setup {
 impl Conn {
     pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>, fine_retransmit: bool) -> Self {
         let fine_timeout = cfg.fine_timeout;
+        let mss = cfg.mss as u64;
+        let fine = fine_retransmit.then(|| {
+            Box::new(match fine_timeout {
+                // ns-2's window_: the ns2 profile's buffer, in segments.
+                FineTimeout::Ns2 => FineRetransmit::ns2(cfg.rcv_buf / mss, mss),
+                form => FineRetransmit::new(form),
+            })
+        });
         let full = cc.controls_fully();
         let slow_start = SlowStart::new(cfg.slow_start);
         let rack = (cfg.rack != RackMode::Off).then(|| Rack::new(cfg.rack == RackMode::WithTlp));
@@ -175,7 +183,7 @@ impl Conn {
             rto_deadline: None,
             stats: SenderStats::default(),
             events: None,
-            fine: fine_retransmit.then(|| Box::new(FineRetransmit::new(fine_timeout))),
+            fine,
             cc_owns_cwnd: full,
             rate: full.then(Box::default),
             next_send: SimTime::ZERO,

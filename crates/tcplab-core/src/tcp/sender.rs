@@ -262,6 +262,9 @@ impl Sender {
         } else {
             None
         };
+        if let Some(f) = &mut c.fine {
+            f.on_handshake(sample.unwrap_or(now - c.syn_sent_at));
+        }
         if let Some(r) = sample {
             c.rtt.sample(&mut c.tcb, r);
         } else {
@@ -389,11 +392,14 @@ impl Sender {
             let d = (acked + c.sb.sacked_bytes()).saturating_sub(sacked_before);
             c.delivered = d.min(u32::MAX as u64) as u32;
         }
-        if c.fine.as_mut().is_some_and(|f| f.on_new_ack(now, ack)) && c.fine_expired(now).is_some()
-        {
-            // Vegas: the first two new ACKs after a retransmission check
-            // whether the next segment is also overdue.
+        // Vegas: the first two new ACKs after a retransmission check whether
+        // the next segment is also overdue.
+        let checks = c.fine.as_mut().is_some_and(|f| f.on_new_ack(now, ack));
+        let resent = checks && c.fine_expired(now).is_some();
+        if resent {
             c.pending_retx = Some(c.tcb.snd_una);
+        } else if let (true, Some(f)) = (checks, &mut c.fine) {
+            f.nothing_overdue();
         }
         let cc_rtt = match newest {
             None => rtt,
@@ -447,6 +453,11 @@ impl Sender {
             CaState::Recovery => self.recovery_ack(now, ack, acked, &sample),
         }
         let c = &mut self.c;
+        if resent && c.tcb.ca_state == CaState::Open {
+            if let Some(v) = self.recovery.ns2_vegas_mut() {
+                v.resent_on_new_ack(c);
+            }
+        }
         // RFC 6298 5.2 / 5.3.
         if c.tcb.snd_una < c.tcb.snd_max {
             c.arm_rto(now);
@@ -504,11 +515,13 @@ impl Sender {
                         // Vegas: retransmit at once; reduce the window only
                         // for a loss of data sent after the last reduction
                         // (ns-2's recovery decides that itself).
+                        if c.cfg.recovery == Recovery::Ns2Vegas {
+                            self.enter_recovery(now, out);
+                            return;
+                        }
                         let fine = c.fine.as_mut().expect("fine_expired needs it");
                         fine.retransmitted();
-                        let since = fine.last_reduction;
-                        let ns2 = c.cfg.recovery == Recovery::Ns2Vegas;
-                        if ns2 || (sent_at > since && c.tcb.snd_una > c.tcb.recover) {
+                        if sent_at > fine.last_reduction && c.tcb.snd_una > c.tcb.recover {
                             self.enter_recovery(now, out);
                         } else {
                             let s = c.tcb.snd_una;
@@ -524,6 +537,7 @@ impl Sender {
                     c.set_state(CaState::Disorder);
                 }
             }
+            CaState::Recovery if self.recovery.resends(c, now) => self.enter_recovery(now, out),
             CaState::Recovery => self.recovery.on_dupack(c),
             CaState::Cwr => {
                 if let Some(p) = self.recovery.prr_mut() {
@@ -553,7 +567,9 @@ impl Sender {
             return;
         }
         if let Some(s) = c.pending_retx.take() {
-            if s >= c.tcb.snd_una && s < c.tcb.snd_max {
+            // (ns-2's Vegas may "resend" the next new segment: it then goes
+            // twice, as send_much sends it again.)
+            if s >= c.tcb.snd_una && s <= c.tcb.snd_max && s < c.data_end {
                 c.retransmit(now, s, out);
             }
         }

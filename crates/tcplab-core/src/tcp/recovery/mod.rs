@@ -265,6 +265,21 @@ impl Strategy {
             _ => None,
         }
     }
+
+    /// The ns2_vegas strategy, which also answers Vegas's retransmission on
+    /// a new ACK.
+    pub fn ns2_vegas_mut(&mut self) -> Option<&mut Ns2Vegas> {
+        match self {
+            Strategy::Ns2Vegas(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// In the recovery, whether this duplicate ACK retransmits again (only
+    /// ns-2's Vegas does: [`Ns2Vegas::resends`]).
+    pub fn resends(&self, c: &Conn, now: SimTime) -> bool {
+        matches!(self, Strategy::Ns2Vegas(v) if v.resends(c, now))
+    }
 }
 
 impl Serialize for Recovery {

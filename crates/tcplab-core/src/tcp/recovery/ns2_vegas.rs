@@ -10,11 +10,18 @@
 //!   less (the controller's threshold), or **half if the segment had been
 //!   sent more than once** (`transmits > 1`);
 //! - the window then is the reduced one plus the duplicate ACKs so far
-//!   (`cwnd_ = v_newcwnd_ + dupacks_`), plus one per further duplicate;
+//!   (`cwnd_ = v_newcwnd_ + dupacks_`), plus one per duplicate above
+//!   DupThresh;
+//! - **duplicates are counted as ns-2 counts `dupacks_`**: a retransmission
+//!   of a segment sent once sets the count to DupThresh, one of a segment
+//!   sent before leaves it, so that the DupThresh-th duplicate retransmits
+//!   again; every duplicate that finds the retransmission overdue resends
+//!   it too (each resend as this start);
 //! - **the first new ACK deflates only if a duplicate came after the
 //!   retransmission** (`dupacks_ > numdupacks_`), to the last reduction's
 //!   window (`v_newcwnd_`, kept across recoveries, 0 after a timeout), with
-//!   ssthresh 2 segments; otherwise the window stays as it is.
+//!   ssthresh 2 segments; otherwise the window stays as it is;
+//! - a timeout restarts the window at 2 segments (`v_slowstart_`).
 //!
 //! The send times come from Vegas's fine-grained retransmission, so the
 //! strategy is refused for other variants. What the sender does around it
@@ -31,13 +38,14 @@ use crate::tcp::sender::TcpEventKind;
 use crate::tcp::{TcpConfig, TcpHeader};
 use crate::time::SimTime;
 
+/// The connection's duplicate-ACK count plays ns-2's `dupacks_`: a
+/// retransmission of a segment sent once sets it to DupThresh, one of a
+/// segment sent before leaves it, and only the duplicates above DupThresh
+/// inflate the window.
 #[derive(Clone, Debug, Default)]
 pub struct Ns2Vegas {
     /// `v_newcwnd_`: the window the last reduction set (bytes).
     newcwnd: u64,
-    /// A duplicate ACK came after the retransmission (`dupacks_ >
-    /// numdupacks_`).
-    inflated: bool,
 }
 
 impl RecoveryStrategy for Ns2Vegas {
@@ -51,6 +59,9 @@ impl RecoveryStrategy for Ns2Vegas {
         true
     }
 
+    /// Also called in the recovery, on a duplicate ACK that finds the
+    /// retransmission overdue again, or that is the DupThresh-th after a
+    /// retransmission of a segment sent before.
     fn start(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {
         let mss = c.mss();
         let head = c.tcb.snd_una;
@@ -60,6 +71,10 @@ impl RecoveryStrategy for Ns2Vegas {
             .as_ref()
             .and_then(|f| f.sends(head))
             .unwrap_or((1, now));
+        if let Some(f) = &mut c.fine {
+            // v_timeout_ stretches before the segment goes out again.
+            f.retransmitted();
+        }
         if last > since {
             // ns-2's window(): cwnd, bounded by the receiver's window.
             let win = c.tcb.cwnd.min(c.rwnd) / mss;
@@ -74,19 +89,22 @@ impl RecoveryStrategy for Ns2Vegas {
             c.set_state(CaState::Recovery);
             c.tcb.recover = c.tcb.snd_max;
         }
-        self.inflated = false;
+        if sends == 1 {
+            c.dupacks = c.dupthresh();
+        }
         c.log(now, TcpEventKind::FastRetransmit, head);
         c.retransmit(now, head, out);
     }
 
     fn on_dupack(&mut self, c: &mut Conn) {
-        let cwnd = c.tcb.cwnd + c.mss();
-        c.recovery_cwnd(cwnd);
-        self.inflated = true;
+        if c.dupacks > c.dupthresh() {
+            let cwnd = c.tcb.cwnd + c.mss();
+            c.recovery_cwnd(cwnd);
+        }
     }
 
     fn on_ack(&mut self, c: &mut Conn, now: SimTime, ack: u64, _acked: u64) {
-        if self.inflated && c.tcb.cwnd > self.newcwnd {
+        if c.dupacks > c.dupthresh() && c.tcb.cwnd > self.newcwnd {
             // (ns-2 would set a window of 0 after a timeout; one segment.)
             let to = self.newcwnd.max(c.mss());
             c.recovery_cwnd(to);
@@ -95,7 +113,29 @@ impl RecoveryStrategy for Ns2Vegas {
         c.exit_recovery(now, ack);
     }
 
-    fn on_timeout(&mut self, _c: &mut Conn) {
+    /// tcp-vegas.cc's `timeout`: the window restarts at `v_slowstart_`, 2
+    /// segments, not 1; `v_newcwnd_` is 0.
+    fn on_timeout(&mut self, c: &mut Conn) {
         self.newcwnd = 0;
+        c.recovery_cwnd(2 * c.mss());
+    }
+}
+
+impl Ns2Vegas {
+    /// One of the two new ACKs after a retransmission found the next
+    /// segment overdue and it is resent, in the Open state. ns-2 changes no
+    /// window for it but counts the duplicate ACKs as if they followed a
+    /// fast retransmission (`dupacks_ = numdupacks_`): each further one
+    /// inflates the window, and the next new ACK deflates it to the last
+    /// reduction's. The recovery state stands for that.
+    pub fn resent_on_new_ack(&mut self, c: &mut Conn) {
+        c.set_state(CaState::Recovery);
+        c.dupacks = c.dupthresh();
+    }
+
+    /// A duplicate ACK in the recovery retransmits again (`start`) if the
+    /// retransmission is overdue or this is the DupThresh-th duplicate.
+    pub fn resends(&self, c: &Conn, now: SimTime) -> bool {
+        c.dupacks == c.dupthresh() || c.fine_expired(now).is_some()
     }
 }
