@@ -19,10 +19,11 @@
 # packets from 0) at the end and at three quarters of the run (a reference
 # that stalls is reported, not compared), ncwndcuts_ (window reductions),
 # the time-average cwnd_ (sampled every 10 ms), data packets, retransmitted
-# packets and timeouts; and the bottleneck queue's drops.
+# packets and timeouts; and the bottleneck queue's drops. trace=FILE also
+# writes ns-2's packet trace (trace-all) there.
 array set opt {topo westwood agent newreno acks delack per 0 seed 1 duration 60
     window 10000 winit 10 minrto 0.2 tick 0.001 singledup 1 size 360 flows 1
-    rate 10Mb delay 48ms limit 100 access 100Mb}
+    rate 10Mb delay 48ms limit 100 access 100Mb trace {}}
 foreach kv $argv {
     set i [string first = $kv]
     set opt([string range $kv 0 [expr {$i - 1}]]) [string range $kv [expr {$i + 1}] end]
@@ -45,6 +46,7 @@ Queue set limit_ $opt(limit)
 global defaultRNG
 $defaultRNG seed $opt(seed)
 set ns [new Simulator]
+if {$opt(trace) != ""} { $ns trace-all [open $opt(trace) w] }
 
 proc flow {a b t} {
     global ns agent acks

@@ -121,9 +121,11 @@ KNOWN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
         "ns-2's Agent/TCP/Vegas sets its window in its own code on duplicate ACKs, "
         "without counting ncwndcuts_ (1-2 counted in 120 s at PER 0.01, against 135 fast "
         "retransmits in tcplab): its reductions are not comparable. Its resends are: "
+        "bench/ns2_vegas_replay.py replays tcplab's packets through tcp-vegas.cc's rules and "
+        "agrees on all but 2-13 of 700-1800 per 600-s run (2026-11-28), and "
         "bench/validate_ns2.py finds its retransmissions 0.98-1.04 of ns-2's and its "
-        "timeouts 0.68-1.05 at every lossy PER (2026-11-28). Without loss the one reduction "
-        "each counts is the start's timeout (one segment after the handshake, as ns-2's)."),
+        "timeouts 0.68-1.05 at every lossy PER. Without loss the one reduction each counts "
+        "is the start's timeout (one segment after the handshake, as ns-2's)."),
     ("variant", "illinois"): (
         "2.6.22's tcp_illinois.c, which TCP-Linux runs, sets ssthresh to cwnd x beta; "
         "today's (which tcplab follows) to cwnd - cwnd x beta. Below win_thresh (15 "
