@@ -105,13 +105,12 @@ def merge_docs(rep: tv.Report) -> None:
         parts.insert(kind[-1] + 1, text(sec))
     verdicts = re.findall(r"^\|[^\n]*\| ([^|\n]+) \|$", "".join(parts), flags=re.M)
     n = {v: verdicts.count(v) for v in ("pass", "FAIL", "known", "open miss", "ref. stalled")}
-    ran = f"the {', '.join(dict.fromkeys(s.name for s in rep.sections))} sections {rep.date}"
+    # (A variant's section by its name; the others' by kind and name.)
+    names = list(dict.fromkeys(s.name if s.kind == "variant" else f"{s.kind} {s.name}"
+                               for s in rep.sections))
     first, rest = head.split("\n", 1)
-    # What ran when, without the counts; this run's clause once.
-    when = re.sub(r"^Run |: \d+ rows pass.*$", "", first)
-    clause = f"{ran} ({rep.mode} mode, {rep.seconds:.0f} s)"
-    when = when if when.endswith(clause) else f"{when}; {clause}"
-    first = (f"Run {when}: "
+    when = history(re.sub(r": \d+ rows pass.*$", "", first), names, rep.date)
+    first = (f"Run {when} (full mode): "
              f"{n['pass']} rows pass, {n['FAIL']} fail, {n['known']} known differences, "
              f"{n['open miss']} open misses, {n['ref. stalled']} where the reference stalled.")
     write_between(DOCS, BEGIN, END, first + "\n" + rest + "".join(parts))
@@ -123,9 +122,28 @@ def merge_docs(rep: tv.Report) -> None:
         if not any(line.startswith(f"| {s.kind} {s.name} |") for line in table):
             kind = [i for i, line in enumerate(table) if line.startswith(f"| {s.kind} ")]
             table.insert(kind[-1] + 1 if kind else len(table), summary_row(s))
-    if ran not in table[0]:
-        table[0] = re.sub(r"^Run on (.*?) \(", lambda m: f"Run on {m.group(1)}; {ran} (", table[0])
+    table[0] = re.sub(r"^Run on (.*?) \(`",
+                      lambda m: f"Run on {history(m.group(1), names, rep.date)} (`", table[0])
     write_between(README, README_BEGIN, README_END, "\n".join(table) + "\n")
+
+
+def history(when: str, names: list[str], date: str) -> str:
+    """`when` ("2026-11-26; the a, b sections 2026-11-27; ...": the full run's
+    date, then the sections run again since) with `names` run again on `date`.
+    Each section is named once, under the last date it ran; the dates in order.
+    """
+    base = re.search(r"\d{4}-\d{2}-\d{2}", when)
+    last: dict[str, str] = {}
+    for group, day in re.findall(r"the (.+?) sections (\d{4}-\d{2}-\d{2})", when) + [
+            (", ".join(names), date)]:
+        for name in re.split(r",\s*|\s+and\s+", group):
+            last.pop(name, None)
+            last[name] = day
+    days: dict[str, list[str]] = {}
+    for name, day in last.items():
+        days.setdefault(day, []).append(name)
+    return (base.group(0) if base else date) + "".join(
+        f"; the {', '.join(days[d])} sections {d}" for d in sorted(days))
 
 
 if __name__ == "__main__":

@@ -266,7 +266,7 @@ def test_a_partial_run_replaces_its_sections_alone_in_the_docs(tmp_path, monkeyp
     text = docs.read_text()
     assert text.startswith("prose\n") and text.endswith("more prose\n")
     assert text.count("Run 2026-11-26") == 1
-    assert ("Run 2026-11-26, full mode, 100 s; the reno sections 2026-11-27 (full mode, 7 s): "
+    assert ("Run 2026-11-26; the reno sections 2026-11-27 (full mode): "
             "1 rows pass, 1 fail, 1 known differences, 0 open misses") in text
     assert "| PER 0.01 | goodput (Mb/s) | 0.200 | 0.310 | 0.645 | ±10% | FAIL |" in text
     assert "| 1 flow | mean queue | 2.200 | 2.000 |" in text  # the theory section kept
@@ -278,6 +278,26 @@ def test_a_partial_run_replaces_its_sections_alone_in_the_docs(tmp_path, monkeyp
     part.mode = "quick"
     with pytest.raises(SystemExit):
         v.merge_docs(part)
+
+
+def test_the_history_names_each_section_once_under_the_last_date_it_ran():
+    import importlib.util
+    import pathlib
+    import sys
+
+    bench = pathlib.Path(__file__).resolve().parent.parent / "bench"
+    sys.path.insert(0, str(bench))
+    spec = importlib.util.spec_from_file_location("bench_validate_h", bench / "validate.py")
+    v = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(v)
+    when = ("2026-11-26, full mode, 90 s; the ns-3, lp and recovery sections 2026-11-27, full "
+            "mode, 9 s; the reno, lp sections 2026-11-27 (full mode, 5 s)")
+    assert v.history(when, ["lp", "vegas"], "2026-11-28") == (
+        "2026-11-26; the ns-3, recovery, reno sections 2026-11-27; "
+        "the lp, vegas sections 2026-11-28")
+    # The same run merged again changes nothing.
+    once = v.history(when, ["lp", "vegas"], "2026-11-28")
+    assert v.history(once, ["lp", "vegas"], "2026-11-28") == once
 
 
 def test_a_partial_run_adds_a_new_section_after_the_last_of_its_kind(tmp_path, monkeypatch):
