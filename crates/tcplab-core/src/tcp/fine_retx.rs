@@ -86,8 +86,8 @@ impl Ns2Counts {
     /// A new ACK up to `ack`: the newest segment's count before the walk.
     fn on_ack(&mut self, ack: u64) -> u32 {
         let s = self.seg(ack) - 1;
-        let newest = self.ring[self.index(s)];
         let end = self.index(s);
+        let newest = self.ring[end];
         let mut k = self.index(self.last_ack + 1);
         let mut range = s - self.last_ack;
         while k <= end && range > 0 {
@@ -152,11 +152,13 @@ impl FineRetransmit {
     /// when last (None if it is not outstanding).
     pub fn sends(&self, seq: u64) -> Option<(u32, SimTime)> {
         let i = self.sent.binary_search_by_key(&seq, |e| e.seq).ok()?;
-        let count = self
-            .ns2
-            .as_ref()
-            .map_or(self.sent[i].count, |n| n.count(seq));
-        Some((count, self.sent[i].last))
+        Some((self.count(&self.sent[i]), self.sent[i].last))
+    }
+
+    /// How often `e`'s segment was sent, as ns-2's ring counts it in its
+    /// form.
+    fn count(&self, e: &Sent) -> u32 {
+        self.ns2.as_ref().map_or(e.count, |n| n.count(e.seq))
     }
 
     /// The BSD-style timeout now (None before the first sample).
@@ -220,10 +222,7 @@ impl FineRetransmit {
     pub fn retransmitted(&mut self) {
         self.check_after_retx = 2;
         if self.form != FineTimeout::Rfc6298 {
-            let again = self.sent.front().is_some_and(|e| match &self.ns2 {
-                Some(n) => n.count(e.seq) > 1,
-                None => e.count > 1,
-            });
+            let again = self.sent.front().is_some_and(|e| self.count(e) > 1);
             let t = self.bsd.timeout;
             self.bsd.timeout = if again { 2 * t } else { t + t / 8 };
         }
