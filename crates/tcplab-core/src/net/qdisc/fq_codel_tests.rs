@@ -20,6 +20,20 @@ fn keys() -> (u32, u32, u32) {
     (a, b, c)
 }
 
+#[test]
+fn the_bucket_is_the_hash_modulo_the_bucket_count_masked_or_divided() {
+    // MurmurHash3's finalizer of 1 is 0x514e28b7 (1,364,076,727).
+    assert_eq!(flow_hash(1, 0), 0x514e_28b7);
+    assert_eq!(bucket_of(1, 0, 1024), 0x514e_28b7 % 1024);
+    assert_eq!(bucket_of(1, 0, 1000), 0x514e_28b7 % 1000);
+    for k in 0..2048u32 {
+        let h = flow_hash(k, 7);
+        for n in [1u32, 2, 3, 64, 1000, 1024, 1 << 20] {
+            assert_eq!(bucket_of(k, 7, n), (h % n) as usize);
+        }
+    }
+}
+
 fn fq(spec: FqCoDelSpec) -> FqCoDel {
     FqCoDel::new(&spec, 1500)
 }
