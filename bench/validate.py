@@ -108,6 +108,7 @@ def merge_docs(rep: tv.Report) -> None:
     # (A variant's section by its name; the others' by kind and name.)
     names = list(dict.fromkeys(s.name if s.kind == "variant" else f"{s.kind} {s.name}"
                                for s in rep.sections))
+    names = collapse(names, [p.split("\n", 1)[0][4:].split(": ", 1) for p in parts])
     first, rest = head.split("\n", 1)
     when = history(re.sub(r": \d+ rows pass.*$", "", first), names, rep.date)
     first = (f"Run {when} (full mode): "
@@ -127,6 +128,20 @@ def merge_docs(rep: tv.Report) -> None:
     write_between(README, README_BEGIN, README_END, "\n".join(table) + "\n")
 
 
+def collapse(names: list[str], titles: list[list[str]]) -> list[str]:
+    """`names` with every section of a kind but the variants named by its kind
+    ("ns-3") when the run had all that the docs have (`titles`: [kind, name]).
+    """
+    out = list(names)
+    for kind in dict.fromkeys(k for k, *_ in titles if k != "variant"):
+        mine = [f"{kind} {n}" for k, n in titles if k == kind]
+        if all(m in out for m in mine):
+            at = out.index(mine[0])
+            out = [x for x in out if x not in mine]
+            out.insert(min(at, len(out)), kind)
+    return out
+
+
 def history(when: str, names: list[str], date: str) -> str:
     """`when` ("2026-11-26; the a, b sections 2026-11-27; ...": the full run's
     date, then the sections run again since) with `names` run again on `date`.
@@ -137,7 +152,9 @@ def history(when: str, names: list[str], date: str) -> str:
     for group, day in re.findall(r"the (.+?) sections (\d{4}-\d{2}-\d{2})", when) + [
             (", ".join(names), date)]:
         for name in re.split(r",\s*|\s+and\s+", group):
-            last.pop(name, None)
+            # A kind's name ("ns-3") stands for all its sections.
+            for old in [n for n in last if n == name or n.startswith(f"{name} ")]:
+                last.pop(old)
             last[name] = day
     days: dict[str, list[str]] = {}
     for name, day in last.items():
