@@ -100,7 +100,8 @@ def test_udp_field_on_a_tcp_flow():
                "quick_acks, rtt_sampling, cc_rtt, sack, timestamps, window_scaling, rcv_buf, "
                "initial_cwnd, initial_ssthresh, abc, min_rto, max_rto, initial_rto, "
                "clock_granularity, rto, restart_after_idle, handshake, "
-               "recovery_exit, recovery_exit_growth, rate_halving_floor, prr_form, dupthresh, "
+               "recovery_exit, recovery_exit_growth, rate_halving_floor, prr_form, "
+               "timeout_ssthresh, dupthresh, "
                "limited_transmit, rescue_retransmit, slow_start, rack, tlp, reno_recover_guard, "
                "fast_retransmit_restarts_rto, head_retransmit_restarts_rto, ecn, ecn_response, "
                "app)",
@@ -462,6 +463,19 @@ def test_prr_form_is_ns3s_in_the_ns3_profile_and_rfc9937s_elsewhere():
     assert form(profile="ns3", recovery="prr", prr_form="rfc9937") == "rfc9937"
     assert form(profile="ns3", ns3_release="3.18", recovery="prr") == "rfc9937"
     assert form(profile="ns3", recovery="newreno") is None  # echoed only where it acts
+
+
+def test_timeout_ssthresh_is_ns3s_in_the_ns3_profile_and_rfc5681s_elsewhere():
+    def form(**kw: object) -> object:
+        return narrow_path(**kw).scenario(duration=1).check()["flows"][0].get("timeout_ssthresh")
+    assert form(profile="ns3") == "ns3"
+    assert form(profile="ns3", ns3_release="3.18") == "rfc5681"
+    assert form(profile="ns3", timeout_ssthresh="rfc5681") == "rfc5681"
+    assert form() == form(profile="linux") == "rfc5681"
+    assert form(timeout_ssthresh="ns3") == "ns3"
+    refuse(narrow_path(timeout_ssthresh="linux"),
+           "flows[0].timeout_ssthresh: unknown variant 'linux', expected 'rfc5681' or 'ns3'",
+           "flows[0].timeout_ssthresh")
 
 
 def test_prr_form_is_refused_without_the_prr_recovery():

@@ -329,6 +329,7 @@ class Network:
         recovery_exit_growth: bool | None = None,
         rate_halving_floor: Literal["ssthresh", "half_ssthresh"] | None = None,
         prr_form: Literal["rfc9937", "ns3"] | None = None,
+        timeout_ssthresh: Literal["rfc5681", "ns3"] | None = None,
         dupthresh: int | None = None,
         limited_transmit: bool | None = None,
         rescue_retransmit: bool | None = None,
@@ -367,6 +368,11 @@ class Network:
                 (Linux 2.6.22's Reno-family modules, as ns-2's TCP-Linux runs them).
             prr_form: with ``recovery="prr"``, whose arithmetic: ``"rfc9937"`` (the
                 default) or ``"ns3"`` (ns-3 3.44's TcpPrrRecovery; the ns3 profile's).
+            timeout_ssthresh: which retransmission timeouts set ssthresh:
+                ``"rfc5681"`` (the default: the first of a series, from the pipe
+                without retransmissions) or ``"ns3"`` (the ns3 profile's: every
+                one, from ns-3 3.44's bytes in flight, which count what was
+                resent since the last timeout).
             mss: payload bytes per segment (default: the smallest MTU on the
                 path less 40 B of headers and the options in use).
             delayed_ack: ACK every N full segments (default 2); ``False`` or 1
@@ -439,7 +445,7 @@ class Network:
             "restart_after_idle": restart_after_idle, "handshake": handshake,
             "recovery_exit": recovery_exit, "recovery_exit_growth": recovery_exit_growth,
             "rate_halving_floor": rate_halving_floor, "prr_form": prr_form,
-            "dupthresh": dupthresh,
+            "timeout_ssthresh": timeout_ssthresh, "dupthresh": dupthresh,
             "limited_transmit": limited_transmit, "rescue_retransmit": rescue_retransmit,
             "slow_start": slow_start, "rack": rack, "tlp": tlp,
             "reno_recover_guard": reno_recover_guard,

@@ -327,13 +327,6 @@ OPEN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
         "dropped at a timeout), the window reductions are within 4% (1.21 before) and the "
         "timeouts 0.87 and 1.06 of ns-2's (1.16 and 1.71 before)."),
         frozenset({"PER 0.05"})),
-    ("ns-3", "yeah"): (
-        "Open: ns-3's TcpYeah, which tcplab ports (the ns3 profile's since 2026-11-26; "
-        "Linux's module gave 3.41), sets a threshold of about 4 GB when a reduction exceeds a "
-        "one-segment pipe (32-bit arithmetic); ns-3 and the port then both burst to the "
-        "4 MiB receive window and take about 30 timeouts in 120 s, and the port recovers "
-        "faster (1.35-1.41 of ns-3's goodput), where ns-3 stays in its Loss state up to a "
-        "minute after a burst; why is not found (docs/variants.md)."),
     ("ns-3", "lp"): ((
         "Open: at 1% loss tcplab's TCP-LP in ns-3's form gets 1.18 of TcpLp's goodput. "
         "ns-3 cuts the window on any ACK, duplicates included, where tcplab applies a cut "

@@ -429,6 +429,10 @@ pub struct FlowSpec {
     /// "ns3" (ns-3 3.44's TcpPrrRecovery; the ns3 profile's default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prr_form: Option<crate::tcp::PrrForm>,
+    /// tcp: which retransmission timeouts set ssthresh, from what flight:
+    /// "rfc5681" or "ns3" (ns-3 3.44's; the ns3 profile's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ssthresh: Option<crate::tcp::TimeoutSsthresh>,
     /// tcp: how the window comes down after an ECN echo: "immediate"
     /// (RFC 3168), "linux" or "ns3" (a CWR state through PRR, as each
     /// does; the linux and ns3 profiles' default with the prr recovery).
@@ -530,6 +534,7 @@ impl FlowSpec {
             recovery_exit_growth: None,
             rate_halving_floor: None,
             prr_form: None,
+            timeout_ssthresh: None,
             dupthresh: None,
             limited_transmit: None,
             rescue_retransmit: None,

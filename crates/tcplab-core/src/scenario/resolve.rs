@@ -13,7 +13,7 @@ use crate::scenario::{concat, AppKind, FlowSpec, TraceKind, TraceSpec};
 use crate::tcp::ca_rtt::CcRtt;
 use crate::tcp::rtt::RtoPolicy;
 use crate::tcp::rtt_timing::RttSampling;
-use crate::tcp::{Recovery, RecoveryExit, RtoRestart, TcpConfig};
+use crate::tcp::{Recovery, RecoveryExit, RtoRestart, TcpConfig, TimeoutSsthresh};
 use crate::time::{SimDuration, SimTime};
 use crate::units::Bytes;
 
@@ -382,6 +382,13 @@ pub fn tcp(
         rescue_retransmit: *f.rescue_retransmit.get_or_insert(false),
         rate_halving_floor,
         prr_form,
+        // ns-3 3.44's ReTxTimeout sets ssthresh at every timeout, from a
+        // BytesInFlight that counts its retransmissions (timeout_ssthresh.rs).
+        timeout_ssthresh: *f.timeout_ssthresh.get_or_insert(if ns3 {
+            TimeoutSsthresh::Ns3
+        } else {
+            TimeoutSsthresh::Rfc5681
+        }),
         // Linux's CUBIC runs HyStart by default (tcp_cubic.c, hystart = 1).
         slow_start: *f
             .slow_start

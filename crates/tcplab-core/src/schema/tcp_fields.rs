@@ -231,6 +231,14 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "RFC 9937; ns-3 3.44 TcpPrrRecovery with TcpSocketBase's DeliveredData and bytes in flight",
     ),
     f(
+        "flows[tcp].timeout_ssthresh",
+        "rfc5681, ns3",
+        "",
+        "rfc5681 (ns3 profile: ns3)",
+        "which retransmission timeouts set ssthresh, from what flight: the first of a series, from the pipe without retransmissions; or every one, from ns-3's bytes in flight",
+        "RFC 5681 (4) and (5); ns-3 3.44 TcpSocketBase::ReTxTimeout and TcpTxBuffer::BytesInFlight",
+    ),
+    f(
         "flows[tcp].dupthresh",
         "count",
         "ACKs",

@@ -18,7 +18,8 @@ use super::rtt_timing::{RttSampling, RttTiming};
 use super::scoreboard::Scoreboard;
 use super::sender::{SenderStats, TcpEvent, TcpEventKind};
 use super::{
-    base_options, window_shift, RackMode, RtoRestart, TcpConfig, TcpHeader, ACK, CWR, FIN,
+    base_options, window_shift, RackMode, RtoRestart, TcpConfig, TcpHeader, TimeoutSsthresh, ACK,
+    CWR, FIN,
 };
 use crate::cc::slow_start::SlowStart;
 use crate::cc::{CaState, CongestionControl, CwndEvent, LossCause, Tcb};
@@ -71,7 +72,7 @@ pub struct Conn {
     pub rto_deadline: Option<SimTime>,
     pub stats: SenderStats,
     /// When recording the event log.
-    pub events: Option<Vec<TcpEvent>>,
+    pub events: Option<Box<Vec<TcpEvent>>>,
     /// Vegas's fine-grained retransmission, when on.
     pub fine: Option<Box<FineRetransmit>>,
     /// The controller sets cwnd itself (BBR): recoveries leave it alone.
@@ -95,6 +96,10 @@ pub struct Conn {
     pub rack: Option<Box<Rack>>,
     /// ECN, when asked for.
     pub ecn: EcnState,
+    /// What was retransmitted since the last timeout, above the cumulative
+    /// ACK as of the last retransmission (ns-3's retransmitted marks), for
+    /// `timeout_ssthresh = "ns3"`.
+    pub resent: Option<Box<Scoreboard>>,
 }
 
 /// The sender's ECN state (RFC 3168 6.1).
@@ -159,6 +164,7 @@ impl Conn {
             cfg.rtt_sampling
         });
         let newest = (cfg.cc_rtt == CcRtt::Newest).then(Box::default);
+        let ns3_timeout = cfg.timeout_ssthresh == TimeoutSsthresh::Ns3;
         Conn {
             newest,
             base_opts: base_options(cfg.timestamps) as u8,
@@ -193,6 +199,7 @@ impl Conn {
             slow_start,
             rack,
             ecn: EcnState::default(),
+            resent: ns3_timeout.then(Box::default),
         }
     }
 
@@ -411,6 +418,10 @@ impl Conn {
             self.stats.retransmitted_segments += 1;
             self.stats.retransmitted_bytes += len;
             self.log(now, TcpEventKind::Retransmit, seq);
+            if let Some(r) = &mut self.resent {
+                r.advance(self.tcb.snd_una);
+                r.add(seq, end);
+            }
         }
         if !self.cfg.timestamps && len > 0 {
             self.timing.on_sent(now, seq, end, retx);

@@ -28,6 +28,7 @@ pub mod scoreboard;
 pub mod sender;
 #[cfg(test)]
 mod tests;
+pub mod timeout_ssthresh;
 
 pub use recovery::Recovery;
 
@@ -109,6 +110,8 @@ pub struct TcpConfig {
     pub ecn_response: EcnResponse,
     /// Whose PRR arithmetic the prr recovery follows.
     pub prr_form: PrrForm,
+    /// Which timeouts set ssthresh, from what flight.
+    pub timeout_ssthresh: TimeoutSsthresh,
     /// Vegas's fine-grained timeout; set from the variant.
     pub fine_timeout: fine_retx::FineTimeout,
 }
@@ -153,6 +156,7 @@ impl TcpConfig {
             retransmit_backoff: false,
             ecn_response: EcnResponse::Immediate,
             prr_form: PrrForm::Rfc9937,
+            timeout_ssthresh: TimeoutSsthresh::Rfc5681,
             fine_timeout: fine_retx::FineTimeout::Rfc6298,
         }
     }
@@ -266,6 +270,23 @@ impl PrrForm {
 crate::deserialize_names!(PrrForm {
     "rfc9937" => PrrForm::Rfc9937,
     "ns3" => PrrForm::Ns3,
+});
+
+/// Which retransmission timeouts set ssthresh, and from what flight
+/// ([`timeout_ssthresh`]).
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeoutSsthresh {
+    /// RFC 5681 (4) and (5): the first timeout of a series, from the RFC
+    /// 6675 pipe without the retransmissions.
+    Rfc5681,
+    /// ns-3 3.44's `ReTxTimeout`: every timeout, from its `BytesInFlight`.
+    Ns3,
+}
+
+crate::deserialize_names!(TimeoutSsthresh {
+    "rfc5681" => TimeoutSsthresh::Rfc5681,
+    "ns3" => TimeoutSsthresh::Ns3,
 });
 
 /// The window the rate_halving recovery brings what is in flight down to

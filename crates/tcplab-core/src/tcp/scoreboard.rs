@@ -74,6 +74,14 @@ impl Scoreboard {
         self.ranges.last().map(|&(_, b)| b)
     }
 
+    /// The SACKed bytes in [`from`, `to`).
+    pub fn sacked_between(&self, from: u64, to: u64) -> u64 {
+        self.ranges
+            .iter()
+            .map(|&(a, b)| b.min(to).saturating_sub(a.max(from)))
+            .sum()
+    }
+
     pub fn sacked_bytes(&self) -> u64 {
         self.ranges.iter().map(|&(a, b)| b - a).sum()
     }
@@ -304,5 +312,16 @@ mod tests {
         assert_eq!(sb.next_hole(0, M, 3, true), Some(0));
         assert_eq!(sb.next_hole(100, M, 3, true), Some(500));
         assert_eq!(sb.next_hole(600, M, 3, true), None);
+    }
+
+    #[test]
+    fn sacked_between_counts_the_ranges_clipped_to_the_interval() {
+        let mut sb = Scoreboard::default();
+        sb.add(100, 200);
+        sb.add(300, 500);
+        assert_eq!(sb.sacked_between(0, 1000), 300);
+        assert_eq!(sb.sacked_between(150, 350), 50 + 50);
+        assert_eq!(sb.sacked_between(200, 300), 0);
+        assert_eq!(sb.sacked_between(450, 450), 0);
     }
 }

@@ -121,12 +121,12 @@ impl Sender {
 
     /// Starts recording the event log.
     pub fn record_events(&mut self) {
-        self.c.events = Some(Vec::new());
+        self.c.events = Some(Box::default());
     }
 
     /// The events logged since the last call.
     pub fn events_mut(&mut self) -> Option<&mut Vec<TcpEvent>> {
-        self.c.events.as_mut()
+        self.c.events.as_deref_mut()
     }
 
     /// Bytes sent and not cumulatively acknowledged (RFC 5681 FlightSize).

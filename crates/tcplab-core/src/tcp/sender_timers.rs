@@ -50,9 +50,9 @@ impl Sender {
         let first = c.rtt.backoffs() == 0;
         // RFC 5681 (4): a timeout's FlightSize is all that is in flight.
         c.tcb.limited_sent = 0;
-        c.set_pipe(false);
+        c.timeout_flight();
         c.cc.on_state(&mut c.tcb, CaState::Loss);
-        if first || c.tcb.ca_state != CaState::Loss {
+        if c.timeout_sets_ssthresh(first) {
             c.tcb.ssthresh = c.cc.ssthresh(&c.tcb, LossCause::Timeout);
         }
         c.tcb.ca_state = CaState::Loss;

@@ -675,3 +675,5 @@ mod prr_ns3_tests;
 mod cc_rtt_tests;
 #[path = "cwr_tests.rs"]
 mod cwr_tests;
+#[path = "timeout_ssthresh_tests.rs"]
+mod timeout_ssthresh_tests;
