@@ -158,6 +158,9 @@ def history(when: str, names: list[str], date: str) -> str:
             last[name] = day
     days: dict[str, list[str]] = {}
     for name, day in last.items():
+        kind = name.split(" ", 1)[0]
+        if kind != name and last.get(kind, "") >= day:
+            continue  # its kind ran whole as late
         days.setdefault(day, []).append(name)
     return (base.group(0) if base else date) + "".join(
         f"; the {', '.join(days[d])} sections {d}" for d in sorted(days))

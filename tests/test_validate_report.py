@@ -305,6 +305,8 @@ def test_the_history_names_each_section_once_under_the_last_date_it_ran():
     assert v.history("2026-11-26; the ns-3 yeah, lp sections 2026-11-27", ["ns-3"],
                      "2026-11-28") == ("2026-11-26; the lp sections 2026-11-27; "
                                        "the ns-3 sections 2026-11-28")
+    assert v.history("2026-11-26; the ns-3 sections 2026-11-28", ["ns-3 lp"],
+                     "2026-11-28") == "2026-11-26; the ns-3 sections 2026-11-28"
 
 
 def test_a_partial_run_adds_a_new_section_after_the_last_of_its_kind(tmp_path, monkeypatch):
