@@ -327,13 +327,6 @@ OPEN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
         "dropped at a timeout), the window reductions are within 4% (1.21 before) and the "
         "timeouts 0.87 and 1.06 of ns-2's (1.16 and 1.71 before)."),
         frozenset({"PER 0.05"})),
-    ("ns-3", "lp"): ((
-        "Open: at 1% loss tcplab's TCP-LP in ns-3's form gets 1.18 of TcpLp's goodput. "
-        "ns-3 cuts the window on any ACK, duplicates included, where tcplab applies a cut "
-        "only on an ACK that grows the window (keeping a duplicate's cut for the next ACK "
-        "of new data, as an experiment, changed nothing). Without loss the two agree "
-        "exactly since the form runs the rest of TcpLp (2026-11-27; 0.29 before)."),
-        frozenset({"1 flow, PER 0.01"})),
 }
 
 

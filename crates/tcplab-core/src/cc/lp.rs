@@ -43,8 +43,15 @@
 //!   touch cwnd, so the cut is applied at the start of the same ACK's
 //!   `increase_window` (before the growth, as in Linux). An indication on
 //!   an ACK that does not grow the window (during fast recovery, or a
-//!   duplicate ACK, on which ns-3 also cuts) is dropped: in a recovery
-//!   the recovery sets cwnd, as PRR does in Linux and in ns-3.
+//!   duplicate ACK) is dropped: in a recovery the recovery sets cwnd, as
+//!   PRR does in Linux, and 2.6.22's `pkts_acked`, which ns-2's TCP-Linux
+//!   runs, is not called on a duplicate (`FLAG_NOT_DUP`). ns-3's form cuts
+//!   there too (`after_ack`): ns-3's sender calls `PktsAcked` on a
+//!   duplicate and after a recovery's ACK has set the window, before it
+//!   sends. With a window of two or three segments that cut keeps the
+//!   duplicates from reaching three: at 1% loss on the 100-ms dumbbell
+//!   ns-3's TcpLp times out 19 times in 120 s and never enters a recovery,
+//!   and tcplab's form did 1 and 21 before it cut there (20 and 1 since).
 //! - No undo (tcplab has no DSACK undo).
 //!
 //! The paper's own implementation (a patched 2.4 kernel) is not modelled
@@ -185,6 +192,17 @@ pub struct Lp {
 }
 
 impl Lp {
+    /// Applies the pending cut: one segment within the inference time,
+    /// else half (ns-3 halves the window in bytes, Linux in whole segments).
+    fn cut(&mut self, tcb: &mut Tcb) {
+        match self.pending.take() {
+            Some(Cut::One) => tcb.set_cwnd(tcb.mss),
+            Some(Cut::Half) if self.cfg.delay == LpDelay::Ns3 => tcb.set_cwnd(tcb.cwnd >> 1),
+            Some(Cut::Half) => tcb.set_cwnd(((tcb.cwnd / tcb.mss) >> 1) * tcb.mss),
+            None => {}
+        }
+    }
+
     pub fn new(cfg: LpConfig, abc: bool) -> Self {
         Lp {
             cfg,
@@ -360,13 +378,7 @@ impl CongestionControl for Lp {
     }
 
     fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack) {
-        match self.pending.take() {
-            Some(Cut::One) => tcb.set_cwnd(tcb.mss),
-            // ns-3 halves the window in bytes, Linux in whole segments.
-            Some(Cut::Half) if self.cfg.delay == LpDelay::Ns3 => tcb.set_cwnd(tcb.cwnd >> 1),
-            Some(Cut::Half) => tcb.set_cwnd(((tcb.cwnd / tcb.mss) >> 1) * tcb.mss),
-            None => {}
-        }
+        self.cut(tcb);
         let within_inf = self.flag & LP_WITHIN_INF != 0;
         if self.cfg.delay == LpDelay::Ns3 {
             // TcpLp overrides only TcpNewReno's avoidance: slow start
@@ -378,6 +390,15 @@ impl CongestionControl for Lp {
             });
         } else if !within_inf {
             linux_reno_cong_avoid(tcb, ack, self.abc);
+        }
+    }
+
+    fn after_ack(&mut self, tcb: &mut Tcb) {
+        // ns-3's PktsAcked cuts on a duplicate and in a recovery too, after
+        // the recovery set the window; the others' cut waits for an ACK
+        // that grows the window, and a newer sample replaces it.
+        if self.cfg.delay == LpDelay::Ns3 {
+            self.cut(tcb);
         }
     }
 
@@ -552,6 +573,11 @@ mod tests {
         };
         d.cc.on_ack_sample(&d.tcb, &dup);
         assert_eq!(d.cc.sowd, 430);
+        // ns-3's sender hands TcpLp the duplicate too (PktsAcked), and the
+        // cut comes before anything is sent: halved, in bytes.
+        let before = d.tcb.cwnd;
+        d.cc.after_ack(&mut d.tcb);
+        assert_eq!((before, d.tcb.cwnd), (12 * MSS, 6 * MSS));
         // Within that time a second indication cuts to one segment, and
         // slow start still adds one (ns-3 holds only avoidance).
         ts_ack(&mut d, 230, Some((300, 130)));
@@ -689,6 +715,11 @@ mod tests {
             ts: None,
         };
         d.cc.on_ack_sample(&d.tcb, &ack); // the first sample: an indication
+        assert!(d.cc.pending.is_some());
+        // Not cut after an ACK of the recovery's (ns-3's form alone does).
+        let cwnd = d.tcb.cwnd;
+        d.cc.after_ack(&mut d.tcb);
+        assert_eq!(d.tcb.cwnd, cwnd);
         assert!(d.cc.pending.is_some());
         d.dupack(); // the next ACK forgets it
         assert!(d.cc.pending.is_none());

@@ -262,6 +262,11 @@ pub trait CongestionControl: Debug + Send {
     fn init(&mut self, tcb: &mut Tcb) {}
     /// Every ACK, duplicates included: update estimators only.
     fn on_ack_sample(&mut self, tcb: &Tcb, ack: &Ack) {}
+    /// After an ACK on which `increase_window` did not run (a duplicate,
+    /// or an ACK in a recovery), once the recovery has set the window and
+    /// before the sender sends: ns-3's TcpLp cuts cwnd there, as its
+    /// `PktsAcked` runs on every ACK.
+    fn after_ack(&mut self, tcb: &mut Tcb) {}
     /// An ACK of new data outside fast recovery: grow the window.
     fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack);
     /// Entering recovery or loss: return the new ssthresh.

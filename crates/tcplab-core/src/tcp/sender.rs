@@ -346,6 +346,9 @@ impl Sender {
             let advanced = self.c.tcb.snd_una > una_before;
             self.ecn_echo(now, advanced);
         }
+        if is_dup || self.c.tcb.ca_state == CaState::Recovery {
+            self.c.cc.after_ack(&mut self.c.tcb);
+        }
         self.try_send(now, out);
         self.schedule_probe(now);
     }
