@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The RTT sample the controller is given (`cc_rtt`), through the sender:
+//! The RTT sample the controller is given (`cc_rtt`), through the sender
+//! (and, last, the `after_ack` hook):
 //! a controller that records what it is given wraps NewReno; the ACKs are
 //! written by hand as a receiver with delayed ACKs and RFC 7323's echo
 //! would send them.
@@ -167,4 +168,61 @@ fn the_ack_of_a_retransmission_falls_back_on_the_echo_or_gives_none() {
             "timestamps {timestamps}"
         );
     }
+}
+
+/// NewReno whose `after_ack` cuts cwnd to one segment, counting its calls.
+#[derive(Debug)]
+struct CutAfter {
+    inner: Box<dyn CongestionControl>,
+    calls: Arc<Mutex<u32>>,
+}
+
+impl CongestionControl for CutAfter {
+    fn name(&self) -> &'static str {
+        "cut-after"
+    }
+    fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack) {
+        self.inner.increase_window(tcb, ack);
+    }
+    fn ssthresh(&mut self, tcb: &Tcb, cause: LossCause) -> u64 {
+        self.inner.ssthresh(tcb, cause)
+    }
+    fn after_ack(&mut self, tcb: &mut Tcb) {
+        *self.calls.lock().unwrap() += 1;
+        tcb.set_cwnd(tcb.mss);
+    }
+}
+
+#[test]
+fn after_ack_runs_on_a_duplicate_before_limited_transmit_and_not_on_new_data() {
+    // Ten segments in flight, limited transmit on. The ACK of segment 0
+    // grows the window (no call) and sends two. The first duplicate would
+    // let one new segment out (RFC 3042), but the controller's cut to one
+    // segment comes first (ns-3's TcpLp cuts in PktsAcked there): nothing
+    // is sent. Without the call the same duplicate sends segment 12.
+    let run = |hook: bool| {
+        let mut cfg = config(10);
+        cfg.limited_transmit = true;
+        let calls = Arc::new(Mutex::new(0));
+        let inner: Box<dyn CongestionControl> = Box::new(crate::cc::reno::Reno::new(false));
+        let cc: Box<dyn CongestionControl> = if hook {
+            Box::new(CutAfter {
+                inner,
+                calls: calls.clone(),
+            })
+        } else {
+            inner
+        };
+        let mut f = Fix::established_cc(cc, cfg);
+        assert_eq!(f.take(), segments(0, 10));
+        f.advance(RTT);
+        f.ack(seg(1));
+        assert_eq!(f.take(), segments(10, 2));
+        assert_eq!(*calls.lock().unwrap(), 0, "an ACK of new data in Open");
+        f.dupack();
+        let calls = *calls.lock().unwrap();
+        (f.take(), f.cwnd_segments(), calls)
+    };
+    assert_eq!(run(false), (segments(12, 1), 11.0, 0));
+    assert_eq!(run(true), (vec![], 1.0, 1));
 }
