@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The RTT sample the controller is given (`cc_rtt`), through the sender
-//! (and, last, the `after_ack` hook):
+//! The RTT sample the controller is given (`cc_rtt`), through the sender:
 //! a controller that records what it is given wraps NewReno; the ACKs are
 //! written by hand as a receiver with delayed ACKs and RFC 7323's echo
-//! would send them.
+//! would send them. Last, the `after_ack` hook, where a controller may cut
+//! the window after an ACK that did not grow it, before the sender sends.
 
 use std::sync::{Arc, Mutex};
 
