@@ -6,10 +6,11 @@
 use super::*;
 use crate::cc::reno::{Halve, Reno};
 
-/// ns-3's TcpNewReno threshold (max(pipe / 2, 2 segments)) with SACK, ten
-/// segments in flight and no ACK: the first timeout has fired, ssthresh 5.
-fn after_a_timeout(form: TimeoutSsthresh) -> Fix {
-    let mut cfg = config(10);
+/// ns-3's TcpNewReno threshold (max(pipe / 2, 2 segments)) and SACK
+/// recovery, the timeout's threshold in `form`: an initial window of `n`
+/// segments sent.
+fn ns3_newreno(n: u64, form: TimeoutSsthresh) -> Fix {
+    let mut cfg = config(n);
     cfg.sack = true;
     cfg.recovery = Recovery::Sack;
     cfg.timeout_ssthresh = form;
@@ -18,7 +19,14 @@ fn after_a_timeout(form: TimeoutSsthresh) -> Fix {
         ..Reno::new(false)
     };
     let mut f = Fix::established_cc(Box::new(cc), cfg);
-    assert_eq!(f.take(), segments(0, 10));
+    assert_eq!(f.take(), segments(0, n));
+    f
+}
+
+/// Ten segments in flight and no ACK: the first timeout has fired,
+/// ssthresh 5.
+fn after_a_timeout(form: TimeoutSsthresh) -> Fix {
+    let mut f = ns3_newreno(10, form);
     f.timeout();
     assert_eq!(f.take(), segments(0, 1));
     assert_eq!(f.state(), CaState::Loss);
@@ -76,16 +84,7 @@ fn ns3_counts_the_fast_retransmission_still_in_flight_at_the_timeout() {
     // more than the RFC 6675 pipe without retransmissions, so half a
     // segment more ssthresh.
     let run = |form: TimeoutSsthresh| {
-        let mut cfg = config(20);
-        cfg.sack = true;
-        cfg.recovery = Recovery::Sack;
-        cfg.timeout_ssthresh = form;
-        let cc = Reno {
-            halve: Halve::Pipe,
-            ..Reno::new(false)
-        };
-        let mut f = Fix::established_cc(Box::new(cc), cfg);
-        assert_eq!(f.take(), segments(0, 20));
+        let mut f = ns3_newreno(20, form);
         f.advance(RTT);
         for j in 1..4 {
             f.sack(&[(1, j + 1)]);
