@@ -469,12 +469,13 @@ def test_timeout_ssthresh_is_ns3s_in_the_ns3_profile_and_rfc5681s_elsewhere():
     def form(**kw: object) -> object:
         return narrow_path(**kw).scenario(duration=1).check()["flows"][0].get("timeout_ssthresh")
     assert form(profile="ns3") == "ns3"
-    assert form(profile="ns3", ns3_release="3.18") == "rfc5681"
+    assert form(profile="ns3", ns3_release="3.18") == "ns3_18"
     assert form(profile="ns3", timeout_ssthresh="rfc5681") == "rfc5681"
     assert form() == form(profile="linux") == "rfc5681"
     assert form(timeout_ssthresh="ns3") == "ns3"
     refuse(narrow_path(timeout_ssthresh="linux"),
-           "flows[0].timeout_ssthresh: unknown variant 'linux', expected 'rfc5681' or 'ns3'",
+           "flows[0].timeout_ssthresh: unknown variant 'linux', expected one of 'rfc5681', "
+           "'ns3', 'ns3_18'",
            "flows[0].timeout_ssthresh")
 
 

@@ -329,7 +329,7 @@ class Network:
         recovery_exit_growth: bool | None = None,
         rate_halving_floor: Literal["ssthresh", "half_ssthresh"] | None = None,
         prr_form: Literal["rfc9937", "ns3"] | None = None,
-        timeout_ssthresh: Literal["rfc5681", "ns3"] | None = None,
+        timeout_ssthresh: Literal["rfc5681", "ns3", "ns3_18"] | None = None,
         dupthresh: int | None = None,
         limited_transmit: bool | None = None,
         rescue_retransmit: bool | None = None,
@@ -370,9 +370,10 @@ class Network:
                 default) or ``"ns3"`` (ns-3 3.44's TcpPrrRecovery; the ns3 profile's).
             timeout_ssthresh: which retransmission timeouts set ssthresh:
                 ``"rfc5681"`` (the default: the first of a series, from the pipe
-                without retransmissions) or ``"ns3"`` (the ns3 profile's: every
+                without retransmissions), ``"ns3"`` (the ns3 profile's: every
                 one, from ns-3 3.44's bytes in flight, which count what was
-                resent since the last timeout).
+                resent since the last timeout) or ``"ns3_18"`` (ns-3.18's: every
+                one, from all that is outstanding; with ``ns3_release="3.18"``).
             mss: payload bytes per segment (default: the smallest MTU on the
                 path less 40 B of headers and the options in use).
             delayed_ack: ACK every N full segments (default 2); ``False`` or 1

@@ -430,7 +430,8 @@ pub struct FlowSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prr_form: Option<crate::tcp::PrrForm>,
     /// tcp: which retransmission timeouts set ssthresh, from what flight:
-    /// "rfc5681" or "ns3" (ns-3 3.44's; the ns3 profile's default).
+    /// "rfc5681", "ns3" (ns-3 3.44's; the ns3 profile's default) or
+    /// "ns3_18" (ns-3.18's, with `ns3_release = "3.18"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ssthresh: Option<crate::tcp::TimeoutSsthresh>,
     /// tcp: how the window comes down after an ECN echo: "immediate"

@@ -383,9 +383,12 @@ pub fn tcp(
         rate_halving_floor,
         prr_form,
         // ns-3 3.44's ReTxTimeout sets ssthresh at every timeout, from a
-        // BytesInFlight that counts its retransmissions (timeout_ssthresh.rs).
+        // BytesInFlight that counts its retransmissions, and 3.18's
+        // Retransmit at every one from all outstanding (timeout_ssthresh.rs).
         timeout_ssthresh: *f.timeout_ssthresh.get_or_insert(if ns3 {
             TimeoutSsthresh::Ns3
+        } else if ns3_18 {
+            TimeoutSsthresh::Ns3_18
         } else {
             TimeoutSsthresh::Rfc5681
         }),

@@ -232,11 +232,11 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
     ),
     f(
         "flows[tcp].timeout_ssthresh",
-        "rfc5681, ns3",
+        "rfc5681, ns3, ns3_18",
         "",
-        "rfc5681 (ns3 profile: ns3)",
-        "which retransmission timeouts set ssthresh, from what flight: the first of a series, from the pipe without retransmissions; or every one, from ns-3's bytes in flight",
-        "RFC 5681 (4) and (5); ns-3 3.44 TcpSocketBase::ReTxTimeout and TcpTxBuffer::BytesInFlight",
+        "rfc5681 (ns3 profile: ns3; with ns3_release 3.18: ns3_18)",
+        "which retransmission timeouts set ssthresh, from what flight: the first of a series, from the pipe without retransmissions; every one, from ns-3's bytes in flight; or every one, from all that is outstanding (ns-3.18)",
+        "RFC 5681 (4) and (5); ns-3 3.44 TcpSocketBase::ReTxTimeout and TcpTxBuffer::BytesInFlight; ns-3.18 TcpNewReno::Retransmit, TcpWestwood::Retransmit",
     ),
     f(
         "flows[tcp].dupthresh",

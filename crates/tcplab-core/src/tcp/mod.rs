@@ -282,11 +282,15 @@ pub enum TimeoutSsthresh {
     Rfc5681,
     /// ns-3 3.44's `ReTxTimeout`: every timeout, from its `BytesInFlight`.
     Ns3,
+    /// ns-3.18's `Retransmit` (TcpNewReno's, TcpWestwood's): every timeout,
+    /// from what the controller reads (all that is outstanding).
+    Ns3_18,
 }
 
 crate::deserialize_names!(TimeoutSsthresh {
     "rfc5681" => TimeoutSsthresh::Rfc5681,
     "ns3" => TimeoutSsthresh::Ns3,
+    "ns3_18" => TimeoutSsthresh::Ns3_18,
 });
 
 /// The window the rate_halving recovery brings what is in flight down to

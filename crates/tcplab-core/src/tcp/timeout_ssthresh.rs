@@ -22,7 +22,15 @@
 //!   byte below its recovery point is lost, so only what was sent beyond
 //!   it; before one, what IsLost leaves.
 //!
-//! The two differ most in a Loss state that lasts: ns-3 halves there the
+//! - `"ns3_18"` (the ns3 profile's with `ns3_release = "3.18"`): ns-3.18's
+//!   `TcpNewReno::Retransmit` and `TcpWestwood::Retransmit` set ssthresh
+//!   at every timeout too, with no test for a repeated one, from what the
+//!   controller reads: TcpNewReno's `BytesInFlight` was all that is
+//!   outstanding (`m_highTxMark` less the first unacknowledged byte, the
+//!   FlightSize the 3.18 profile's threshold halves), Westwood's its
+//!   bandwidth estimate.
+//!
+//! The RFC and 3.44 forms differ most in a Loss state that lasts: ns-3 halves there the
 //! window it has rebuilt since the last timeout, where RFC 5681 keeps the
 //! threshold of the first. Under ns-3's YeAH, whose threshold wraps to
 //! about 4 GB when its reduction exceeds a small flight (docs/variants.md),
@@ -31,6 +39,7 @@
 //! at 1% loss (1.03 with this form).
 
 use super::conn::Conn;
+use super::TimeoutSsthresh;
 use crate::cc::CaState;
 
 impl Conn {
@@ -48,11 +57,13 @@ impl Conn {
         }
     }
 
-    /// Whether this timeout sets ssthresh: always in ns-3's form; in RFC
+    /// Whether this timeout sets ssthresh: always in ns-3's forms; in RFC
     /// 5681's, unless it repeats one (`first`: the timer had not backed
     /// off) in the Loss state.
     pub fn timeout_sets_ssthresh(&self, first: bool) -> bool {
-        self.resent.is_some() || first || self.tcb.ca_state != CaState::Loss
+        self.cfg.timeout_ssthresh != TimeoutSsthresh::Rfc5681
+            || first
+            || self.tcb.ca_state != CaState::Loss
     }
 
     /// ns-3 3.44's `BytesInFlight` as its retransmission timeout reads it

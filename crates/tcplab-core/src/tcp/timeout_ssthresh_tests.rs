@@ -103,3 +103,36 @@ fn ns3_counts_the_fast_retransmission_still_in_flight_at_the_timeout() {
     assert_eq!(rfc, (outstanding - 4) as f64 / 2.0);
     assert_eq!(ns3, rfc + 0.5);
 }
+
+#[test]
+fn ns3_18_sets_ssthresh_at_every_timeout_from_all_that_is_outstanding() {
+    // ns-3.18's TcpNewReno::Retransmit sets ssthresh = max(2 segments,
+    // BytesInFlight / 2) at each timeout, BytesInFlight being m_highTxMark
+    // less the first unacknowledged byte (the 3.18 profile halves the
+    // FlightSize). Without SACK: ten in flight, the first timeout (5); the
+    // ACKs of 0 to 3 in the Loss state (segments up to 8 resent); the
+    // timer fires again with 4 to 9 outstanding: ns-3.18 halves those six,
+    // RFC 5681 keeps 5 (no RTT sample since: the timer is backed off).
+    let run = |form: TimeoutSsthresh| {
+        let mut cfg = config(10);
+        cfg.timeout_ssthresh = form;
+        let cc = Reno {
+            halve: Halve::Flightsize,
+            ..Reno::new(false)
+        };
+        let mut f = Fix::established_cc(Box::new(cc), cfg);
+        assert_eq!(f.take(), segments(0, 10));
+        f.timeout();
+        assert_eq!(f.ssthresh_segments(), 5.0);
+        for k in 1..5 {
+            f.advance(RTT);
+            f.ack(seg(k));
+        }
+        assert_eq!(f.s.tcb().snd_max, seg(10));
+        f.advance(RTT);
+        f.timeout();
+        f.ssthresh_segments()
+    };
+    assert_eq!(run(TimeoutSsthresh::Rfc5681), 5.0);
+    assert_eq!(run(TimeoutSsthresh::Ns3_18), 3.0);
+}
