@@ -30,9 +30,9 @@
 //!   FlightSize the 3.18 profile's threshold halves), Westwood's its
 //!   bandwidth estimate.
 //!
-//! The RFC and 3.44 forms differ most in a Loss state that lasts: ns-3 halves there the
-//! window it has rebuilt since the last timeout, where RFC 5681 keeps the
-//! threshold of the first. Under ns-3's YeAH, whose threshold wraps to
+//! The RFC and 3.44 forms differ most in a Loss state that lasts: ns-3
+//! halves there the window it has rebuilt since the last timeout, where
+//! RFC 5681 keeps the threshold of the first. Under ns-3's YeAH, whose threshold wraps to
 //! about 4 GB when its reduction exceeds a small flight (docs/variants.md),
 //! the RFC form kept the wrapped value through every timeout of a series:
 //! slow start without bound in the Loss state, and 1.4 times ns-3's goodput
