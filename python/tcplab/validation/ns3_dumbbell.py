@@ -34,23 +34,30 @@ def main() -> None:
     p.add_argument("--per", type=float, default=0.0)
     a = p.parse_args()
     n = a.flows
-    ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType", ns.StringValue("ns3::" + a.cc))
-    ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(1448))
-    ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(4 << 20))
-    ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(4 << 20))
-    if a.cc == "TcpCubic":
-        ns.Config.SetDefault("ns3::TcpCubic::HyStart", ns.BooleanValue(False))
-    ns.RngSeedManager.SetSeed(1)
-    ns.RngSeedManager.SetRun(a.run)
-
-    access, bottleneck = p2p(ns, "100Mbps", "1ms"), p2p(ns, "10Mbps", "48ms")
-    sinks = bulk_dumbbell(ns, n, access, bottleneck, per=a.per, port=lambda i: 5000 + i)
+    sinks = build(ns, a.cc, n, a.per, a.run)
 
     ns.Simulator.Stop(ns.Seconds(a.duration))
     ns.Simulator.Run()
     rx = [int(ns.DynamicCast[ns.PacketSink](s).GetTotalRx()) for s in sinks]
     ns.Simulator.Destroy()
     print(json.dumps({"cc": a.cc, "flows": n, "duration": a.duration, "rx_bytes": rx}))
+
+
+def build(ns, cc: str, n: int, per: float, run: int) -> list:  # noqa: ANN001
+    """The dumbbell with `n` flows of `cc` (a TypeId name), TCP set as above.
+
+    Returns the packet sinks; bench/ns3/trace_dumbbell.py builds the same.
+    """
+    ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType", ns.StringValue("ns3::" + cc))
+    ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(1448))
+    ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(4 << 20))
+    ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(4 << 20))
+    if cc == "TcpCubic":
+        ns.Config.SetDefault("ns3::TcpCubic::HyStart", ns.BooleanValue(False))
+    ns.RngSeedManager.SetSeed(1)
+    ns.RngSeedManager.SetRun(run)
+    access, bottleneck = p2p(ns, "100Mbps", "1ms"), p2p(ns, "10Mbps", "48ms")
+    return bulk_dumbbell(ns, n, access, bottleneck, per=per, port=lambda i: 5000 + i)
 
 
 def p2p(ns, rate: str, delay: str):  # noqa: ANN001, ANN201 (ns-3's bindings)
