@@ -358,14 +358,17 @@ def print_responses(cases: list[Case], ours: dict, raw3: dict) -> None:
     """The senders' reactions, all flows, whole run, mean over the runs (no target)."""
     print("\n### TCP's reactions, all flows, whole run (tcplab / ns-3; no target)\n")
     print("| cc | qdisc | ECN | N | ECN reductions (ns-3: CWR entries) "
-          "| fast recoveries (ns-3: Recovery entries) | timeouts (ns-3: Loss entries) |")
-    print("|---|---|---|---|---|---|---|")
+          "| fast recoveries (ns-3: Recovery entries) | timeouts (ns-3: Loss entries) "
+          "| timeouts (ns-3: its RTO's rises) |")
+    print("|---|---|---|---|---|---|---|---|")
     pairs = [("ecn_reductions", "cwr_entries"), ("fast_retransmits", "recovery_entries"),
-             ("timeouts", "loss_entries")]
+             ("timeouts", "loss_entries"), ("timeouts", "timeouts")]
     for c in cases:
         if isinstance(ours[c], str):
             continue
-        cells = [f"{mean([d[k1] for d in ours[c]]):.1f} / {mean([d[k2] for d in raw3[c]]):.1f}"
+        # (Runs saved before ns-3's timeouts were counted have none: "–".)
+        cells = [f"{mean([d[k1] for d in ours[c]]):.1f} / "
+                 + (f"{mean([d[k2] for d in raw3[c]]):.1f}" if k2 in raw3[c][0] else "–")
                  for k1, k2 in pairs]
         print(f"{c.label} {' | '.join(cells)} |")
 

@@ -63,7 +63,11 @@ tcplab counts them: `waiting_mean_packets` (queue disc + device queue) and
 `window` dict has the same measures over [--warmup, --duration].
 `cwr_entries`, `recovery_entries` and `loss_entries` count the senders'
 entries into the CWR (an ECN reduction), Recovery (fast recovery) and Loss
-(a retransmission timeout) states, from each socket's CongState trace.
+(a retransmission timeout) states, from each socket's CongState trace;
+`timeouts` counts the timeouts themselves, a repeated one in the Loss state
+and a SYN's included (as tcplab counts them), as the rises of each socket's
+RTO trace (every RTT sample here leaves the timeout at ns-3's 1-s minimum,
+so it rises only when a timeout doubles it).
 `other_drops` counts drops anywhere else (device queues, and the traffic
 control layer's TcDrop, where a device without a queue disc drops when its
 device queue is full): it should be 0. It is not at --access-rate equal to
@@ -131,7 +135,7 @@ uint64_t g_device_drops = 0, g_other_drops = 0;
 uint32_t g_qdisc_max = 0;
 // Entries of the senders' sockets into CWR (an ECN reduction), Recovery and
 // Loss (a retransmission timeout), whole run.
-uint64_t g_cwr = 0, g_recovery = 0, g_loss = 0;
+uint64_t g_cwr = 0, g_recovery = 0, g_loss = 0, g_timeouts = 0;
 std::vector<Ptr<PacketSink>> g_sinks;
 // Snapshot at the start of the window.
 double s_qdisc = 0, s_devq = 0;
@@ -167,11 +171,15 @@ void OnCongState(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongSta
     if (to == TcpSocketState::CA_RECOVERY) g_recovery++;
     if (to == TcpSocketState::CA_LOSS) g_loss++;
 }
+void OnRto(Time from, Time to) {
+    if (to > from) g_timeouts++;
+}
 // The sender's socket exists once its application has started.
 void WatchSender(uint32_t node) {
     std::ostringstream path;
-    path << "/NodeList/" << node << "/$ns3::TcpL4Protocol/SocketList/*/CongState";
-    Config::ConnectWithoutContext(path.str(), MakeCallback(&OnCongState));
+    path << "/NodeList/" << node << "/$ns3::TcpL4Protocol/SocketList/*/";
+    Config::ConnectWithoutContext(path.str() + "CongState", MakeCallback(&OnCongState));
+    Config::ConnectWithoutContext(path.str() + "RTO", MakeCallback(&OnRto));
 }
 void ScheduleWatch(double at, uint32_t node) {
     Simulator::Schedule(Seconds(at), &WatchSender, node);
@@ -179,6 +187,7 @@ void ScheduleWatch(double at, uint32_t node) {
 uint64_t Cwr() { return g_cwr; }
 uint64_t Recoveries() { return g_recovery; }
 uint64_t Losses() { return g_loss; }
+uint64_t Timeouts() { return g_timeouts; }
 void OnOtherDrop(Ptr<const Packet>) { g_other_drops++; }
 
 // Drops anywhere else (access links, ACKs' direction): should be none. A
@@ -473,6 +482,7 @@ def main() -> None:
         "stats_marked": int(stats.nTotalMarkedPackets),
         "cwr_entries": int(H.Cwr()), "recovery_entries": int(H.Recoveries()),
         "loss_entries": int(H.Losses()),
+        "timeouts": int(H.Timeouts()),
         "window": measures(a.qdisc, 1),
     }
     ns.Simulator.Destroy()
