@@ -21,32 +21,23 @@ impl Scoreboard {
         self.ranges.is_empty()
     }
 
-    /// Records one SACK block.
+    /// Records one SACK block, merged in place with the ranges it overlaps
+    /// or touches.
     pub fn add(&mut self, start: u64, end: u64) {
         if start >= end {
             return;
         }
-        let (mut s, mut e) = (start, end);
-        let mut out = Vec::with_capacity(self.ranges.len() + 1);
-        let mut placed = false;
-        for &(a, b) in &self.ranges {
-            if b < s {
-                out.push((a, b));
-            } else if a > e {
-                if !placed {
-                    out.push((s, e));
-                    placed = true;
-                }
-                out.push((a, b));
-            } else {
-                s = s.min(a);
-                e = e.max(b);
-            }
+        // The ranges wholly below it, then those it overlaps or touches.
+        let i = self.ranges.partition_point(|&(_, b)| b < start);
+        let j = i + self.ranges[i..].partition_point(|&(a, _)| a <= end);
+        if i == j {
+            self.ranges.insert(i, (start, end));
+        } else {
+            let s = start.min(self.ranges[i].0);
+            let e = end.max(self.ranges[j - 1].1);
+            self.ranges[i] = (s, e);
+            self.ranges.drain(i + 1..j);
         }
-        if !placed {
-            out.push((s, e));
-        }
-        self.ranges = out;
     }
 
     /// Forgets everything below the cumulative ACK.
@@ -323,5 +314,39 @@ mod tests {
         assert_eq!(sb.sacked_between(150, 350), 50 + 50);
         assert_eq!(sb.sacked_between(200, 300), 0);
         assert_eq!(sb.sacked_between(450, 450), 0);
+    }
+
+    #[test]
+    fn add_keeps_the_union_of_every_block_as_sorted_disjoint_ranges() {
+        // Random blocks in [0, 200) against a byte map of their union;
+        // ranges that touch are one range.
+        let mut x = 12_345u64;
+        let mut next = |n: u64| {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (x >> 33) % n
+        };
+        for _ in 0..200 {
+            let mut sb = Scoreboard::default();
+            let mut map = [false; 200];
+            for _ in 0..next(12) {
+                let a = next(200);
+                let b = (a + next(30)).min(200);
+                sb.add(a, b);
+                map[a as usize..b as usize].fill(true);
+            }
+            let mut want = vec![];
+            let mut k = 0;
+            while k < 200 {
+                if map[k] {
+                    let s = k;
+                    while k < 200 && map[k] {
+                        k += 1;
+                    }
+                    want.push((s as u64, k as u64));
+                }
+                k += 1;
+            }
+            assert_eq!(sb.ranges(), &want[..]);
+        }
     }
 }
