@@ -49,7 +49,7 @@ def summarize_ns3(text: str, end: float) -> dict:
     line at the same instant, if ssthresh changed.
     """
     changes = [(0.0, "Open")]
-    timeouts, thresholds, last_rto, ssthresh_at = 0, [], None, {}
+    timeouts, timed_out_at, last_rto, ssthresh_at = 0, [], None, {}
     for line in text.splitlines():
         f = line.split()
         t, kind = int(f[0]) / 1e9, f[1]
@@ -61,17 +61,16 @@ def summarize_ns3(text: str, end: float) -> dict:
             rto = int(f[2])
             if last_rto is not None and rto > last_rto:
                 timeouts += 1
-                thresholds.append(f[0])
+                timed_out_at.append(f[0])
             last_rto = rto
     spent, entries = state_times(changes, end)
     return {"timeouts": timeouts, "fast recoveries": entries["Recovery"],
             "seconds in state": spent, "entries": dict(entries),
-            "ssthresh after timeouts (B)": [ssthresh_at.get(k) for k in thresholds]}
+            "ssthresh after timeouts (B)": [ssthresh_at.get(k) for k in timed_out_at]}
 
 
 def ns3_side(cc: str, per: float, run: int, duration: float, out: Path) -> dict:
     """Runs ns-3's side; its summary and goodput."""
-    sys.path.insert(0, str(HERE.parent / "python"))
     from tcplab.validation.ns3 import PAIRS
 
     python = os.environ.get("TCPLAB_NS3_PYTHON") or str(HERE.parent / ".venv-ns3/bin/python")
