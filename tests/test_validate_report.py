@@ -92,6 +92,38 @@ def test_a_reference_without_progress_in_the_last_quarter_or_with_cwnd_0_is_stal
     assert not parse_ns2(fine, case).stalled
 
 
+def test_a_stagger_moves_each_flow_s_start_and_its_goodput_s_time():
+    case = Case("dumbbell", flows=2, duration=60.0, stagger=0.25)
+    assert [case.start(i) for i in range(2)] == [0.0, 0.75]
+    assert case.label == "2 flows, starts +250 ms a flow"
+    assert Case("dumbbell", flows=2).label == "2 flows"
+    out = json.dumps({"flows": [flow(999, 700), flow(999, 700)], "queue_drops": 0})
+    m = parse_ns2(out, case)
+    # 1000 packets of 1448 B in 60 s, and in the 59.25 s from 0.75 s.
+    each = [1000 * 1448 * 8 / d / 1e6 for d in (60.0, 59.25)]
+    assert m.flows == pytest.approx(each) and m.goodput == pytest.approx(sum(each))
+    from tcplab.validation.paths import dumbbell
+
+    flows = dumbbell(2, stagger=0.25, cc="reno").scenario(duration="2s").to_dict()["flows"]
+    assert [f["start"] for f in flows] == ["0.0s", "0.75s"]
+
+
+def test_ns2_starts_each_flow_when_the_stagger_says(tmp_path):
+    ns = need("ns")
+    trace = tmp_path / "out.tr"
+    from tcplab.validation.paths import TCL
+
+    subprocess.run([ns, str(TCL), "topo=dumbbell", "agent=newreno", "flows=2", "duration=2",
+                    "stagger=0.25", f"trace={trace}"], check=True, capture_output=True)
+    # Nodes: r0 0, r1 1, then each flow's sender and receiver (2, 3; 4, 5).
+    first = {}
+    for line in trace.read_text().splitlines():
+        f = line.split()
+        if f[0] == "+" and f[4] == "tcp":
+            first.setdefault(f[8], float(f[1]))
+    assert first == {"2.0": 0.0, "4.0": 0.75}
+
+
 def test_a_reference_that_hangs_is_reported_not_waited_for(tmp_path):
     fake = tmp_path / "ns"
     fake.write_text("#!/bin/sh\nsleep 30\n")

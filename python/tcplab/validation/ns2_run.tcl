@@ -5,8 +5,8 @@
 #
 # topo=westwood: source -(10 Mb/s, 45 ms)- router -(2 Mb/s, 0.01 ms)- sink.
 # topo=dumbbell: flows senders -(access, 1 ms)- r0 -(rate, delay)- r1
-#   -(access, 1 ms)- receivers, flow i starting at i/flows s (access 100Mb
-#   by default).
+#   -(access, 1 ms)- receivers, flow i starting at i/flows + i * stagger s
+#   (access 100Mb and stagger 0 by default).
 # The bottleneck's DropTail queue holds limit packets; per sets uniform
 # packet errors on the bottleneck, on reception. agent: newreno, reno,
 # sack (Sack1), vegas, or linux:NAME (Agent/TCP/Linux running Linux
@@ -23,7 +23,7 @@
 # writes ns-2's packet trace (trace-all) there.
 array set opt {topo westwood agent newreno acks delack per 0 seed 1 duration 60
     window 10000 winit 10 minrto 0.2 tick 0.001 singledup 1 size 360 flows 1
-    rate 10Mb delay 48ms limit 100 access 100Mb trace {}}
+    rate 10Mb delay 48ms limit 100 access 100Mb trace {} stagger 0}
 foreach kv $argv {
     set i [string first = $kv]
     set opt([string range $kv 0 [expr {$i - 1}]]) [string range $kv [expr {$i + 1}] end]
@@ -112,7 +112,7 @@ if {$opt(topo) == "westwood"} {
         set d [$ns node]
         $ns duplex-link $s $r0 $opt(access) 1ms DropTail
         $ns duplex-link $r1 $d $opt(access) 1ms DropTail
-        lappend tcps [flow $s $d [expr {double($i) / $n}]]
+        lappend tcps [flow $s $d [expr {double($i) / $n + $i * $opt(stagger)}]]
     }
 }
 

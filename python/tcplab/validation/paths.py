@@ -43,6 +43,9 @@ class Case:
     flows: int = 1
     duration: float = 60.0
     acks: str = "delack"  # or "every"
+    #: Seconds added to flow i's start per index i (dumbbell): flow i starts
+    #: at i/flows + i * stagger s.
+    stagger: float = 0.0
 
     @property
     def label(self) -> str:
@@ -50,7 +53,14 @@ class Case:
         if self.topo == "westwood":
             return f"PER {self.per:g}"
         return f"{self.flows} flow{'s' if self.flows > 1 else ''}" + (
-            f", PER {self.per:g}" if self.per else "")
+            f", PER {self.per:g}" if self.per else "") + (
+            f", starts +{self.stagger * 1e3:g} ms a flow" if self.stagger else "")
+
+    def start(self, i: int) -> float:
+        """When flow `i` starts, s."""
+        if self.topo != "dumbbell":
+            return 0.0
+        return i / self.flows + i * self.stagger
 
 
 @dataclass
@@ -65,14 +75,18 @@ class Measure:
     stalled: bool = False
     #: Why the reference produced nothing (it hung or crashed), or "".
     broken: str = ""
+    #: Each flow's goodput (Mb/s, from its start), for one run; empty for a mean.
+    flows: tuple[float, ...] = ()
 
 
-def dumbbell(flows: int, *, per: float = 0.0, queue: Any = None, **tcp: Any) -> Network:
+def dumbbell(flows: int, *, per: float = 0.0, queue: Any = None, stagger: float = 0.0,
+             **tcp: Any) -> Network:
     """The 100-ms dumbbell with `flows` bulk flows, flow i from i/`flows` s.
 
     Each flow is set by `tcp` (keywords of Network.tcp) with 1448-B segments;
     `per` sets uniform loss on the bottleneck, `queue` its queue (default:
-    the 100-packet drop-tail).
+    the 100-packet drop-tail); `stagger` s more per flow index delay the
+    starts (flow i from i/`flows` + i `stagger` s).
     """
     import tcplab as tl
 
@@ -85,7 +99,8 @@ def dumbbell(flows: int, *, per: float = 0.0, queue: Any = None, **tcp: Any) -> 
         s, k = net.host(f"s{i}"), net.host(f"d{i}")
         net.link(s, r0, rate=d["access"], delay=d["access_delay"])
         net.link(r1, k, rate=d["access"], delay=d["access_delay"])
-        net.tcp(s, k, mss=PAYLOAD["dumbbell"], app=tl.Bulk(start=f"{i / flows}s"), **tcp)
+        start = i / flows + i * stagger
+        net.tcp(s, k, mss=PAYLOAD["dumbbell"], app=tl.Bulk(start=f"{start}s"), **tcp)
     return net
 
 
@@ -106,7 +121,7 @@ def tcplab_run(case: Case, seed: int, tcp: dict) -> Measure:
     tcp = {"delayed_ack": 1 if case.acks == "every" else 2, "delayed_ack_timeout": "200ms",
            **tcp}
     net = (westwood_path(case.per, **tcp) if case.topo == "westwood"
-           else dumbbell(case.flows, per=case.per, **tcp))
+           else dumbbell(case.flows, per=case.per, stagger=case.stagger, **tcp))
     res = net.run(duration=f"{case.duration}s", seed=seed, trace=["cwnd"])
     f = res.flows
     means = []
@@ -114,6 +129,7 @@ def tcplab_run(case: Case, seed: int, tcp: dict) -> Measure:
         t, w = res.trace("cwnd", flow=i)
         means.append(time_average(t, w, case.duration) / float(mss))
     return Measure(goodput=float(f["goodput_bps"].sum()) / 1e6,
+                   flows=tuple(float(g) / 1e6 for g in f["goodput_bps"]),
                    cwnd_mean=float(np.mean(means)),
                    reductions=float((f["fast_retransmits"] + f["timeouts"]
                                      + f["ecn_reductions"]).sum()),
@@ -145,7 +161,7 @@ def ns2_run(ns: str, case: Case, seed: int, agent: str, settings: dict,
     """
     args = {"topo": case.topo, "agent": agent, "acks": case.acks, "per": case.per,
             "seed": seed, "duration": case.duration, "size": PAYLOAD[case.topo],
-            "flows": case.flows, **settings}
+            "flows": case.flows, "stagger": case.stagger, **settings}
     if case.topo == "dumbbell":
         d = DUMBBELL
         args.update(rate=d["rate"].replace("bps", ""), delay=d["delay"], limit=d["limit"])
@@ -183,11 +199,11 @@ def parse_ns2(stdout: str, case: Case) -> Measure:
     d = json.loads(stdout[at:].splitlines()[0])
     size = PAYLOAD[case.topo]
     n = len(d["flows"])
-    starts = [i / n if case.topo == "dumbbell" else 0.0 for i in range(n)]
-    goodput = sum((f["acked"] + 1) * size * 8 / (case.duration - t)
-                  for f, t in zip(d["flows"], starts, strict=True)) / 1e6
+    starts = [case.start(i) for i in range(n)]
+    bits = [(f["acked"] + 1) * size * 8 / (case.duration - t)
+            for f, t in zip(d["flows"], starts, strict=True)]
     stalled = any(f["acked"] <= f["acked_3q"] or f["cwnd_end"] <= 0 for f in d["flows"])
-    return Measure(goodput=goodput,
+    return Measure(goodput=sum(bits) / 1e6, flows=tuple(b / 1e6 for b in bits),
                    cwnd_mean=float(np.mean([f["cwnd_mean"] for f in d["flows"]])),
                    reductions=float(sum(f["cuts"] for f in d["flows"])),
                    retransmitted=float(sum(f["retransmitted"] for f in d["flows"])),

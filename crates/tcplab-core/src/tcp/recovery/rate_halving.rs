@@ -42,7 +42,8 @@
 //!
 //! Not modelled: TCP-Linux's FACK loss marking (tcplab's is RFC 6675's
 //! IsLost, or RACK's when on); Linux 2.6's undo and its Disorder state's
-//! sending beyond limited transmit.
+//! sending beyond limited transmit; TCP-Linux's recovery started from the
+//! Loss state, which no Linux has (docs/tcp.md).
 
 use super::sack::{sack_loss_detected, NextSeg};
 use super::RecoveryStrategy;
