@@ -313,7 +313,21 @@ OPEN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
         "did not agree (alone on the dumbbell 0.40 of TCP-Linux's goodput, PER 0.005 "
         "0.73), nor with TCP-Linux's rounded timestamps as well (0.07 and 0.47): which "
         "way each run goes follows the noise of the rate estimate, whole ticks of TSval "
-        "over whole ticks of TSecr between ACKs."),
+        "over whole ticks of TSecr between ACKs. Alone on the dumbbell the estimate is "
+        "above 1000 Hz in 93% of tcplab's samples and 95% of TCP-Linux's (2026-11-28), and "
+        "the runs are chaotic in both: with the start moved 0 to 3.9 ms in steps of 0.1 "
+        "ms (40 runs), tcplab takes 0.55-3.31 Mb/s (mean 2.02) and TCP-Linux 0.20-2.32 "
+        "(mean 1.11). TCP-Linux's reductions there are steady, 5.1 on average, and every "
+        "one is a timeout with no packet dropped (the queue drops none): at a window of one "
+        "or two segments with delayed ACKs, ns-2's RTO (SRTT + 4 RTTVAR, down to 200 ms) "
+        "falls below an RTT that carries the 200-ms ACK delay, where Linux's (tcplab's) "
+        "stays above SRTT + 200 ms; tcplab makes 2 (its first slow start overflows the "
+        "queue). As experiments (not kept), ns-2's RTO in tcplab gives 8.0 reductions over "
+        "the same 40 runs, all timeouts; TCP-Linux's 64-bit delay, its rounded timestamps "
+        "and ns-2's RTO together give 5.3, but 2.28 Mb/s; with 2.6.22's slow start of one "
+        "segment per ACK as well, 3.07. With 4 flows (bench/start_offsets.py) a flow "
+        "starves in most runs of both simulators, and the ratios range over 0.48-1.27 "
+        "(goodput) and 0.09-3.03 (reductions) as the starts move by 1 to 50 ms a flow."),
     ("variant", "cubic-2.6.22"): ((
         "Open: at PER 0.05 the quick run (2 seeds of 120 s) gives 1.12 times TCP-Linux's "
         "goodput; the full run (3 seeds of 300 s) 1.01."),
