@@ -4,12 +4,12 @@ Without random loss the dumbbell is deterministic: both simulators give one
 run, and a point can sit on a knife edge, where which flow first sees a
 standing queue, or loses most of a slow start, decides the whole run. This
 runs the point (tcplab's linux profile against TCP-Linux, as the section
-does) with flow i starting `stagger` ms later per index, i/N + i x stagger
-s, for several staggers, and prints the three measures (tcplab / TCP-Linux) and their
-ratios for each, with each flow's goodput on both sides. A flow of either side with
-under a tenth of an equal share of what the flows took is marked starved
-(*). The closing line gives the ratios' range over the runs in which no
-flow of the reference starved.
+does) with flow i starting at i/N + i x stagger s, for several staggers,
+and prints for each the three measures (tcplab / TCP-Linux), their ratios
+and each flow's goodput on both sides. A flow with under a tenth of an
+equal share of what the flows took is marked starved (*). The closing
+line gives the ratios' range over the runs in which no flow of the
+reference starved.
 
     python bench/start_offsets.py --variant hybla [--flows 4] [--duration 120]
         [--staggers 0,1,2,5,10,20,50]
