@@ -1,4 +1,6 @@
+import importlib.util
 import math
+from pathlib import Path
 
 import pytest
 import tcplab as tl
@@ -21,3 +23,17 @@ def westwood_path():
         return net, a, r, b
 
     return make
+
+
+@pytest.fixture
+def bench_script():
+    """Loads a script of bench/ by its name (``bench_script("ns3_trace")``) as a module."""
+
+    def load(name):
+        path = Path(__file__).resolve().parent.parent / "bench" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+
+    return load

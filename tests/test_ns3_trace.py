@@ -1,22 +1,10 @@
 """bench/ns3_trace.py's reading of an ns-3 trace, on a hand-written one (no ns-3 here)."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
 
-
-def load():  # noqa: ANN201 (a module)
-    spec = importlib.util.spec_from_file_location("ns3_trace", BENCH / "ns3_trace.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_states_timeouts_and_thresholds_are_read_from_the_trace() -> None:
-    m = load()
+def test_states_timeouts_and_thresholds_are_read_from_the_trace(bench_script) -> None:  # noqa: ANN001
+    m = bench_script("ns3_trace")
     s = 1_000_000_000
     # Disorder at 1 s, Recovery at 1.1 s, Open at 1.5 s; a timeout at 3 s
     # (the RTO doubles, ssthresh 10 segments, Loss), the next sample at

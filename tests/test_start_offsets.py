@@ -1,18 +1,6 @@
 """bench/start_offsets.py: which flows it calls starved, and its ratios (no ns-2 needed)."""
 
-import importlib.util
-from pathlib import Path
-
 from tcplab.validation.paths import Measure
-
-BENCH = Path(__file__).resolve().parent.parent / "bench"
-
-
-def load():  # noqa: ANN201 (a module)
-    spec = importlib.util.spec_from_file_location("start_offsets", BENCH / "start_offsets.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def run(*flows: float) -> Measure:
@@ -20,8 +8,8 @@ def run(*flows: float) -> Measure:
                    timeouts=0.0, flows=flows)
 
 
-def test_a_flow_under_a_tenth_of_an_equal_share_is_starved() -> None:
-    m = load()
+def test_a_flow_under_a_tenth_of_an_equal_share_is_starved(bench_script) -> None:  # noqa: ANN001
+    m = bench_script("start_offsets")
     # TCP-Linux hybla with 4 flows: an equal share is 9.29 / 4 = 2.32 Mb/s.
     assert m.starved(run(3.10, 3.09, 3.06, 0.04)) == [3]
     assert m.starved(run(3.53, 3.26, 0.04, 2.51)) == [2]
@@ -32,15 +20,15 @@ def test_a_flow_under_a_tenth_of_an_equal_share_is_starved() -> None:
     assert m.flows(run(3.10, 0.04)) == "3.10, 0.04*"
 
 
-def test_ratios_of_zero_counts() -> None:
-    m = load()
+def test_ratios_of_zero_counts(bench_script) -> None:  # noqa: ANN001
+    m = bench_script("start_offsets")
     assert m.ratio(481.0, 318.0) == 481.0 / 318.0
     assert m.ratio(0.0, 0.0) == 1.0  # vegas: no reductions on either side
     assert m.ratio(2.0, 0.0) == float("inf")
 
 
-def test_without_ns2_it_says_so_and_exits_2(monkeypatch, capsys) -> None:  # noqa: ANN001
-    m = load()
+def test_without_ns2_it_says_so_and_exits_2(bench_script, monkeypatch, capsys) -> None:  # noqa: ANN001
+    m = bench_script("start_offsets")
     monkeypatch.setattr(m.shutil, "which", lambda _: None)
     assert m.main(["--variant", "hybla"]) == 2
     assert "needs ns-2" in capsys.readouterr().err
