@@ -73,11 +73,8 @@ control layer's TcDrop, where a device without a queue disc drops when its
 device queue is full): it should be 0. It is not at --access-rate equal to
 --rate: the senders' access queues are then where the queue forms.
 --trace-dir DIR writes each sender's trace sources to DIR/flowI.txt, one
-event a line, `time_ns kind value...`: cwnd B | ssthresh B | state S
-(TcpCongState_t: 0 Open, 1 Disorder, 2 CWR, 3 Recovery, 4 Loss) |
-inflight B (BytesInFlight) | rto NS | tx SEQ LEN | ack ACK [SACK blocks
-as FIRST-END ...]. Sequence numbers are ns-3's, from 1 after the SYN.
-How tcplab's excess timeouts with FQ-CoDel were traced (docs/validation.md).
+event a line (the format is bench/ns3/common.py's SENDER_TRACE). How
+tcplab's excess timeouts with FQ-CoDel were traced (docs/validation.md).
 Not modelled by tcplab: the 2-byte PPP header (ns-3 sends 1502 B per 1500-B
 packet, 0.13% less goodput).
 """
@@ -87,7 +84,7 @@ import json
 import time
 
 import cppyy
-from common import configure_tcp  # bench/ns3/common.py, beside this script
+from common import configure_tcp, sender_trace  # bench/ns3/common.py, beside this script
 from ns import ns
 
 QDISC_TYPES = {"droptail": "ns3::FifoQueueDisc", "red": "ns3::RedQueueDisc",
@@ -110,7 +107,6 @@ cppyy.cppdef(r"""
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -301,54 +297,6 @@ uint64_t DeviceDrops() { return g_device_drops; }
 uint64_t OtherDrops() { return g_other_drops; }
 uint32_t QdiscMax() { return g_qdisc_max; }
 
-// --trace-dir: one sender's trace sources, one event a line (see the
-// module's docstring).
-std::vector<std::ofstream*> g_traces;
-int64_t Now() { return Simulator::Now().GetNanoSeconds(); }
-void TrCwnd(std::ofstream* o, uint32_t, uint32_t v) { *o << Now() << " cwnd " << v << "\n"; }
-void TrSsthresh(std::ofstream* o, uint32_t, uint32_t v) {
-    *o << Now() << " ssthresh " << v << "\n";
-}
-void TrState(std::ofstream* o, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t v) {
-    *o << Now() << " state " << int(v) << "\n";
-}
-void TrInflight(std::ofstream* o, uint32_t, uint32_t v) {
-    *o << Now() << " inflight " << v << "\n";
-}
-void TrRto(std::ofstream* o, Time, Time v) { *o << Now() << " rto " << v.GetNanoSeconds() << "\n"; }
-void TrTx(std::ofstream* o, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>) {
-    *o << Now() << " tx " << h.GetSequenceNumber().GetValue() << " " << p->GetSize() << "\n";
-}
-void TrRx(std::ofstream* o, Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>) {
-    *o << Now() << " ack " << h.GetAckNumber().GetValue();
-    if (h.HasOption(TcpOption::SACK)) {
-        auto sack = DynamicCast<const TcpOptionSack>(h.GetOption(TcpOption::SACK));
-        for (auto& b : sack->GetSackList()) {
-            *o << " " << b.first.GetValue() << "-" << b.second.GetValue();
-        }
-    }
-    *o << "\n";
-}
-void TraceSender(uint32_t node, std::string path) {
-    std::ofstream* o = new std::ofstream(path);
-    g_traces.push_back(o);
-    std::ostringstream ss;
-    ss << "/NodeList/" << node << "/$ns3::TcpL4Protocol/SocketList/0/";
-    std::string s = ss.str();
-    Config::ConnectWithoutContext(s + "CongestionWindow", MakeBoundCallback(&TrCwnd, o));
-    Config::ConnectWithoutContext(s + "SlowStartThreshold", MakeBoundCallback(&TrSsthresh, o));
-    Config::ConnectWithoutContext(s + "CongState", MakeBoundCallback(&TrState, o));
-    Config::ConnectWithoutContext(s + "BytesInFlight", MakeBoundCallback(&TrInflight, o));
-    Config::ConnectWithoutContext(s + "RTO", MakeBoundCallback(&TrRto, o));
-    Config::ConnectWithoutContext(s + "Tx", MakeBoundCallback(&TrTx, o));
-    Config::ConnectWithoutContext(s + "Rx", MakeBoundCallback(&TrRx, o));
-}
-void ScheduleTrace(double at, uint32_t node, std::string path) {
-    Simulator::Schedule(Seconds(at), &TraceSender, node, path);
-}
-void CloseTraces() {
-    for (auto o : g_traces) o->close();
-}
 }  // namespace aqmharness
 """)
 H = cppyy.gbl.aqmharness
@@ -516,8 +464,8 @@ def main() -> None:
         apps.Start(ns.Seconds(i * a.stagger))
         H.ScheduleWatch(i * a.stagger + 1e-6, senders.Get(i).GetId())
         if a.trace_dir:
-            H.ScheduleTrace(i * a.stagger + 2e-6, senders.Get(i).GetId(),
-                            f"{a.trace_dir}/flow{i}.txt")
+            sender_trace(cppyy).Schedule(i * a.stagger + 2e-6, senders.Get(i).GetId(),
+                                         f"{a.trace_dir}/flow{i}.txt")
 
     H.ScheduleSnapshot(a.warmup)
     ns.Simulator.Stop(ns.Seconds(a.duration))
@@ -545,7 +493,8 @@ def main() -> None:
         "timeouts": int(H.Timeouts()),
         "window": measures(a.qdisc, 1),
     }
-    H.CloseTraces()
+    if a.trace_dir:
+        sender_trace(cppyy).Close()
     ns.Simulator.Destroy()
     print(json.dumps(out))
 
