@@ -26,7 +26,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from tcplab.validation.paths import Case, Measure, ns2_run, tcplab_run
-from tcplab.validation.suites import TCP_LINUX, TCP_LINUX_SETTINGS, tcp_linux_flow
+from tcplab.validation.suites import TCP_LINUX, TCP_LINUX_SETTINGS, rows_for, tcp_linux_flow
 
 #: A flow with less than this share of an equal split of the flows' total is starved.
 STARVED = 0.10
@@ -46,9 +46,9 @@ def flows(m: Measure) -> str:
     return ", ".join(f"{g:.2f}" + ("*" if i in out else "") for i, g in enumerate(m.flows))
 
 
-def ratio(a: float, b: float) -> float:
-    """a / b, or inf when b is 0 (a reference with no reductions)."""
-    return a / b if b else (1.0 if a == b else float("inf"))
+def ratios(case: Case, ours: Measure, theirs: Measure) -> tuple[float, ...]:
+    """tcplab / TCP-Linux for goodput, mean cwnd and reductions, as the report's rows."""
+    return tuple(r.ratio for r in rows_for([(case, ours, theirs)]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,9 +80,8 @@ def main(argv: list[str] | None = None) -> int:
           "| TCP-Linux's flows (Mb/s) |")
     print("|---|---|---|---|---|---|---|")
     clean = []
-    for s, a, b in zip(staggers, ours, theirs, strict=True):
-        r = (ratio(a.goodput, b.goodput), ratio(a.cwnd_mean, b.cwnd_mean),
-             ratio(a.reductions, b.reductions))
+    for s, c, a, b in zip(staggers, cases, ours, theirs, strict=True):
+        r = ratios(c, a, b)
         print(f"| {s:g} | {a.goodput:.2f} / {b.goodput:.2f} | {a.cwnd_mean:.1f} / "
               f"{b.cwnd_mean:.1f} | {a.reductions:.0f} / {b.reductions:.0f} | "
               f"{r[0]:.2f}, {r[1]:.2f}, {r[2]:.2f} | {flows(a)} | {flows(b)} |")

@@ -1,6 +1,6 @@
 """bench/start_offsets.py: which flows it calls starved, and its ratios (no ns-2 needed)."""
 
-from tcplab.validation.paths import Measure
+from tcplab.validation.paths import Case, Measure
 
 
 def run(*flows: float) -> Measure:
@@ -22,9 +22,16 @@ def test_a_flow_under_a_tenth_of_an_equal_share_is_starved(bench_script) -> None
 
 def test_ratios_of_zero_counts(bench_script) -> None:  # noqa: ANN001
     m = bench_script("start_offsets")
-    assert m.ratio(481.0, 318.0) == 481.0 / 318.0
-    assert m.ratio(0.0, 0.0) == 1.0  # vegas: no reductions on either side
-    assert m.ratio(2.0, 0.0) == float("inf")
+    case = Case("dumbbell", flows=4, duration=120.0, stagger=0.001)
+
+    def measure(reductions: float) -> Measure:
+        return Measure(goodput=9.5, cwnd_mean=40.0, reductions=reductions, retransmitted=0.0,
+                       timeouts=0.0)
+
+    assert m.ratios(case, measure(481.0), measure(318.0)) == (1.0, 1.0, 481.0 / 318.0)
+    # vegas: no reductions on either side
+    assert m.ratios(case, measure(0.0), measure(0.0))[2] == 1.0
+    assert m.ratios(case, measure(2.0), measure(0.0))[2] == float("inf")
 
 
 def test_without_ns2_it_says_so_and_exits_2(bench_script, monkeypatch, capsys) -> None:  # noqa: ANN001
