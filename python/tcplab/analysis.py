@@ -37,6 +37,8 @@ def bounds_of(metric: str) -> tuple[float | None, float | None]:
     """
     if metric in RATIOS:
         return (0.0, 1.0)
+    if metric.startswith(("fct_", "slowdown_")) or metric in ("flows", "finished"):
+        return (0.0, None)  # fct_summary's derived columns: times, slowdowns, counts
     from tcplab.schema import columns
 
     meta = {c["name"]: c for t in ("flows", "links") for c in columns(t)}.get(metric)
@@ -66,6 +68,30 @@ def bounded_interval(values: Sequence[float], level: float = CI_LEVEL,
     if math.isnan(lo) or not (cut_lo or cut_hi):
         return (lo, hi, "t")
     return (low_b if cut_lo else lo, high_b if cut_hi else hi, "t-cut")
+
+
+def run_means(df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str]) -> pd.DataFrame:
+    """One row per run and group: each metric's mean over the run's rows in that group.
+
+    A run contributes one value per group to :func:`summarize`, however many
+    rows it has there (a workload's transfers, the flows of a group): rows
+    of one run share its random draws, so they are not independent samples,
+    and an interval over them would be too narrow. Runs are told apart by
+    ``key`` (a store's rows), else by ``seed``.
+    """
+    run = "key" if "key" in df.columns else "seed"
+    keys = [*by, run] + (["seed"] if run == "key" and "seed" in df.columns
+                          and "seed" not in by else [])
+    out = df.groupby(keys, sort=True, dropna=False)[list(metrics)].mean().reset_index()
+    return out
+
+
+def rows_per_run(df: pd.DataFrame, by: Sequence[str]) -> int:
+    """The most rows any run has in one group of ``by`` (1 when each run gives one row)."""
+    run = "key" if "key" in df.columns else "seed"
+    if run not in df.columns or df.empty:
+        return 1
+    return int(df.groupby([*by, run], sort=False, dropna=False).size().max())
 
 
 def jain_index(allocations: Sequence[float]) -> float:

@@ -296,6 +296,12 @@ class CongestionControl:
         # Keep the arguments the instance was made with, so that a sweep's
         # worker (another process, or a Dask worker) can make an equal one
         # from the class's import path (see ``pinned_spec``).
+        if (args or kwargs) and cls.__init__ is object.__init__:
+            # object.__init__ ignores arguments when __new__ is overridden, as here:
+            # without this check Aimd(gain=2) would run as Aimd() without a word.
+            given = [repr(a) for a in args] + list(kwargs)
+            raise TypeError(f"{cls.__qualname__} takes no arguments (it defines no "
+                            f"__init__), but was given {', '.join(given)}")
         obj = super().__new__(cls)
         obj._tcplab_args = (args, kwargs)
         return obj
@@ -397,9 +403,19 @@ def controllers_for(data: dict[str, Any],
 
     A flow keeps the object in ``given`` when there is one; otherwise its cc
     table must name the class by import path, and a new instance is made
-    with the table's other keys as keyword arguments.
+    with the table's other keys as keyword arguments (an argument the class
+    does not take is a ScenarioError naming both). One object given to
+    several flows is copied for each of them (``copy.deepcopy``, as ns-3's
+    ``TcpCongestionOps::Fork`` copies a socket's controller), so that no two
+    flows share a controller's state; the object itself is left as it was.
     """
     out: dict[int, CongestionControl] = dict(given or {})
+    uses: dict[int, int] = {}
+    for obj in out.values():
+        uses[id(obj)] = uses.get(id(obj), 0) + 1
+    for i, obj in list(out.items()):
+        if uses[id(obj)] > 1:
+            out[i] = copy.deepcopy(obj)
     for i, f in python_flows(data):
         if i in out:
             continue
@@ -413,6 +429,7 @@ def controllers_for(data: dict[str, Any],
                 "{ name = 'python', class = 'module:Class', ... }")
         cls = import_class(cc["class"], f"{field}.class")
         kwargs = {k: v for k, v in cc.items() if k not in RESERVED_KEYS}
+        _check_arguments(cls, cc["class"], kwargs, field)
         try:
             out[i] = cls(**kwargs)
         except Exception as e:  # noqa: BLE001 - the user's constructor and arguments
@@ -420,6 +437,32 @@ def controllers_for(data: dict[str, Any],
                                 f"{type(e).__name__}: {e}", field,
                                 "the class could not be made from these arguments") from None
     return out
+
+
+def _check_arguments(cls: type, path: str, kwargs: dict[str, Any], field: str) -> None:
+    """Refuse keyword arguments that ``cls`` does not take, naming the class and the argument."""
+    if cls.__init__ is object.__init__:
+        taken: list[str] = []
+        open_ended = False
+    else:
+        try:
+            params = inspect.signature(cls.__init__).parameters
+        except (TypeError, ValueError):
+            return  # a signature Python cannot tell: the constructor decides
+        open_ended = any(p.kind is p.VAR_KEYWORD for p in params.values())
+        taken = [n for n, p in list(params.items())[1:]
+                 if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    unknown = [k for k in kwargs if k not in taken]
+    if unknown and not open_ended:
+        bad = unknown[0]
+        if taken:
+            allowed = ", ".join(taken)
+            message = f"{path} takes no argument '{bad}' (allowed: {allowed})"
+        else:
+            allowed = "no arguments"
+            message = f"{path} takes no arguments (it defines no __init__), but '{bad}' is set"
+        raise ScenarioError(f"{field}.{bad}: {message}", f"{field}.{bad}",
+                            f"{path} takes no argument '{bad}'", allowed)
 
 
 def pinned_spec(data: dict[str, Any], given: dict[int, Any] | None = None) -> dict[str, Any]:

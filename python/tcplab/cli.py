@@ -222,8 +222,8 @@ def _study(store: Any, wanted: str | None) -> str:
     return studies[0]
 
 
-def _read_study(db: str, wanted: str | None, intervals: bool = False) -> dict[str, Any]:
-    """A study's current runs and rows from a store opened read-only."""
+def _read_study(db: str, wanted: str | None, table: str = "flows") -> dict[str, Any]:
+    """A study's current runs and the rows of one table, from a store opened read-only."""
     from tcplab.store import Store
 
     with Store(db) as store:
@@ -232,7 +232,8 @@ def _read_study(db: str, wanted: str | None, intervals: bool = False) -> dict[st
         runs = store.runs(keys=keys)
         every = store.runs(current=False)
         stale = len(set(every.loc[every["study"] == study, "key"]) - keys)
-        return {"study": study, "runs": runs, "stale": stale, "flows": store.flows(keys=keys)}
+        return {"study": study, "runs": runs, "stale": stale,
+                "flows": store.table(table, keys=keys)}
 
 
 def _write_table(df: Any, path: str, kind: str) -> Path:
@@ -252,22 +253,31 @@ def _write_table(df: Any, path: str, kind: str) -> Path:
 
 def cmd_results(args: argparse.Namespace) -> int:
     """Summarize a study's stored runs: group-by statistics with confidence intervals."""
-    from tcplab.analysis import summarize
+    from tcplab.analysis import rows_per_run, run_means, summarize
     from tcplab.sweep import failure_lines
 
-    got = _read_study(args.db, args.study)
+    got = _read_study(args.db, args.study, args.table)
     flows, runs = got["flows"], got["runs"]
     failed = runs[runs["status"] == "failed"]
     if flows.empty:
         first = f"; {failed['error'].iloc[0]}" if not failed.empty else ""
-        print(f"error: {args.db} has no successful runs of study {got['study']!r} "
+        what = "" if args.table == "flows" else f" with {args.table} rows"
+        print(f"error: {args.db} has no successful runs{what} of study {got['study']!r} "
               f"({len(runs)} runs, {len(failed)} failed{first})", file=sys.stderr)
         return EXIT_FAILED
+    default_by, default_metric = _TABLE_DEFAULTS[args.table]
     by = ([_column(flows, c, "--group-by") for c in args.group_by.split(",")]
-          if args.group_by else ["flow"])
+          if args.group_by else [c for c in default_by if c in flows.columns])
     metrics = ([_column(flows, m, "--metrics") for m in args.metrics.split(",")]
-               if args.metrics else ["goodput_bps"])
-    table = summarize(flows, by, metrics, ci=args.ci)
+               if args.metrics else [default_metric])
+    per_run = rows_per_run(flows, by)
+    if per_run > 1:
+        print(f"note: a run has up to {per_run} {args.table} rows in one group; each run's "
+              "rows are averaged first, so each interval is over runs (seeds), not rows",
+              file=sys.stderr)
+        table = summarize(run_means(flows, by, metrics), by, metrics, ci=args.ci)
+    else:
+        table = summarize(flows, by, metrics, ci=args.ci)
     with_pd_options(lambda: print(table.to_string(index=False)))
     from tcplab.analysis import identical_seeds
 
@@ -289,6 +299,15 @@ def cmd_results(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+#: Per table of a store: the default grouping (the columns present) and metric.
+_TABLE_DEFAULTS = {
+    "flows": (["flow"], "goodput_bps"),
+    "links": (["link", "src"], "utilization"),
+    "intervals": (["flow"], "goodput_bps"),
+    "transfers": (["cc"], "completion_time_s"),
+}
+
+
 def with_pd_options(fn) -> None:  # noqa: ANN001
     """Print wide tables without wrapping."""
     import pandas as pd
@@ -304,16 +323,23 @@ def cmd_plot(args: argparse.Namespace) -> int:
     if Path(args.out).suffix not in plot.FORMATS:
         raise UsageError(f"--out: {args.out}: write a .png, .svg or .pdf file")
 
-    got = _read_study(args.db, args.study)
+    got = _read_study(args.db, args.study, args.table)
     flows = got["flows"]
     if flows.empty:
-        print(f"error: {args.db} has no successful runs of study {got['study']!r}",
+        what = "" if args.table == "flows" else f" with {args.table} rows"
+        print(f"error: {args.db} has no successful runs{what} of study {got['study']!r}",
               file=sys.stderr)
         return EXIT_FAILED
     if args.x is None and args.kind != "cdf":
         raise UsageError(f"--x: required with --kind {args.kind} (only a cdf has no x)")
     y = _column(flows, args.y, "--y")
     hue = _column(flows, args.hue, "--hue") if args.hue else None
+    if args.kind in ("auto", "line", "bar"):
+        from tcplab.analysis import rows_per_run, run_means
+
+        by = [_column(flows, args.x, "--x")] + ([hue] if hue else [])
+        if rows_per_run(flows, by) > 1:  # intervals over runs, not over a run's rows
+            flows = run_means(flows, by, [y])
     logx = True if args.logx else None
     if args.kind == "cdf":
         plot.cdf(flows, y, args.out, hue=hue, logx=logx, xlabel=args.xlabel, size=args.size)
@@ -495,6 +521,10 @@ def build_parser() -> argparse.ArgumentParser:
     rs = sub.add_parser("results", help="statistics of a study's stored runs")
     rs.add_argument("db", help="the study's store (.db)")
     rs.add_argument("--study", help="the study to report on, when the store holds several")
+    rs.add_argument("--table", choices=list(_TABLE_DEFAULTS), default="flows",
+                    help="the rows to summarise: flows (default), links (per link "
+                    "direction: drops, marks, utilization, sojourn), intervals, or transfers "
+                    "(a workload's completion times and slowdowns)")
     rs.add_argument("--group-by", help="comma-separated columns, e.g. cc,per")
     rs.add_argument("--metrics", help="comma-separated metrics (default goodput_bps)")
     rs.add_argument("--ci", type=_level, default=CI_LEVEL,
@@ -507,6 +537,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("plot", help="plot a metric vs a parameter (CI bars, boxes) or its CDF")
     pl.add_argument("db", help="the study's store (.db)")
     pl.add_argument("--study", help="the study to plot, when the store holds several")
+    pl.add_argument("--table", choices=list(_TABLE_DEFAULTS), default="flows",
+                    help="the rows to plot: flows (default), links, intervals or transfers")
     pl.add_argument("--x", help="the parameter on the x axis, e.g. per (not for a cdf)")
     pl.add_argument("--y", required=True, help="the metric, e.g. goodput (or goodput_bps)")
     pl.add_argument("--hue", help="one line per value of this parameter, e.g. cc")

@@ -19,7 +19,13 @@ Besides the runs, the file holds:
   reports count and show only a study's own, current runs.
 
 ``Store(path)`` opens an existing store read-only and never creates one;
-a sweep opens it with ``write=True``.
+a sweep opens it with ``write=True``. A store is marked as tcplab's
+(``PRAGMA application_id``, with its schema version in ``user_version``):
+a sweep refuses to write into any other non-empty SQLite file. A store in a
+folder the reader cannot write (where SQLite cannot make its WAL side
+files) is read as an immutable file. A row that cannot be decoded is
+skipped with a warning naming the store and the run, and the next sweep
+recomputes it.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import sqlite3
 import time
 import urllib.parse
 import uuid
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,6 +84,19 @@ CREATE TABLE IF NOT EXISTS study_runs (
     PRIMARY KEY (study, key)
 );
 """
+
+#: ``PRAGMA application_id`` of a tcplab store: "TcpL" in ASCII.
+APPLICATION_ID = 0x5463704C
+#: ``PRAGMA user_version``: the version of the store's tables.
+SCHEMA_VERSION = 1
+#: The tables a tcplab store may hold (one made before stores were marked has some of them).
+_OWN_TABLES = {"runs", "claims", "studies", "study_runs"}
+
+#: The tables of a run's results a store holds, as :meth:`Store.table` reads them.
+TABLES = ("flows", "links", "intervals", "transfers")
+#: The columns of a ``transfers`` row: each finished or unfinished transfer of a workload.
+TRANSFER_COLUMNS = ("flow", "src", "dst", "start_s", "transfer_bytes", "completion_time_s",
+                    "slowdown", "cc")
 
 #: A claim not renewed for this long (seconds) is taken over by another sweep.
 LEASE_S = 30.0
@@ -222,12 +242,12 @@ class Store:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         else:
-            uri = "file:" + urllib.parse.quote(str(self.path.resolve())) + "?mode=ro"
-            conn = sqlite3.connect(uri, uri=True, timeout=60, isolation_level=None)
+            conn = self._open_read()
         try:
             if self.write:
                 self._set_up(conn)
             else:
+                self._check_mark(conn)
                 self._tables = {r[0] for r in conn.execute(
                     "SELECT name FROM sqlite_master WHERE type = 'table'")}
                 if "runs" not in self._tables:
@@ -241,9 +261,56 @@ class Store:
             raise
         return conn
 
-    @staticmethod
-    def _set_up(conn: sqlite3.Connection) -> None:
-        """WAL mode and the tables, waiting for sweeps that open the same new file.
+    def _open_read(self) -> sqlite3.Connection:
+        """A read-only connection; an immutable one where SQLite cannot add its side files.
+
+        Reading a store in WAL mode makes SQLite create a shared-memory file
+        beside it; in a folder the reader cannot write that fails ("attempt
+        to write a readonly database"). Such a store, which no sweep can be
+        writing, is then read as immutable.
+        """
+        base = "file:" + urllib.parse.quote(str(self.path.resolve()))
+        conn = sqlite3.connect(base + "?mode=ro", uri=True, timeout=60, isolation_level=None)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError as e:
+            conn.close()
+            text = str(e)
+            if "readonly" not in text and "unable to open" not in text:
+                raise
+        return sqlite3.connect(base + "?mode=ro&immutable=1", uri=True, timeout=60,
+                               isolation_level=None)
+
+    def _check_mark(self, conn: sqlite3.Connection) -> bool:
+        """Check that the file is a tcplab store, or empty; whether it still needs its mark.
+
+        A file marked by another application, or one holding tables that are
+        not a store's, is refused, naming the file; so is a store made by a
+        newer tcplab. A store made before stores were marked is recognised
+        by its tables.
+        """
+        app = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if app == APPLICATION_ID:
+            if version > SCHEMA_VERSION:
+                raise StoreError(f"{self.path} is a results store of a newer tcplab (store "
+                                 f"version {version}; this one reads up to "
+                                 f"{SCHEMA_VERSION}); upgrade tcplab")
+            return version < SCHEMA_VERSION
+        ours = "runs" in tables and tables <= _OWN_TABLES
+        if app != 0 or (tables and not ours):
+            what = (f"application id {app:#x}" if app != 0
+                    else f"tables {', '.join(sorted(tables))}")
+            raise StoreError(f"{self.path} is not a tcplab results store (an SQLite database "
+                             f"of another application: {what}); name a new file for the "
+                             "results")
+        return True
+
+    def _set_up(self, conn: sqlite3.Connection) -> None:
+        """Mark the file, WAL mode and the tables, waiting for sweeps that open the same new file.
 
         Switching a new file to WAL takes an exclusive lock, and SQLite answers
         "database is locked" at once, without its busy timeout, to a second
@@ -252,6 +319,9 @@ class Store:
         deadline = time.monotonic() + 60
         while True:
             try:
+                if self._check_mark(conn):
+                    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.executescript(SCHEMA)
@@ -297,7 +367,16 @@ class Store:
         return self.write or table in self._tables
 
     def close(self) -> None:
-        """Close the database."""
+        """Close the database; a sweep's store leaves WAL mode when no one else has it open.
+
+        A store in WAL mode needs side files to be read, which a reader
+        cannot make in a folder it cannot write; a store that is not in
+        use is therefore left in SQLite's default journal mode. While
+        another sweep has it open, the switch fails and WAL stays.
+        """
+        if self.write:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("PRAGMA journal_mode=DELETE")
         self.conn.close()
 
     def __enter__(self) -> Store:
@@ -496,6 +575,33 @@ class Store:
         """One row per (successful run, flow, interval), when the scenario set `interval`."""
         return self._table("intervals", self._select(keys, study, current))
 
+    def links(self, keys: set[str] | None = None, study: str | None = None,
+              current: bool = True) -> pd.DataFrame:
+        """One row per (successful run, link direction): drops, marks, utilisation, sojourn.
+
+        The runs are chosen as in :meth:`flows`; each row has the run's grid
+        parameters and seed, as a flow row does.
+        """
+        return self._table("links", self._select(keys, study, current))
+
+    def transfers(self, keys: set[str] | None = None, study: str | None = None,
+                  current: bool = True) -> pd.DataFrame:
+        """One row per (successful run, transfer): a workload's or a Transfer's size and FCT.
+
+        The columns of :data:`TRANSFER_COLUMNS`, whatever ``metrics`` the
+        sweep kept of its flow rows. A run stored before transfers were
+        stored gives those of its flow rows that still have the columns.
+        """
+        return self._table("transfers", self._select(keys, study, current))
+
+    def table(self, name: str, keys: set[str] | None = None, study: str | None = None,
+              current: bool = True) -> pd.DataFrame:
+        """The rows of one of :data:`TABLES` (``"flows"``, ``"links"``, ...), as its method does."""
+        if name not in TABLES:
+            raise ValueError(f"table: {name!r} is not a table of a store (allowed: "
+                             f"{', '.join(TABLES)})")
+        return self._table(name, self._select(keys, study, current))
+
     def _select(self, keys: set[str] | None, study: str | None,
                 current: bool) -> set[str] | None:
         if keys is not None:
@@ -505,6 +611,8 @@ class Store:
         return None
 
     def _table(self, name: str, keys: set[str] | None = None) -> pd.DataFrame:
+        from tcplab.labels import label
+
         rows = self._query(
             "SELECT key, params, seed, results FROM runs WHERE status = 'ok' "
             "ORDER BY finished_at, key")
@@ -512,18 +620,53 @@ class Store:
         for key, params, seed, results in rows:
             if keys is not None and key not in keys:
                 continue
-            data = json.loads(results).get(name, [])
+            try:
+                tables = json.loads(results)
+                grid = json.loads(params)
+                data = tables.get(name) if name != "transfers" or "transfers" in tables \
+                    else transfers_of(tables.get("flows", []))
+            except (ValueError, TypeError, AttributeError) as e:
+                warnings.warn(f"{self.path}: run {key} is damaged ({e}); its rows are left "
+                              "out, and the next sweep recomputes it", stacklevel=3)
+                continue
             if not data:
                 continue
             df = pd.DataFrame(data)
-            for k, v in json.loads(params).items():
-                df.insert(0, k if k not in df.columns else f"param:{k}", [v] * len(df))
+            for k, v in grid.items():
+                df.insert(0, k if k not in df.columns else f"param:{k}", [label(v)] * len(df))
             df.insert(0, "seed", seed)
             df.insert(0, "key", key)
             frames.append(df)
         if not frames:
             return pd.DataFrame()
         return pd.concat(frames, ignore_index=True)
+
+    def damaged(self, keys: Iterable[str] | None = None) -> list[str]:
+        """Keys of runs stored as ok whose parameters or results cannot be decoded."""
+        wanted = None if keys is None else set(keys)
+        # SQLite's json_valid is strict JSON: the NaN and Infinity that results may
+        # hold are swapped for a number first, so that only real damage fails.
+        check = ("json_valid(replace(replace({c}, 'Infinity', '0'), 'NaN', '0'))")
+        rows = self._query(
+            "SELECT key FROM runs WHERE status = 'ok' AND NOT (coalesce("
+            + check.format(c="results") + ", 0) AND coalesce("
+            + check.format(c="params") + ", 0))")
+        return [k for (k,) in rows if wanted is None or k in wanted]
+
+    def drop(self, keys: Iterable[str]) -> None:
+        """Delete stored runs (damaged ones, which a sweep then computes again)."""
+        with self._tx() as c:
+            c.executemany("DELETE FROM runs WHERE key = ?", [(k,) for k in keys])
+
+
+def transfers_of(flows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A run's transfer rows from its flow rows: those with a transfer size."""
+    out = []
+    for r in flows:
+        size = r.get("transfer_bytes")
+        if isinstance(size, int | float) and size > 0:
+            out.append({c: r.get(c) for c in TRANSFER_COLUMNS})
+    return out
 
 
 def _expired(held: tuple[Any, ...], now: float) -> bool:

@@ -233,13 +233,46 @@ class Sweep:
                 study of this name.
         """
         _refuse_unguarded()
-        return run_specs(self.runs(), self.db, self.name, jobs=jobs, dask=dask,
+        specs = self.runs()
+        _drop_damaged(self.db, {s.key for s in specs})
+        return run_specs(specs, self.db, self.name, jobs=jobs, dask=dask,
                          progress=progress, metrics=self.metrics,
                          definition=self.definition(), retry_failed=retry_failed)
+
+    def results(self, table: str = "flows") -> pd.DataFrame:
+        """The stored rows of one table of this sweep, with its grid columns and seed.
+
+        ``table`` is ``"flows"`` (one row per run and flow), ``"links"`` (per
+        run and link direction: drops, AQM drops, marks, utilisation, sojourn
+        percentiles), ``"intervals"`` (per run, flow and interval, when the
+        scenario sets ``interval``) or ``"transfers"`` (per run and transfer
+        of a workload or a Transfer: size, completion time, slowdown). Grid
+        values that are tables appear as their labels (``red(min_th=20)``).
+        Runs not stored yet are left out; nothing is computed.
+        """
+        keys = {s.key for s in self.runs()}
+        if not Path(self.db).exists():
+            raise StoreError(f"no such results store: {self.db} (run the sweep first)")
+        with Store(self.db) as store:
+            return store.table(table, keys=keys)
 
     def status(self) -> SweepStatus:
         """How many of this sweep's runs are stored and failed, and why they failed."""
         return sweep_status(self.db, self.name, self.runs())
+
+
+def _drop_damaged(db: str | Path, keys: set[str]) -> None:
+    """Delete this sweep's stored runs whose rows cannot be decoded, so that it recomputes them."""
+    if not Path(db).exists():
+        return
+    with Store(db, write=True) as store:
+        bad = store.damaged(keys)
+        if bad:
+            import sys
+
+            print(f"warning: {db}: {len(bad)} stored runs were damaged; computing them again",
+                  file=sys.stderr)
+            store.drop(bad)
 
 
 def _resolve(data: dict[str, Any], python: bool) -> dict[str, Any]:

@@ -15,7 +15,8 @@ import time
 from typing import Any
 
 from tcplab import _core
-from tcplab.store import build_id
+from tcplab.labels import relabel_cc
+from tcplab.store import build_id, transfers_of
 
 #: Set to a file path to have every executed run append its key there (used
 #: by the tests to count executions; handy to audit a resume).
@@ -62,6 +63,8 @@ def execute(payload: dict[str, Any]) -> dict[str, Any]:
         from tcplab.results import Results
 
         raw = Results(_core.run_json(scenario, controllers)).raw
+        relabel_cc(raw["flows"], scenario)
+        transfers = transfers_of(raw["flows"])
         keep = payload.get("metrics")
         if keep:
             base = ["flow", "kind", "src", "dst", "cc"]
@@ -69,7 +72,7 @@ def execute(payload: dict[str, Any]) -> dict[str, Any]:
                             for r in raw["flows"]]
         summary = {k: v for k, v in raw["summary"].items() if k not in _TIMING_FIELDS}
         results = {"flows": raw["flows"], "links": raw["links"], "summary": summary,
-                   "intervals": raw.get("intervals", [])}
+                   "intervals": raw.get("intervals", []), "transfers": transfers}
         return {"key": payload["key"], "status": "ok", "results": results,
                 "wall_s": time.perf_counter() - t0, "build": build_id()}
     except Exception as e:  # noqa: BLE001 - a failed run is data, not a crash
