@@ -11,6 +11,12 @@ are in bench/hashes.json, recorded before the change:
 
 A change that means to alter results records anew and says in its commit
 which cases changed and why.
+
+The cellular study's cases need mahimahi's traces (found as
+tcplab.traces.resolve finds them: TCPLAB_TRACES, the folder of `tcplab
+traces download`, ../shared/traces/mahimahi). Without them those cases are
+reported as skipped, not as missing, and do not change the exit code;
+--record refuses to run without them.
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ import tcplab as tl
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 EXPECTED = HERE / "hashes.json"
+SKIPPED: dict[str, str] = {}
+"""Case-name prefixes that cases() could not run here, with the reason."""
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "examples"))
 
@@ -71,10 +79,12 @@ def cases() -> Iterator[tuple[str, Callable[[], tl.Results]]]:
     yield "example aimd.py", aimd
 
     from tcplab import studies
+    from tcplab import traces as mahimahi
 
     for name, study in studies.STUDIES.items():
-        if name == "cellular" and tl.presets.default_traces() is None:
-            print("skipped: the cellular study (no ../shared/traces/mahimahi)", file=sys.stderr)
+        if name == "cellular" and mahimahi.missing(None, tl.presets.CELLULAR_TRACES[0])[1]:
+            SKIPPED[f"quick study {name} run "] = (f"no mahimahi traces {mahimahi.looked_in()}; "
+                                                   "get them with `tcplab traces download`")
             continue
         for i, spec in enumerate(studies._specs(study, True)):
             yield f"quick study {name} run {i}", lambda s=spec: tl.Scenario(s.scenario).run()
@@ -118,22 +128,32 @@ def main() -> None:
         if a.k and a.k not in name:
             continue
         got[name] = digest(run())
+    if a.record and SKIPPED:
+        sys.exit("--record needs every case; skipped: " + "; ".join(
+            f"{prefix.strip()}...: {why}" for prefix, why in SKIPPED.items()))
     if a.record:
         EXPECTED.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
         print(f"recorded {len(got)} cases in {EXPECTED} ({time.perf_counter() - t0:.0f} s)")
         return
     want = json.loads(EXPECTED.read_text())
     differ = [n for n in got if want.get(n) != got[n]]
-    missing = [n for n in want if n not in got and not a.k]
+    skipped = [n for n in want if n not in got and (not a.k or a.k in n)
+               and any(n.startswith(prefix) for prefix in SKIPPED)]
+    missing = [n for n in want if n not in got and not a.k and n not in skipped]
     for n in differ:
         changed = sorted(k for k in set(got[n]) | set(want.get(n, {}))
                          if got[n].get(k) != want.get(n, {}).get(k))
         print(f"DIFFERENT  {n}: {', '.join(changed)}")
     for n in missing:
         print(f"MISSING    {n}")
+    for prefix, why in SKIPPED.items():
+        n = sum(1 for name in skipped if name.startswith(prefix))
+        if n:
+            print(f"SKIPPED    {prefix.strip()}... ({n} cases): {why}")
     same = len(got) - len(differ)
-    print(f"{same} of {len(got)} cases identical to bench/hashes.json "
-          f"({time.perf_counter() - t0:.0f} s)")
+    print(f"{same} of {len(got)} cases identical to bench/hashes.json"
+          + (f", {len(skipped)} skipped" if skipped else "")
+          + f" ({time.perf_counter() - t0:.0f} s)")
     sys.exit(1 if differ or missing else 0)
 
 

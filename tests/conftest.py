@@ -25,6 +25,19 @@ def westwood_path():
     return make
 
 
+@pytest.fixture(scope="session")
+def mahimahi_traces():
+    """The folder of mahimahi's traces, found as tcplab finds it (tcplab.traces.resolve:
+    TCPLAB_TRACES, the folder of `tcplab traces download`, ../shared/traces/mahimahi, where
+    CI has them); the test is skipped without them."""
+    from tcplab import traces
+
+    folder = traces.resolve()
+    if folder is None or traces.missing_files(folder):
+        pytest.skip(f"no mahimahi traces {traces.looked_in()} (tcplab traces download)")
+    return folder
+
+
 @pytest.fixture
 def bench_script():
     """Loads a script of bench/ by its name (``bench_script("ns3_trace")``) as a module."""

@@ -1,7 +1,7 @@
 """Make docs/figures/cellular.png: CUBIC and BBR over a real LTE capacity trace.
 
 One bulk flow from a server to a phone over Verizon's LTE trace pair
-(mahimahi's Verizon-LTE-short.down/.up, from ../shared/traces/mahimahi):
+(mahimahi's Verizon-LTE-short.down/.up: `tcplab traces download`, or --traces DIR):
 the server's 1 Gb/s, 5 ms link, then the cellular link with 20 ms of
 propagation each way and a 100-packet drop-tail queue. The panels show the
 trace's capacity (Mb/s in 200-ms bins), each variant's congestion window,
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 import tcplab as tl
+from tcplab import traces as mahimahi
 from tcplab.plot import save
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_TRACES = HERE.parents[2] / "shared" / "traces" / "mahimahi"
 DURATION = 30.0
 BIN = 0.2  # s
 COLORS = {"cubic": "tab:blue", "bbr": "tab:red"}
@@ -49,12 +49,13 @@ def run(cc: str, traces: Path) -> tl.Results:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--traces", type=Path, default=DEFAULT_TRACES,
-                   help="folder with mahimahi's Verizon-LTE-short.down and .up")
-    traces = p.parse_args().traces
-    if not (traces / "Verizon-LTE-short.down").exists():
-        raise SystemExit(f"no Verizon-LTE-short.down in {traces}: get mahimahi's traces from "
-                         "https://github.com/ravinet/mahimahi (folder traces/)")
+    p.add_argument("--traces", type=Path,
+                   help="folder with mahimahi's Verizon-LTE-short.down and .up (default: "
+                   "TCPLAB_TRACES, the folder of `tcplab traces download`, ../shared/traces/"
+                   "mahimahi)")
+    traces, missing = mahimahi.missing(p.parse_args().traces, "Verizon-LTE-short")
+    if traces is None or missing is not None:
+        raise SystemExit(f"{missing}: {mahimahi.HELP}")
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(7.16, 5.0))

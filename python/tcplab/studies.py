@@ -251,7 +251,7 @@ def _specs(study: Study, quick: bool, traces: str | Path | None = None) -> list[
     for panel in study.panels:
         fn = presets.PRESETS[panel.preset]
         values = panel.quick_values if quick and panel.quick_values else panel.values
-        # The cellular preset's trace folder: given, or found beside the project.
+        # The cellular preset's trace folder: given, or found (tcplab.traces.resolve).
         files = {} if panel.preset != "cellular" else {"traces": _traces(traces)}
         for h in panel.hues:
             for v in values:
@@ -274,10 +274,12 @@ def _specs(study: Study, quick: bool, traces: str | Path | None = None) -> list[
 
 
 def _traces(traces: str | Path | None) -> str:
-    """The folder of mahimahi's traces: ``traces``, or the one beside the project."""
-    folder, missing = presets.missing_trace(traces, presets.CELLULAR_TRACES[0])
+    """The folder of mahimahi's traces: ``traces``, else as :func:`tcplab.traces.resolve`."""
+    from tcplab import traces as mahimahi
+
+    folder, missing = mahimahi.missing(traces, presets.CELLULAR_TRACES[0])
     if folder is None or missing is not None:
-        raise FileNotFoundError(f"{missing}: {presets.TRACES_HELP} with --traces DIR")
+        raise FileNotFoundError(f"{missing}: {mahimahi.HELP}")
     return str(folder.resolve())
 
 
@@ -450,7 +452,8 @@ def reproduce(name: str, out: str | Path, *, quick: bool = False, jobs: int | No
     """Run study ``name`` end to end: the sweep (stored in ``out``), tables, figures.
 
     ``traces``: for the ``cellular`` study, the folder of mahimahi's trace
-    files (default: ../shared/traces/mahimahi when it exists).
+    files (default: ``$TCPLAB_TRACES``, else the folder of ``tcplab traces
+    download``, else ../shared/traces/mahimahi: :func:`tcplab.traces.resolve`).
 
     Returns {"tables": {panel: DataFrame}, "files": [paths]}.
     """
