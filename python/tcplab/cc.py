@@ -439,6 +439,48 @@ def controllers_for(data: dict[str, Any],
     return out
 
 
+class _NotImported(CongestionControl):
+    """Stands in, while a scenario is checked, for a controller named by import path.
+
+    Checking never imports: importing a module runs its code. The stand-in
+    reports every ``cc:NAME`` quantity the scenario traces, since the class
+    that would say which it has is not read.
+    """
+
+    def __init__(self, path: str, probes: list[str]) -> None:
+        self.path = path
+        self.probes = {name: ("", "not known before the class is imported") for name in probes}
+
+    def on_ack(self, tcb: Any, ack: Any) -> None:  # noqa: D102 - never called: check runs nothing
+        raise RuntimeError(f"{self.path} was not imported; a checked scenario does not run")
+
+
+def stand_ins_for(data: dict[str, Any], given: dict[int, Any] | None = None,
+                  ) -> dict[int, CongestionControl]:
+    """Like :func:`controllers_for`, but a class named by import path is not imported.
+
+    Its table is checked for a class path of the right form; a stand-in
+    takes its place. For ``check``, which must not run a scenario file's code.
+    """
+    out: dict[int, CongestionControl] = dict(given or {})
+    traced = [t[3:] for t in data.get("trace") or [] if isinstance(t, str) and
+              t.startswith("cc:")] if isinstance(data, dict) else []
+    for i, f in python_flows(data):
+        if i in out:
+            continue
+        cc = f["cc"]
+        field = f"flows[{i}].cc"
+        if not isinstance(cc, dict) or "class" not in cc:
+            controllers_for({"flows": [f]})  # raises the usual error, naming flows[0]
+        path = cc["class"]
+        if not isinstance(path, str) or not (":" in path or "." in path.strip(".")):
+            raise ScenarioError(f"{field}.class: {path!r} is not an import path (allowed: "
+                                "'module:Class')", f"{field}.class", "not an import path",
+                                "'module:Class'")
+        out[i] = _NotImported(path, traced)
+    return out
+
+
 def _check_arguments(cls: type, path: str, kwargs: dict[str, Any], field: str) -> None:
     """Refuse keyword arguments that ``cls`` does not take, naming the class and the argument."""
     if cls.__init__ is object.__init__:

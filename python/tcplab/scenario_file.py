@@ -102,18 +102,30 @@ class Scenario:
         out.args = (f"{e.args[0]} [{file}, line {line}]", *e.args[1:])
         return out
 
-    def _controllers(self) -> dict[int, Any] | None:
-        """The Python controllers: the objects given, and those named by import path."""
+    def _controllers(self, imports: bool = True) -> dict[int, Any] | None:
+        """The Python controllers: the objects given, and those named by import path.
+
+        With ``imports`` False, a class named by import path is not imported
+        (that would run its module's code): a stand-in takes its place.
+        """
         if not self.custom and not python_flows(self.data):
             return None  # no flow's cc is written in Python (tcplab.cc costs 10 ms to import)
-        from tcplab.cc import controllers_for
+        from tcplab.cc import controllers_for, stand_ins_for
 
+        if not imports:
+            return stand_ins_for(self.data, self.custom) or None
         return controllers_for(self.data, self.custom) or None
 
     def check(self) -> dict[str, Any]:
-        """Check the scenario without running it; return it with every default filled in."""
+        """Check the scenario without running it; return it with every default filled in.
+
+        Checking runs no code of the scenario's: a congestion control named
+        by import path (``{ name = "python", class = "mycc:Aimd" }``) is not
+        imported, so its module, its arguments and its hooks are checked
+        only when the scenario runs.
+        """
         try:
-            return json.loads(_core.check_json(self.data, self._controllers()))
+            return json.loads(_core.check_json(self.data, self._controllers(imports=False)))
         except ScenarioError as e:
             raise self._located(e) from None
 
