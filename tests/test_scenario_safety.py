@@ -3,8 +3,11 @@
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import tcplab as tl
+
+ROOT = Path(__file__).resolve().parent.parent
 
 SCENARIO = textwrap.dedent("""
     duration = "1s"
@@ -58,3 +61,24 @@ def test_check_never_imports_a_module_a_scenario_names(tmp_path):
     r = cli("run", sc, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "imported.marker").read_text() == "ran"
+
+
+def test_outputs_are_checked_before_the_run(tmp_path):
+    sc = tmp_path / "w.toml"
+    sc.write_text((ROOT / "examples" / "westwood_path_newreno.toml").read_text())
+    (tmp_path / "afile").write_text("")
+    for args, message in (
+            (["--out", "/proc/nope"], "--out: cannot write into /proc/nope"),
+            (["--trace-out", tmp_path / "afile"], "is a file, not a directory"),
+            (["--pcap", "/proc/x"], "--pcap: cannot write into /proc/x"),
+            (["--trace", "cwnd", "--trace-out", "o", "--trace-period", "5x"],
+             "--trace-period: '5x'")):
+        r = cli("run", sc, *args, cwd=tmp_path)
+        # Refused before anything ran: no table, exit 2, one line.
+        assert r.returncode == 2 and r.stdout == "", (args, r.stdout, r.stderr)
+        assert r.stderr.startswith("error: ") and message in r.stderr
+        assert r.stderr.count("\n") == 1
+    # A scenario file's own pcap.dir is where captures go, even without --pcap: checked too.
+    sc.write_text(sc.read_text() + '\n[pcap]\ndir = "/proc/y"\n')
+    r = cli("run", sc, cwd=tmp_path)
+    assert r.returncode == 2 and r.stdout == "" and "w.toml: pcap.dir: cannot write" in r.stderr

@@ -121,6 +121,37 @@ def _overrides(sc: Scenario, args: argparse.Namespace) -> Scenario:
                       memory_budget=args.memory_budget)
 
 
+def _writable_dir(path: str, option: str) -> None:
+    """Make sure results can be written into the directory ``path``, before anything runs.
+
+    The directory is created if needed and a file is made and removed in it,
+    so that a long run never ends in results that cannot be saved.
+    """
+    import tempfile  # here: 3 ms that only runs with outputs pay
+
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise UsageError(f"{option}: {path} is a file, not a directory")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=p, prefix=".tcplab-write-check-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise UsageError(f"{option}: cannot write into {path} ({e.strerror or e})") from None
+
+
+def _trace_period(text: str | None) -> float | None:
+    if not text:
+        return None
+    from tcplab import _core
+
+    try:
+        return _core.parse_duration(text) / 1e9
+    except ValueError as e:
+        raise UsageError(f"--trace-period: {e}") from None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Run a scenario file, print its tables, optionally save the results."""
     _controllers_importable_beside(args.file)
@@ -129,6 +160,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         sc.data["pcap"] = {"dir": args.pcap, "capture": args.pcap_capture}
     if args.trace:
         sc.data["trace"] = sorted(set(sc.data.get("trace", [])) | set(args.trace.split(",")))
+    # Every output is checked before the run: a long run must not end unsaved.
+    period = _trace_period(args.trace_period)
+    for path, option in ((args.out, "--out"), (args.trace_out, "--trace-out")):
+        if path:
+            _writable_dir(path, option)
+    pcap = sc.data.get("pcap")
+    if isinstance(pcap, dict) and isinstance(pcap.get("dir"), str):
+        _writable_dir(pcap["dir"], "--pcap" if args.pcap else f"{args.file}: pcap.dir")
     res = sc.run()
     # With --json, stdout holds the results alone (for scripts), and what
     # would be said besides goes to stderr.
@@ -147,14 +186,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.trace_out:
         from tcplab.analysis import export
 
-        period = None
-        if args.trace_period:
-            from tcplab import _core
-
-            try:
-                period = _core.parse_duration(args.trace_period) / 1e9
-            except ValueError as e:
-                raise UsageError(f"--trace-period: {e}") from None
         frame = res.series_frame(period)
         path = Path(args.trace_out) / f"traces.{args.trace_format}"
         say(f"wrote {export(frame, path)} ({len(frame):,} rows)")
