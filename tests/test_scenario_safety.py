@@ -82,3 +82,18 @@ def test_outputs_are_checked_before_the_run(tmp_path):
     sc.write_text(sc.read_text() + '\n[pcap]\ndir = "/proc/y"\n')
     r = cli("run", sc, cwd=tmp_path)
     assert r.returncode == 2 and r.stdout == "" and "w.toml: pcap.dir: cannot write" in r.stderr
+
+
+def test_a_bad_flag_is_blamed_on_the_flag_not_on_the_file(tmp_path):
+    sc = tmp_path / "w.toml"
+    sc.write_text((ROOT / "examples" / "westwood_path_newreno.toml").read_text())
+    for args, start in ((["--duration", "5x"], "error: --duration: '5x': unknown unit 'x'"),
+                        (["--memory-budget", "3zz"], "error: --memory-budget: '3zz'")):
+        for command in ("run", "check"):
+            r = cli(command, sc, *args, cwd=tmp_path)
+            assert r.returncode == 2 and r.stderr.startswith(start), r.stderr
+            assert "line" not in r.stderr
+    sc.write_text(sc.read_text().replace('duration = "600s"', 'duration = "6xx"'))
+    r = cli("run", sc, cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.startswith("error: duration: '6xx'")
+    assert "[w.toml, line 6]" in r.stderr

@@ -117,8 +117,13 @@ def _controllers_importable_beside(path: str) -> None:
 
 
 def _overrides(sc: Scenario, args: argparse.Namespace) -> Scenario:
-    return sc.replace(seed=args.seed, run=args.run, duration=args.duration,
-                      memory_budget=args.memory_budget)
+    """The scenario with the flags' fields; an error in one of them names the flag."""
+    flags = {"seed": args.seed, "run": args.run, "duration": args.duration,
+             "memory_budget": args.memory_budget}
+    out = sc.replace(**flags)
+    out.set_by.update({k: "--" + k.replace("_", "-") for k, v in flags.items()
+                       if v is not None})
+    return out
 
 
 def _writable_dir(path: str, option: str) -> None:

@@ -39,6 +39,8 @@ class Scenario:
         self.custom: dict[int, Any] = dict(custom or {})
         #: (file, text) when read from a TOML file: errors then name its line.
         self.source: tuple[str, str] | None = None
+        #: Top-level fields set from elsewhere (a command-line flag), by the name to blame.
+        self.set_by: dict[str, str] = {}
 
     @classmethod
     def from_toml(cls, path: str | Path) -> Scenario:
@@ -87,10 +89,24 @@ class Scenario:
         d.update({k: v for k, v in fields.items() if v is not None})
         sc = Scenario(d, custom=self.custom)
         sc.source = self.source
+        sc.set_by = dict(self.set_by)
         return sc
 
     def _located(self, e: ScenarioError) -> ScenarioError:
-        """``e`` with the file and line of its field, when read from a TOML file."""
+        """``e`` with the file and line of its field, when read from a TOML file.
+
+        A field set by a command-line flag (see :attr:`set_by`) is blamed on
+        the flag, never on the file's line.
+        """
+        flag = self.set_by.get(e.path)
+        if flag is not None:
+            out = type(e).__new__(type(e))
+            out.__dict__.update(e.__dict__)
+            text = e.args[0]
+            if text.startswith(f"{e.path}:"):
+                text = flag + text[len(e.path):]
+            out.args = (text, *e.args[1:])
+            return out
         if self.source is None or not e.path:
             return e
         file, text = self.source
