@@ -96,4 +96,4 @@ def test_a_bad_flag_is_blamed_on_the_flag_not_on_the_file(tmp_path):
     sc.write_text(sc.read_text().replace('duration = "600s"', 'duration = "6xx"'))
     r = cli("run", sc, cwd=tmp_path)
     assert r.returncode == 2 and r.stderr.startswith("error: duration: '6xx'")
-    assert "[w.toml, line 6]" in r.stderr
+    assert "w.toml, line 6]" in r.stderr
