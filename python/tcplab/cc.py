@@ -397,6 +397,19 @@ def source_hash(cls: type) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def _named_class(i: int, flow: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """A python flow's cc table and its field's name; a ScenarioError if it names no class."""
+    cc = flow["cc"]
+    field = f"flows[{i}].cc"
+    if not isinstance(cc, dict) or "class" not in cc:
+        raise ScenarioError(
+            f"{field}: a variant written in Python is named by its class "
+            "({ name = 'python', class = 'mymodule:MyCC' }) or passed as an object "
+            "(cc=MyCC()) from Python", field, "no class named",
+            "{ name = 'python', class = 'module:Class', ... }")
+    return cc, field
+
+
 def controllers_for(data: dict[str, Any],
                     given: dict[int, Any] | None = None) -> dict[int, CongestionControl]:
     """The Python controllers of a scenario, by the index of the flow's entry in ``flows``.
@@ -419,14 +432,7 @@ def controllers_for(data: dict[str, Any],
     for i, f in python_flows(data):
         if i in out:
             continue
-        cc = f["cc"]
-        field = f"flows[{i}].cc"
-        if not isinstance(cc, dict) or "class" not in cc:
-            raise ScenarioError(
-                f"{field}: a variant written in Python is named by its class "
-                "({ name = 'python', class = 'mymodule:MyCC' }) or passed as an object "
-                "(cc=MyCC()) from Python", field, "no class named",
-                "{ name = 'python', class = 'module:Class', ... }")
+        cc, field = _named_class(i, f)
         cls = import_class(cc["class"], f"{field}.class")
         kwargs = {k: v for k, v in cc.items() if k not in RESERVED_KEYS}
         _check_arguments(cls, cc["class"], kwargs, field)
@@ -468,10 +474,7 @@ def stand_ins_for(data: dict[str, Any], given: dict[int, Any] | None = None,
     for i, f in python_flows(data):
         if i in out:
             continue
-        cc = f["cc"]
-        field = f"flows[{i}].cc"
-        if not isinstance(cc, dict) or "class" not in cc:
-            controllers_for({"flows": [f]})  # raises the usual error, naming flows[0]
+        cc, field = _named_class(i, f)
         path = cc["class"]
         if not isinstance(path, str) or not (":" in path or "." in path.strip(".")):
             raise ScenarioError(f"{field}.class: {path!r} is not an import path (allowed: "
