@@ -16,7 +16,22 @@ from tcplab.errors import (
 from tcplab.schema import schema  # eager: the submodule of the same name would shadow it
 
 if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editors
-    from tcplab import presets
+    from tcplab import (  # submodules, loaded on first use (_LAZY)
+        analysis,  # noqa: F401
+        cc,  # noqa: F401
+        cc_linux,  # noqa: F401
+        cdf,  # noqa: F401
+        plot,  # noqa: F401
+        presets,
+        results,  # noqa: F401
+        scenario,  # noqa: F401
+        scenario_file,  # noqa: F401
+        store,  # noqa: F401
+        studies,  # noqa: F401
+        sweep,  # noqa: F401
+        traces,  # noqa: F401
+        validation,  # noqa: F401
+    )
     from tcplab.analysis import fct_summary, jain_index, summarize, t_interval
     from tcplab.cc import (
         Bbr,
@@ -100,6 +115,11 @@ _LAZY = {
     "Store": "tcplab.store",
     "Sweep": "tcplab.sweep",
     "load_study": "tcplab.sweep",
+    # Submodules, as the docs write them (`tl.plot.cdf(...)`, `tl.studies`):
+    # each loads on first use, as `import tcplab.plot` would.
+    **{m: f"tcplab.{m}" for m in ["analysis", "cc", "cc_linux", "cdf", "plot", "results",
+                                  "scenario", "scenario_file", "store", "studies", "sweep",
+                                  "traces", "validation"]},
 }
 
 
