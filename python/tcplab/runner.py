@@ -143,6 +143,13 @@ def run_specs(specs: list[RunSpec], db: str | Path, name: str, *, jobs: int | No
     over when their sweep died). ``definition`` (see :meth:`Sweep.definition`)
     is recorded for the study ``name``; another one already recorded under
     that name is refused.
+
+    Ctrl-C stores the runs that finished and stops the workers. Under the
+    ``tcplab`` command it raises :class:`SweepInterrupted` (the command
+    prints its message and exits 130). From a script or a notebook it prints
+    that message on stderr (``interrupted: 41 of 75 runs stored; run the
+    same command to resume``) and raises a plain ``KeyboardInterrupt``, so
+    an interrupted script exits as Python's do on Ctrl-C (130 in a shell).
     """
     _refuse_unguarded()
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
@@ -186,6 +193,7 @@ def run_specs(specs: list[RunSpec], db: str | Path, name: str, *, jobs: int | No
             bar.update(out["status"])
 
         leases = _Leases(Path(db), holder)
+        interrupted = None
         try:
             leases.start()
             sigint.install()
@@ -195,7 +203,7 @@ def run_specs(specs: list[RunSpec], db: str | Path, name: str, *, jobs: int | No
                 _run_local(work, jobs or os.cpu_count() or 1, record)
         except KeyboardInterrupt:
             stored = store.statuses()
-            raise SweepInterrupted(sum(k in stored for k in keys), len(keys)) from None
+            interrupted = SweepInterrupted(sum(k in stored for k in keys), len(keys))
         finally:
             sigint.restore()
             leases.stop()
@@ -204,7 +212,34 @@ def run_specs(specs: list[RunSpec], db: str | Path, name: str, *, jobs: int | No
             except StoreError:
                 pass
             bar.close()
+        if interrupted is not None:
+            if _under_the_command():
+                raise interrupted  # `tcplab` prints its line and exits 130
+            # A script or notebook: the line, then a plain KeyboardInterrupt, with
+            # which Python ends a script as Ctrl-C does (exit code 130 in a shell).
+            print(interrupted, file=sys.stderr, flush=True)
+            raise KeyboardInterrupt  # Ctrl-C: the line above says how to resume
         return store.flows(keys=keys)
+
+
+_CLI = Path(__file__).with_name("cli.py")
+
+
+def _under_the_command() -> bool:
+    """Whether the `tcplab` command (tcplab/cli.py) runs this sweep, not a script.
+
+    The command prints a SweepInterrupted's line itself and exits 130; a
+    subclass of KeyboardInterrupt that reaches the top of a script makes
+    Python print a traceback and exit 1, so scripts get a plain one.
+    """
+    cli = os.path.realpath(_CLI)
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename.endswith("cli.py") and \
+                os.path.realpath(frame.f_code.co_filename) == cli:
+            return True
+        frame = frame.f_back
+    return False
 
 
 # ---- sharing the work between sweeps --------------------------------------------
