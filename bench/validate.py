@@ -9,6 +9,9 @@ README, each between its markers.
     python bench/validate.py --out validation             # the full run (about 30 min)
     python bench/validate.py --from-json validation/report.json --docs   # docs only
 
+``--docs`` takes a full run only: with ``--quick``, or a quick run's
+report, it stops with exit code 2 and leaves the docs as they are.
+
 A run of some sections (`tcplab validate --only ...`) updates those
 sections alone, leaving the others as the docs have them; the counts in
 the first line are recounted over every section:
@@ -37,18 +40,27 @@ README_BEGIN = "<!-- validated: begin (python bench/validate.py --docs) -->"
 README_END = "<!-- validated: end -->"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """The command line (`argv`: its arguments, default sys.argv's)."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default="validation", help="report folder")
     p.add_argument("--from-json", help="no runs: the report.json a run wrote")
     p.add_argument("--docs", action="store_true",
-                   help="write docs/validation.md's generated part and the README table")
-    p.add_argument("--quick", action="store_true")
+                   help="write docs/validation.md's generated part and the README table "
+                   "(from a full run only)")
+    p.add_argument("--quick", action="store_true",
+                   help="the quick mode (not with --docs: the docs hold the full run's tables)")
     p.add_argument("--merge", action="store_true",
                    help="with --docs: replace only the report's sections in the docs")
-    a = p.parse_args()
+    a = p.parse_args(argv)
+    if a.docs and a.quick:
+        p.error("--docs writes the full run's tables into docs/validation.md and the "
+                "README, so it does not take --quick: run without --quick, or leave out --docs")
     if a.from_json:
         rep = tv.load(a.from_json)
+        if a.docs and rep.mode != "full":
+            p.error(f"--docs takes a full run's report, and {a.from_json} is a {rep.mode} "
+                    "run's (the docs hold the full run's tables)")
     else:
         rep = tv.run(quick=a.quick, progress=lambda m: print(m, file=sys.stderr, flush=True))
         paths = tv.write(rep, a.out)

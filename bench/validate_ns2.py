@@ -44,7 +44,7 @@ both, and tcplab / ns-2 ratios. It writes a CSV
 and, with ``--docs``, the Markdown tables into docs/validation.md between
 the markers that hold them.
 
-    python bench/validate_ns2.py                       # 5 seeds of 600 s (a few minutes)
+    python bench/validate_ns2.py                       # 5 seeds of 600 s (over 10 min on 2 cores)
     python bench/validate_ns2.py --seeds 2 --duration 120 --set linux
     python bench/validate_ns2.py --docs                # refresh docs/validation.md
     python bench/validate_ns2.py --from-csv docs/data/validate_ns2.csv --docs   # tables only

@@ -55,6 +55,15 @@ class SweepError(TcplabError):
     """A sweep cannot go on (an unguarded script, an unreachable Dask scheduler)."""
 
 
+class NothingCompared(TcplabError):
+    """``tcplab validate`` compared nothing.
+
+    Every section it was asked for needs a reference that is not installed
+    here, or the reference broke (or stalled) in each of them; the message
+    says which.
+    """
+
+
 class SweepInterrupted(KeyboardInterrupt):
     """Ctrl-C stopped a sweep; every finished run is stored.
 

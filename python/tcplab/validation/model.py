@@ -106,6 +106,10 @@ class Section:
     rows: list[Row] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     figures: list[Figure] = field(default_factory=list)
+    #: Why the reference gave no usable result for this section (it crashed,
+    #: printed what the harness cannot read, or hung at every point), or "".
+    #: A broken section's rows, if any, are not compared.
+    broken: str = ""
 
     @property
     def anchor(self) -> str:
@@ -140,6 +144,16 @@ class Report:
     def failures(self) -> list[tuple[Section, Row]]:
         """Every failing row, with its section."""
         return [(s, r) for s in self.sections for r in s.failures]
+
+    @property
+    def broken(self) -> list[Section]:
+        """The sections whose reference broke (see :attr:`Section.broken`)."""
+        return [s for s in self.sections if s.broken]
+
+    @property
+    def compared(self) -> int:
+        """The number of rows compared (every verdict but stalled)."""
+        return sum(r.verdict != STALLED for s in self.sections for r in s.rows)
 
     def counts(self) -> dict[str, int]:
         """The number of rows of each verdict."""

@@ -178,12 +178,21 @@ def ns2_run(ns: str, case: Case, seed: int, agent: str, settings: dict,
     if out.returncode < 0:
         return broken(f"ns-2 crashed (signal {-out.returncode})")
     text = out.stdout + out.stderr
+    tail = " ".join(text.split())[-300:] or "no output"
     if "do not find" in text.lower():
         # TCP-Linux runs Reno in place of a module it does not know.
         raise RuntimeError(f"TCP-Linux does not know '{agent}'")
-    if out.returncode != 0 or '{"flows"' not in out.stdout:
-        raise RuntimeError(f"ns-2 failed ({' '.join(cmd)}): {text.strip()[-400:]}")
-    return parse_ns2(out.stdout, case)
+    if out.returncode != 0:
+        raise RuntimeError(f"ns-2 exited with code {out.returncode} ({agent}, "
+                           f"{case.label}, seed {seed}): {tail}")
+    if '{"flows"' not in out.stdout:
+        raise RuntimeError(f"ns-2 printed no result ({agent}, {case.label}, seed {seed}): "
+                           f"{tail}")
+    try:
+        return parse_ns2(out.stdout, case)
+    except (ValueError, KeyError, IndexError, TypeError) as e:
+        raise RuntimeError(f"ns-2's result cannot be read ({agent}, {case.label}, seed "
+                           f"{seed}: {type(e).__name__}: {e}): {tail}") from None
 
 
 def parse_ns2(stdout: str, case: Case) -> Measure:

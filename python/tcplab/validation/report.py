@@ -36,6 +36,7 @@ th { background: #eee; } td.l, th.l { text-align: left; }
 section { border-top: 2px solid #ccc; margin-top: 1.5em; }
 img { max-width: 36em; display: block; }
 """
+_BROKEN = "The reference broke, so this section is not compared:"
 _VERDICT = {PASS: "pass", FAIL: "FAIL", KNOWN: "known", OPEN: "open miss",
             STALLED: "ref. stalled"}
 
@@ -67,9 +68,12 @@ def figure_png(fig: Figure) -> bytes:
 
 def _summary_lines(rep: Report) -> list[str]:
     c = rep.counts()
+    broken = [f"{s.kind} {s.name}" for s in rep.broken]
     return [f"Run {rep.date}, {rep.mode} mode, {rep.seconds:.0f} s: {c[PASS]} rows pass, "
             f"{c[FAIL]} fail, {c[KNOWN]} known differences, {c[OPEN]} open misses, "
-            f"{c[STALLED]} where the reference stalled."]
+            f"{c[STALLED]} where the reference stalled."
+            + (f" The reference broke in {len(broken)} sections, not compared: "
+               f"{', '.join(broken)}." if broken else "")]
 
 
 def _references_lines(rep: Report) -> list[str]:
@@ -91,7 +95,8 @@ def to_html(rep: Report) -> str:
     for s in rep.sections:
         bad = len(s.failures)
         parts.append(f"<li><a href='#{s.anchor}'>{e(s.kind)}: {e(s.name)}</a>"
-                     + (f" ({bad} failing)" if bad else "") + "</li>")
+                     + (f" ({bad} failing)" if bad else "")
+                     + (" (reference broken)" if s.broken else "") + "</li>")
     parts.append("</ul>")
     for s in rep.sections:
         parts.append(_html_section(s))
@@ -104,6 +109,8 @@ def _html_section(s: Section) -> str:
     out = [f"<section id='{s.anchor}' class='validation-section'>",
            f"<h2>{e(s.kind)}: {e(s.name)}</h2>", f"<p>{e(s.scenario)}</p>",
            "<p>References: " + e("; ".join(s.references)) + "</p>"]
+    if s.broken:
+        out.append(f"<p class='fail'><strong>{_BROKEN}</strong> {e(s.broken)}</p>")
     out += [f"<p><em>{e(n)}</em></p>" for n in s.notes]
     out.append("<table><tr><th class='l'>point</th><th class='l'>metric</th><th>tcplab</th>"
                "<th>reference</th><th>ratio</th><th>target</th><th>verdict</th></tr>")
@@ -146,6 +153,8 @@ def section_markdown(s: Section, figures_dir: Path | None = None,
     """One section of :func:`to_markdown`, as lines (its figures written)."""
     lines = [f"### {s.kind}: {s.name}", "", s.scenario, "",
              "References: " + "; ".join(s.references), ""]
+    if s.broken:
+        lines += [f"**{_BROKEN}** {s.broken}", ""]
     lines += [f"*{n}*\n" for n in s.notes]
     lines += ["| point | metric | tcplab | reference | ratio | target | verdict |",
               "|---|---|---:|---:|---:|---|---|"]
@@ -189,6 +198,8 @@ def summary_row(s: Section) -> str:
     worst = f"{w.ratio:.2f} ({w.point})" if w else "—"
     n = {v: sum(r.verdict == v for r in s.rows) for v in (PASS, KNOWN, OPEN)}
     compared = sum(r.verdict != STALLED for r in s.rows)
+    if s.broken:
+        worst = "reference broken"
     # The first clause of a long reference: the table is a summary.
     refs = "; ".join(r.split(":")[0] if len(r) > 60 else r for r in s.references)
     return (f"| {s.kind} {s.name} | {refs} | {worst} | {n[PASS]} of {compared} | "

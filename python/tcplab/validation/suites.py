@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from tcplab.validation.model import Figure, Row, Section
 from tcplab.validation.paths import Case, Measure, mean_measure, ns2_run, tcplab_run
+from tcplab.validation.running import guarded, reference_results, timed
 
 #: tcplab's name -> TCP-Linux's module (ns-2.35, Linux 2.6.22). A name
 #: with a suffix is a form of the variant (FORMS).
@@ -391,16 +392,30 @@ def seeds_for(case: Case, opts: Options) -> list[int]:
 
 def compare(opts: Options, cases: Iterable[Case], ours: Callable[[Case, int], Measure],
             ref: Callable[[Case, int], Measure]) -> list[tuple[Case, Measure, Measure]]:
-    """Runs every case and seed on both sides, the reference in a pool."""
+    """Runs every case and seed on both sides, the reference in a pool.
+
+    A reference run that raises stops the section with ReferenceBroken (as
+    soon as it is seen, before more of tcplab's runs); tcplab's own errors
+    go through as they are.
+    """
     out = []
     with ThreadPoolExecutor(max(1, opts.jobs)) as pool:
         for case in cases:
             seeds = seeds_for(case, opts)
             futures = [pool.submit(ref, case, s) for s in seeds]
-            mine = [ours(case, s) for s in seeds]
-            theirs = [f.result() for f in futures]
+            mine = []
+            for s in seeds:
+                reference_results(futures, done_only=True)
+                mine.append(ours(case, s))
+            theirs = reference_results(futures)
             out.append((case, mean_measure(mine), mean_measure(theirs)))
     return out
+
+
+def _broken_everywhere(sec: Section, results: list[tuple[Case, Measure, Measure]]) -> None:
+    """Mark `sec` broken when its reference gave no result at any point."""
+    if results and all(theirs.broken for _, _, theirs in results):
+        sec.broken = "; ".join(dict.fromkeys(theirs.broken for _, _, theirs in results))
 
 
 def rows_for(results: list[tuple[Case, Measure, Measure]],
@@ -448,10 +463,6 @@ def variants(opts: Options, available: set[str]) -> list[Section]:
     for name, module in TCP_LINUX.items():
         if variant_of(name) not in available or not opts.wanted(name):
             continue
-        opts.progress(f"variant {name}: tcplab (linux profile) against TCP-Linux {module}")
-        results = compare(
-            opts, cases, lambda c, s, n=name: tcplab_run(c, s, tcp_linux_flow(n)),
-            lambda c, s, m=module: ns2_run(opts.ns, c, s, f"linux:{m}", TCP_LINUX_SETTINGS))
         floor = FLOOR_TEXT.get(name) or (
             "ssthresh / 2" if variant_of(name) in HALF_FLOOR else "ssthresh")
         sec = Section(
@@ -462,16 +473,26 @@ def variants(opts: Options, available: set[str]) -> list[Section]:
             "RACK-TLP or HyStart, which 2.6.22 lacks); initial window 10, minimum RTO "
             "200 ms, timestamps."
             + (f" The variant runs as `cc = {FORMS[name]}`." if name in FORMS else ""),
-            references=[f"TCP-Linux `{module}` (ns-2.35 Agent/TCP/Linux)"],
-            rows=rows_for(results))
-        if any(r.stalled for r in sec.rows):
-            sec.notes.append("TCP-Linux stalled at some points (no progress over the last "
-                             "quarter of the run, or cwnd 0): those rows are not compared.")
-        for case, _, theirs in results:
-            if theirs.broken:
-                sec.notes.append(f"{case.label}: {theirs.broken}.")
-        sec.figures.append(figure(name, "TCP-Linux", results))
-        sections.append(sec)
+            references=[f"TCP-Linux `{module}` (ns-2.35 Agent/TCP/Linux)"])
+
+        def fill(sec: Section, name: str = name, module: str = module) -> None:
+            results = compare(
+                opts, cases, lambda c, s: tcplab_run(c, s, tcp_linux_flow(name)),
+                lambda c, s: ns2_run(opts.ns, c, s, f"linux:{module}", TCP_LINUX_SETTINGS))
+            sec.rows = rows_for(results)
+            if any(r.stalled for r in sec.rows):
+                sec.notes.append("TCP-Linux stalled at some points (no progress over the "
+                                 "last quarter of the run, or cwnd 0): those rows are not "
+                                 "compared.")
+            for case, _, theirs in results:
+                if theirs.broken:
+                    sec.notes.append(f"{case.label}: {theirs.broken}.")
+            sec.figures.append(figure(name, "TCP-Linux", results))
+            _broken_everywhere(sec, results)
+
+        sections.append(timed(opts.progress, f"variant {name}",
+                              f"tcplab (linux profile) against TCP-Linux {module}",
+                              lambda sec=sec, fill=fill: guarded(sec, fill)))
     return sections
 
 
@@ -484,19 +505,25 @@ def recoveries(opts: Options) -> list[Section]:
     for name, agent in NATIVE.items():
         if not opts.wanted(name):
             continue
-        opts.progress(f"recovery {name}: tcplab (ns2 profile) against ns-2 {agent}")
-        results = compare(
-            opts, cases, lambda c, s, n=name: tcplab_run(c, s, {"cc": n, "profile": "ns2"}),
-            lambda c, s, a=agent: ns2_run(opts.ns, c, s, a, NS2_SETTINGS))
-        sections.append(Section(
+        sec = Section(
             kind="recovery", name=name,
             scenario=_scenario_text(cases, opts) + " Both at ns-2's defaults (window_ 20, "
             "windowInit_ 2, minrto_ 200 ms, tcpTick_ 10 ms, "
             + ("no limited transmit: Agent/TCP/Vegas's own recv has none"
                if name == "vegas" else "limited transmit") + "): tcplab's ns2 profile.",
-            references=[f"ns-2.35 Agent/TCP/{agent.capitalize() if agent != 'sack' else 'Sack1'}"],
-            rows=rows_for(results, ("goodput", "reductions")),
-            figures=[figure(name, "ns-2", results)]))
+            references=[f"ns-2.35 Agent/TCP/{agent.capitalize() if agent != 'sack' else 'Sack1'}"])
+
+        def fill(sec: Section, name: str = name, agent: str = agent) -> None:
+            results = compare(
+                opts, cases, lambda c, s: tcplab_run(c, s, {"cc": name, "profile": "ns2"}),
+                lambda c, s: ns2_run(opts.ns, c, s, agent, NS2_SETTINGS))
+            sec.rows = rows_for(results, ("goodput", "reductions"))
+            sec.figures = [figure(name, "ns-2", results)]
+            _broken_everywhere(sec, results)
+
+        sections.append(timed(opts.progress, f"recovery {name}",
+                              f"tcplab (ns2 profile) against ns-2 {agent}",
+                              lambda sec=sec, fill=fill: guarded(sec, fill)))
     return sections
 
 

@@ -27,10 +27,12 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from tcplab.validation.model import Row, Section
 from tcplab.validation.paths import dumbbell, westwood_path
+from tcplab.validation.running import timed
 
 
 def link_rate(quick: bool) -> Section:
@@ -125,7 +127,12 @@ def codel_target(quick: bool) -> Section:
                   bounds=(2.5, 10.0), unit="ms")])
 
 
-def unreferenced(quick: bool) -> list[Section]:
+#: The variants with no runnable reference, checked for their design alone,
+#: with the Linux source each follows.
+UNREFERENCED = {"nv": "tcp_nv.c", "cdg": "tcp_cdg.c"}
+
+
+def unreferenced(quick: bool, names: Iterable[str] = tuple(UNREFERENCED)) -> list[Section]:
     """NV and CDG, which have no runnable reference here: behaviour checks.
 
     What each is designed to do, alone on the clean 100-ms dumbbell.
@@ -136,7 +143,8 @@ def unreferenced(quick: bool) -> list[Section]:
     # give it (the path's 100 ms), which bounds its minimum RTT.
     forms = {"nv": [("", "nv"), (", base_rtt 100 ms", {"name": "nv", "base_rtt": 100_000})],
              "cdg": [("", "cdg")]}
-    for name, source in [("nv", "tcp_nv.c"), ("cdg", "tcp_cdg.c")]:
+    for name in names:
+        source = UNREFERENCED[name]
         rows = []
         points = [(acks, label + suffix, cc) for suffix, cc in forms[name]
                   for acks, label in [(1, "1 flow, an ACK per segment"),
@@ -167,7 +175,23 @@ def unreferenced(quick: bool) -> list[Section]:
     return out
 
 
-def all_checks(quick: bool, seeds: int) -> list[Section]:
-    """Every theory check."""
-    return [link_rate(quick), mathis(quick, seeds), vegas_queue(quick), codel_target(quick),
-            *unreferenced(quick)]
+def all_checks(quick: bool, seeds: int, progress: Callable[[str], None] | None = None,
+               only: Iterable[str] | None = None) -> list[Section]:
+    """Every theory check (or, with `only`, those of the variants it names).
+
+    Each check's start and end go to `progress`.
+    """
+    progress = progress or (lambda _msg: None)
+    checks: list[tuple[str, str, Callable[[], Section]]] = [
+        ("theory link rate", "one Reno flow fills the link", lambda: link_rate(quick)),
+        ("theory Mathis and Padhye", "Reno against the square-root law and Padhye's formula",
+         lambda: mathis(quick, seeds)),
+        ("theory Vegas queue", "Vegas keeps alpha to beta packets queued",
+         lambda: vegas_queue(quick)),
+        ("theory CoDel target", "CoDel keeps the sojourn near its target",
+         lambda: codel_target(quick)),
+        *((f"variant {n}", "behaviour checks (no runnable reference)",
+           lambda n=n: unreferenced(quick, [n])[0]) for n in UNREFERENCED)]
+    wanted = set(only) if only is not None else None
+    return [timed(progress, label, what, build) for label, what, build in checks
+            if wanted is None or label.split(" ", 1)[1] in wanted]
