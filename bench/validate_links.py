@@ -8,7 +8,9 @@ earlier millisecond, oldest first, a packet leaving with the opportunity
 that carries its last byte, the rest of an opportunity lost when the queue
 runs dry. It shares no code with tcplab's (crates/tcplab-core/src/net/capacity.rs).
 
-For each real trace in ../shared/traces/mahimahi, a UDP source sends
+For each real trace in the folder of mahimahi's traces (--traces, else as
+tcplab.traces.resolve finds it: TCPLAB_TRACES, the folder of `tcplab traces
+download`, ../shared/traces/mahimahi), a UDP source sends
 1000-B packets at 90% of the trace's mean capacity for 60 s through a
 10 Gb/s hop into the trace-driven link (no queue limit, as mahimahi's
 default). Both models see the same packet arrivals; the table compares the

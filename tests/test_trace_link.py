@@ -8,9 +8,6 @@ from pathlib import Path
 import pytest
 import tcplab as tl
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "traces" / "mahimahi"
-LTE = SHARED / "Verizon-LTE-short"
-
 
 def opportunities(times_ms: list[int], until_ms: float) -> int:
     """Opportunities of a repeating trace in (0, until_ms] (those at 0 serve nothing)."""
@@ -137,21 +134,21 @@ def test_every_discipline_queues_before_a_trace_link(tmp_path: Path, queue: obje
     assert link.utilization == pytest.approx(link.tx_bytes / capacity)
 
 
-@pytest.mark.skipif(not LTE.with_suffix(".down").exists(), reason="../shared traces absent")
-def test_a_real_trace_pair_drives_one_link() -> None:
-    down = [int(x) for x in LTE.with_suffix(".down").read_text().split()]
-    res = saturated(tl.Trace(LTE.with_suffix(".down")), 1476, duration="10s",
+def test_a_real_trace_pair_drives_one_link(mahimahi_traces: Path) -> None:
+    lte = mahimahi_traces / "Verizon-LTE-short"
+    down = [int(x) for x in lte.with_suffix(".down").read_text().split()]
+    res = saturated(tl.Trace(lte.with_suffix(".down")), 1476, duration="10s",
                     udp_rate="100Mbps")
     assert res.link("r-d", "r").tx_packets == opportunities(down, 10_000)
     period = down[-1] / 1000
     assert res.link("r-d", "r").rate_bps == round(len(down) * 1504 * 8 / period)
     net = tl.Network()
     s, d = net.host("s"), net.host("d")
-    net.link(s, d, rate=tl.Trace(LTE.with_suffix(".down")),
-             reverse_rate=tl.Trace(LTE.with_suffix(".up")), delay="20ms")
+    net.link(s, d, rate=tl.Trace(lte.with_suffix(".down")),
+             reverse_rate=tl.Trace(lte.with_suffix(".up")), delay="20ms")
     net.tcp(s, d)
     res = net.run(duration="5s")
-    up = [int(x) for x in LTE.with_suffix(".up").read_text().split()]
+    up = [int(x) for x in lte.with_suffix(".up").read_text().split()]
     assert res.link("s-d", "d").rate_bps == round(len(up) * 1504 * 8 / (up[-1] / 1000))
     assert res.flows.iloc[0].goodput_bps > 0
 

@@ -539,6 +539,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="local worker processes (default: all cores)")
     rp.add_argument("--traces", metavar="DIR",
                     help="cellular: the folder of mahimahi's traces (default: "
+                    "TCPLAB_TRACES, then the folder of `tcplab traces download`, then "
                     "../shared/traces/mahimahi)")
     rp.set_defaults(func=cmd_reproduce)
 
@@ -609,6 +610,9 @@ def build_parser() -> argparse.ArgumentParser:
     va.add_argument("--jobs", type=int, default=2, help="reference runs in parallel")
     va.set_defaults(func=cmd_validate)
 
+    from tcplab.traces import add_parser as add_traces_parser
+
+    add_traces_parser(sub)
     co = sub.add_parser("completion", help="print a shell completion script: "
                         'eval "$(tcplab completion bash)"')
     co.add_argument("shell", choices=["bash", "zsh"], help="the shell to complete in")

@@ -361,33 +361,34 @@ CELLULAR_TRACES = ["Verizon-LTE-short", "Verizon-EVDO-driving", "TMobile-UMTS-dr
                    "ATT-LTE-driving-2016"]
 """The four mahimahi trace pairs (``NAME.down``, ``NAME.up``) the ``cellular`` study runs."""
 
-TRACES_HELP = ("mahimahi's cellular traces (Verizon-LTE-short.down, .up, ...): get them from "
-               "https://github.com/ravinet/mahimahi (folder traces/) and pass their folder")
+def __getattr__(name: str) -> Any:
+    if name == "TRACES_HELP":  # what to do without traces: tcplab.traces says it
+        from tcplab import traces
+
+        return traces.HELP
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def default_traces() -> Path | None:
-    """The folder of mahimahi's traces beside the project (../shared/traces/mahimahi), if any.
+    """The folder of mahimahi's traces, found as :func:`tcplab.traces.resolve` finds it.
 
-    Looked for from the working directory and from the source tree.
+    ``TCPLAB_TRACES``, the folder of ``tcplab traces download``, then
+    ``../shared/traces/mahimahi``; None when none of them has the traces.
     """
-    for base in (Path.cwd().parent, Path(__file__).resolve().parents[3]):
-        d = base / "shared" / "traces" / "mahimahi"
-        if (d / f"{CELLULAR_TRACES[0]}.down").is_file():
-            return d
-    return None
+    from tcplab import traces
+
+    return traces.resolve()
 
 
 def missing_trace(traces: str | Path | None, name: str) -> tuple[Path | None, str | None]:
     """The traces' folder and what is missing from it (None if nothing).
 
-    The folder is ``traces``, or :func:`default_traces`; missing is its
-    ``name``.down, said with where it was looked for.
+    The folder is ``traces``, or the one :func:`default_traces` finds;
+    missing is its ``name``.down, said with where it was looked for.
     """
-    folder = Path(traces) if traces is not None else default_traces()
-    if folder is not None and (folder / f"{name}.down").is_file():
-        return folder, None
-    where = f"in {folder}" if folder is not None else "beside the project"
-    return folder, f"no trace {name}.down {where}"
+    from tcplab import traces as found
+
+    return found.missing(traces, name)
 
 
 def cellular(*, cc: Any = "cubic", trace: str = "Verizon-LTE-short", queue: str = "droptail",
@@ -407,8 +408,9 @@ def cellular(*, cc: Any = "cubic", trace: str = "Verizon-LTE-short", queue: str 
     """
     folder, missing = missing_trace(traces, trace)
     if folder is None or missing is not None:
-        raise ScenarioError(f"cellular: {missing}; {TRACES_HELP}", "traces", str(missing),
-                            TRACES_HELP)
+        from tcplab.traces import HELP
+
+        raise ScenarioError(f"cellular: {missing}; {HELP}", "traces", str(missing), HELP)
     if queue not in ("droptail", "codel"):
         raise ScenarioError(f"cellular: queue {queue!r} is not 'droptail' or 'codel'", "queue",
                             f"{queue!r} is not a queue of this study", "droptail, codel")
