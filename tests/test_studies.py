@@ -8,10 +8,11 @@ import tcplab as tl
 from tcplab import presets
 from tcplab.studies import STUDIES, reproduce
 
-# The cellular study replays mahimahi's traces from ../shared/traces/mahimahi
-# (CI has them); without them its tests are skipped, not failed.
+# The cellular study replays mahimahi's traces, found as tcplab.traces.resolve finds
+# them (CI has ../shared/traces/mahimahi); without them its tests are skipped, not failed.
 TRACES = presets.default_traces()
-needs_traces = pytest.mark.skipif(TRACES is None, reason="no ../shared/traces/mahimahi")
+needs_traces = pytest.mark.skipif(TRACES is None,
+                                  reason="no mahimahi traces (tcplab traces download)")
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=needs_traces) if n == "cellular" else n
