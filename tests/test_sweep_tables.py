@@ -357,3 +357,11 @@ def test_nan_in_results_is_not_damage(tmp_path):
         assert s.damaged() == []
         assert json.loads(s._query("SELECT params FROM runs")[0][0]) == {"q": {"kind": "red"}}
         assert s.flows(keys={"k"})["q"].tolist() == ["red"]
+
+
+def test_the_cli_offers_every_table_of_a_store():
+    from tcplab.cli import STORE_TABLES
+    from tcplab.cli_store import _TABLE_DEFAULTS
+    from tcplab.store import TABLES
+
+    assert STORE_TABLES == list(TABLES) == list(_TABLE_DEFAULTS)

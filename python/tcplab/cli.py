@@ -6,7 +6,9 @@ Exit codes, the same for every command:
 0     success
 1     a run failed inside the core (an internal error, a Python
       congestion control that raised, out of memory, failed runs in a
-      sweep), or ``tcplab validate`` found a result outside its tolerance
+      sweep), or ``tcplab validate`` found a row outside its tolerance
+      with no known or open entry, a reference that broke, or nothing to
+      compare
 2     bad input or usage (a scenario or study mistake, an unreadable or
       missing file, a damaged results store, bad arguments, an unknown
       study name)
@@ -25,7 +27,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from tcplab import __version__
 from tcplab._defaults import CI_LEVEL
@@ -38,6 +40,8 @@ from tcplab.errors import (
 )
 from tcplab.scenario_file import Scenario, load
 
+#: The tables of a results store that `results` and `plot` read (tcplab.store.TABLES).
+STORE_TABLES = ["flows", "links", "intervals", "transfers"]
 #: Exit codes (see the module's docstring).
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -231,116 +235,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _column(df: Any, name: str, option: str) -> str:
-    if name in df.columns:
-        return name
-    for alt in (f"{name}_bps", f"{name}_s"):
-        if alt in df.columns:
-            return alt
-    raise UsageError(f"{option}: no column {name!r} (columns: "
-                     f"{', '.join(map(str, df.columns))})")
-
-
-def _study(store: Any, wanted: str | None) -> str:
-    """The study to report on: the one named, or the only one in the store."""
-    studies = store.studies()
-    if wanted is not None:
-        if wanted not in studies:
-            raise UsageError(f"{store.path} holds no study named {wanted!r} (studies: "
-                             f"{', '.join(studies) or 'none'})")
-        return wanted
-    if not studies:
-        raise UsageError(f"{store.path} holds no runs")
-    if len(studies) > 1:
-        raise UsageError(f"{store.path} holds {len(studies)} studies ({', '.join(studies)}); "
-                         "choose one with --study NAME")
-    return studies[0]
-
-
-def _read_study(db: str, wanted: str | None, table: str = "flows") -> dict[str, Any]:
-    """A study's current runs and the rows of one table, from a store opened read-only."""
-    from tcplab.store import Store
-
-    with Store(db) as store:
-        study = _study(store, wanted)
-        keys = store.current_keys(study)
-        runs = store.runs(keys=keys)
-        every = store.runs(current=False)
-        stale = len(set(every.loc[every["study"] == study, "key"]) - keys)
-        return {"study": study, "runs": runs, "stale": stale,
-                "flows": store.table(table, keys=keys)}
-
-
-def _write_table(df: Any, path: str, kind: str) -> Path:
-    """Write a table (CSV or Parquet) through a new file renamed into place."""
-    from tcplab._files import atomic_write
-
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    if kind == "parquet":
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            raise UsageError("--parquet needs pyarrow (pip install pyarrow)") from None
-        return atomic_write(p, lambda f: df.to_parquet(f, index=False), binary=True)
-    return atomic_write(p, lambda f: df.to_csv(f, index=False))
-
-
 def cmd_results(args: argparse.Namespace) -> int:
     """Summarize a study's stored runs: group-by statistics with confidence intervals."""
-    from tcplab.analysis import rows_per_run, run_means, summarize
-    from tcplab.sweep import failure_lines
+    from tcplab.cli_store import results
 
-    got = _read_study(args.db, args.study, args.table)
-    flows, runs = got["flows"], got["runs"]
-    failed = runs[runs["status"] == "failed"]
-    if flows.empty:
-        first = f"; {failed['error'].iloc[0]}" if not failed.empty else ""
-        what = "" if args.table == "flows" else f" with {args.table} rows"
-        print(f"error: {args.db} has no successful runs{what} of study {got['study']!r} "
-              f"({len(runs)} runs, {len(failed)} failed{first})", file=sys.stderr)
-        return EXIT_FAILED
-    default_by, default_metric = _TABLE_DEFAULTS[args.table]
-    by = ([_column(flows, c, "--group-by") for c in args.group_by.split(",")]
-          if args.group_by else [c for c in default_by if c in flows.columns])
-    metrics = ([_column(flows, m, "--metrics") for m in args.metrics.split(",")]
-               if args.metrics else [default_metric])
-    per_run = rows_per_run(flows, by)
-    if per_run > 1:
-        print(f"note: a run has up to {per_run} {args.table} rows in one group; each run's "
-              "rows are averaged first, so each interval is over runs (seeds), not rows",
-              file=sys.stderr)
-        table = summarize(run_means(flows, by, metrics), by, metrics, ci=args.ci)
-    else:
-        table = summarize(flows, by, metrics, ci=args.ci)
-    with_pd_options(lambda: print(table.to_string(index=False)))
-    from tcplab.analysis import identical_seeds
-
-    same = identical_seeds(table, metrics)
-    if not same.empty:
-        print(f"warning: {len(same)} of {len(table)} groups gave identical results on every "
-              "seed (nothing random reaches them: no random loss or start), so their "
-              "intervals have zero width; more seeds will not change that",
-              file=sys.stderr)
-    stale = (f"; {got['stale']} runs of earlier versions of the study not shown"
-             if got["stale"] else "")
-    print(f"\n{got['study']}: {len(runs)} runs ({len(failed)} failed{stale})")
-    for line in failure_lines(failed):
-        print(line)
-    out = table if not args.raw else flows
-    for path, kind in ((args.csv, "csv"), (args.parquet, "parquet")):
-        if path:
-            print(f"wrote {_write_table(out, path, kind)}")
-    return EXIT_OK
+    return results(args)
 
 
-#: Per table of a store: the default grouping (the columns present) and metric.
-_TABLE_DEFAULTS = {
-    "flows": (["flow"], "goodput_bps"),
-    "links": (["link", "src"], "utilization"),
-    "intervals": (["flow"], "goodput_bps"),
-    "transfers": (["cc"], "completion_time_s"),
-}
+def cmd_plot(args: argparse.Namespace) -> int:
+    """Plot a metric against a grid parameter (CI bars or boxes), or its CDF."""
+    from tcplab.cli_store import plot
+
+    return plot(args)
 
 
 def with_pd_options(fn) -> None:  # noqa: ANN001
@@ -349,44 +255,6 @@ def with_pd_options(fn) -> None:  # noqa: ANN001
 
     with pd.option_context("display.width", 200, "display.max_columns", 50):
         fn()
-
-
-def cmd_plot(args: argparse.Namespace) -> int:
-    """Plot a metric against a grid parameter (CI bars or boxes), or its CDF."""
-    from tcplab import plot
-
-    if Path(args.out).suffix not in plot.FORMATS:
-        raise UsageError(f"--out: {args.out}: write a .png, .svg or .pdf file")
-
-    got = _read_study(args.db, args.study, args.table)
-    flows = got["flows"]
-    if flows.empty:
-        what = "" if args.table == "flows" else f" with {args.table} rows"
-        print(f"error: {args.db} has no successful runs{what} of study {got['study']!r}",
-              file=sys.stderr)
-        return EXIT_FAILED
-    if args.x is None and args.kind != "cdf":
-        raise UsageError(f"--x: required with --kind {args.kind} (only a cdf has no x)")
-    y = _column(flows, args.y, "--y")
-    hue = _column(flows, args.hue, "--hue") if args.hue else None
-    if args.kind in ("auto", "line", "bar"):
-        from tcplab.analysis import rows_per_run, run_means
-
-        by = [_column(flows, args.x, "--x")] + ([hue] if hue else [])
-        if rows_per_run(flows, by) > 1:  # intervals over runs, not over a run's rows
-            flows = run_means(flows, by, [y])
-    logx = True if args.logx else None
-    if args.kind == "cdf":
-        plot.cdf(flows, y, args.out, hue=hue, logx=logx, xlabel=args.xlabel, size=args.size)
-    elif args.kind == "box":
-        plot.box(flows, _column(flows, args.x, "--x"), y, args.out, hue=hue,
-                 xlabel=args.xlabel, ylabel=args.ylabel, logy=args.logy, size=args.size)
-    else:
-        plot.line_ci(flows, _column(flows, args.x, "--x"), y, args.out, hue=hue, ci=args.ci,
-                     kind=args.kind, logx=logx, logy=args.logy, xlabel=args.xlabel,
-                     ylabel=args.ylabel, size=args.size)
-    print(f"wrote {args.out}")
-    return EXIT_OK
 
 
 def cmd_studies(args: argparse.Namespace) -> int:
@@ -456,22 +324,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     """Compare tcplab with the installed references; write the report."""
     import tcplab.validation as tv
 
-    only = [x for x in (args.only or "").split(",") if x] or None
-    rep = tv.run(quick=args.quick, seeds=args.seeds, only=only, jobs=args.jobs,
-                 progress=lambda m: print(m, file=sys.stderr, flush=True))
-    for name, why in rep.skipped.items():
-        print(f"skipped {name}: {why}")
-    paths = tv.write(rep, args.out)
-    c = rep.counts()
-    print(f"{c['pass']} pass, {c['fail']} fail, {c['known']} known differences, "
-          f"{c['open']} open misses, {c['stalled']} where the reference stalled "
-          f"({rep.seconds:.0f} s)")
-    for sec, row in rep.failures:
-        print(f"FAIL {sec.kind} {sec.name}, {row.point}, {row.metric}: tcplab "
-              f"{row.tcplab:.4g} against {row.reference:.4g} (ratio {row.ratio:.3f}, "
-              f"target {row.target})")
-    print("wrote " + ", ".join(str(p) for p in paths.values()))
-    return EXIT_FAILED if rep.failures else EXIT_OK
+    return tv.command(quick=args.quick, out=args.out, only=args.only, seeds=args.seeds,
+                      jobs=args.jobs)
 
 
 def cmd_completion(args: argparse.Namespace) -> int:
@@ -557,7 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     rs = sub.add_parser("results", help="statistics of a study's stored runs")
     rs.add_argument("db", help="the study's store (.db)")
     rs.add_argument("--study", help="the study to report on, when the store holds several")
-    rs.add_argument("--table", choices=list(_TABLE_DEFAULTS), default="flows",
+    rs.add_argument("--table", choices=STORE_TABLES, default="flows",
                     help="the rows to summarise: flows (default), links (per link "
                     "direction: drops, marks, utilization, sojourn), intervals, or transfers "
                     "(a workload's completion times and slowdowns)")
@@ -573,7 +427,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("plot", help="plot a metric vs a parameter (CI bars, boxes) or its CDF")
     pl.add_argument("db", help="the study's store (.db)")
     pl.add_argument("--study", help="the study to plot, when the store holds several")
-    pl.add_argument("--table", choices=list(_TABLE_DEFAULTS), default="flows",
+    pl.add_argument("--table", choices=STORE_TABLES, default="flows",
                     help="the rows to plot: flows (default), links, intervals or transfers")
     pl.add_argument("--x", help="the parameter on the x axis, e.g. per (not for a cdf)")
     pl.add_argument("--y", required=True, help="the metric, e.g. goodput (or goodput_bps)")
@@ -599,15 +453,18 @@ def build_parser() -> argparse.ArgumentParser:
     pl.set_defaults(func=cmd_plot)
 
     va = sub.add_parser("validate", help="compare tcplab with ns-2, TCP-Linux, ns-3 and theory; "
-                        "write an HTML and Markdown report (exit 1 if a result misses its "
-                        "tolerance)")
+                        "write an HTML and Markdown report (exit 1 if a row FAILs, a "
+                        "reference breaks, or nothing is compared; known differences and open "
+                        "misses do not fail it)")
     va.add_argument("--quick", action="store_true",
                     help="fewer points and shorter runs (a few minutes; what CI runs)")
     va.add_argument("--out", default="validation", help="report folder (default: validation)")
     va.add_argument("--only", help="comma-separated sections: variant or recovery names, or "
-                    "variants, recoveries, ns3, theory")
-    va.add_argument("--seeds", type=int, help="seeds per lossy point (default 3; quick 2)")
-    va.add_argument("--jobs", type=int, default=2, help="reference runs in parallel")
+                    "variants, recoveries, ns3, theory, nv, cdg")
+    va.add_argument("--seeds", type=int,
+                    help="seeds per lossy point, 1 or more (default 3; quick 2)")
+    va.add_argument("--jobs", type=int, default=2,
+                    help="reference runs in parallel, 1 or more")
     va.set_defaults(func=cmd_validate)
 
     from tcplab.traces import add_parser as add_traces_parser

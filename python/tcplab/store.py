@@ -33,21 +33,18 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
-import socket
 import sqlite3
 import time
 import urllib.parse
-import uuid
 import warnings
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from tcplab import __version__
+from tcplab.claims import Holder, expired, holder_gone, process_start  # noqa: F401 - re-exported
 from tcplab.errors import StoreError
 
 SCHEMA = """
@@ -136,80 +133,6 @@ def run_key(resolved_scenario: dict[str, Any], version: str | None = None) -> st
     h.update(b"\0")
     h.update(canonical(resolved_scenario).encode())
     return h.hexdigest()
-
-
-# ---- who holds a claim, and whether it is still alive ------------------------------
-
-
-def _boot_id() -> str:
-    try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    except OSError:
-        return ""
-
-
-def _proc_stat(pid: int) -> tuple[str, str] | None:
-    """(state, start time) of a process from /proc, or None when there is no such process."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return None
-    except OSError:
-        return ("?", "")
-    fields = text[text.rfind(")") + 2:].split()
-    # After the command: state is field 3, starttime field 22 (1-based).
-    return (fields[0], fields[19]) if len(fields) > 19 else ("?", "")
-
-
-def process_start(pid: int) -> str:
-    """When process ``pid`` started (clock ticks since boot, from /proc), or "" if unknown."""
-    stat = _proc_stat(pid) if Path("/proc/self/stat").exists() else None
-    return stat[1] if stat else ""
-
-
-@dataclass(frozen=True)
-class Holder:
-    """A sweep that claims runs: a unique id, and the process it runs in."""
-
-    id: str
-    host: str
-    boot: str
-    pid: int
-    start: str
-
-    @classmethod
-    def current(cls) -> Holder:
-        """A holder for this process, with a new id (two sweeps in one process differ)."""
-        pid = os.getpid()
-        return cls(id=uuid.uuid4().hex, host=socket.gethostname(), boot=_boot_id(), pid=pid,
-                   start=process_start(pid))
-
-
-def holder_gone(host: str, boot: str, pid: int, start: str) -> bool:
-    """Whether the process that made a claim is certainly gone (only known on this host).
-
-    On the same host (and boot), a process is gone when there is no process
-    ``pid``, it is a zombie, or it started at another time (the pid was
-    reused). On another host nothing is known: the lease decides.
-    """
-    if host != socket.gethostname():
-        return False
-    here = _boot_id()
-    if boot and here and boot != here:
-        return True  # the machine rebooted since
-    if Path("/proc/self/stat").exists():
-        stat = _proc_stat(pid)
-        if stat is None:
-            return True
-        state, started = stat
-        return state in ("Z", "X") or bool(start and started and started != start)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except OSError:
-        return False
-    return False
 
 
 # ---- the store ---------------------------------------------------------------------
@@ -437,7 +360,7 @@ class Store:
                 return "stored"
             held = c.execute("SELECT holder, host, boot, pid, pid_start, lease_until FROM claims "
                              "WHERE key = ?", (key,)).fetchone()
-            if held is not None and held[0] != holder.id and not _expired(held, now):
+            if held is not None and held[0] != holder.id and not expired(held, now):
                 return "busy"
             c.execute("INSERT OR REPLACE INTO claims (key, holder, host, boot, pid, pid_start, "
                       "lease_until) VALUES (?,?,?,?,?,?,?)",
@@ -457,7 +380,7 @@ class Store:
                                             (since,)) if k in keys}
         held = {r[0]: r[1:] for r in self._query(
             "SELECT key, holder, host, boot, pid, pid_start, lease_until FROM claims")}
-        free = {k for k in keys - stored if k not in held or _expired(held[k], now)}
+        free = {k for k in keys - stored if k not in held or expired(held[k], now)}
         return stored, free
 
     def renew(self, holder: Holder) -> None:
@@ -667,9 +590,3 @@ def transfers_of(flows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if isinstance(size, int | float) and size > 0:
             out.append({c: r.get(c) for c in TRANSFER_COLUMNS})
     return out
-
-
-def _expired(held: tuple[Any, ...], now: float) -> bool:
-    """Whether a claim row (holder, host, boot, pid, pid_start, lease_until) has lapsed."""
-    _holder, host, boot, pid, start, lease_until = held
-    return lease_until < now or holder_gone(host, boot, int(pid), start)

@@ -225,8 +225,10 @@ class Sweep:
                 keeps their failures.
 
         Raises:
-            SweepInterrupted: Ctrl-C (a ``KeyboardInterrupt``); every finished
-                run is stored, and running the sweep again resumes.
+            KeyboardInterrupt: Ctrl-C; every finished run is stored, a line on
+                stderr says how to resume (running the sweep again), and the
+                script ends as Python's do on Ctrl-C (``SweepInterrupted``,
+                a subclass, under the ``tcplab`` command).
             SweepError: the sweep was started from an unguarded script, or
                 the Dask scheduler cannot be reached.
             ScenarioError: a grid entry is wrong, or the store holds another
