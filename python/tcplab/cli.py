@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -75,6 +76,16 @@ def _positive_int(text: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: at least 1")
     return n
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+    return value
 
 
 def _level(text: str) -> float:
@@ -225,7 +236,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     specs = sweep.runs()
     run_specs(specs, sweep.db, sweep.name, jobs=args.jobs, dask=args.dask,
               metrics=sweep.metrics, definition=sweep.definition(),
-              retry_failed=not args.keep_failed)
+              retry_failed=not args.keep_failed, run_timeout=args.run_timeout)
     status = sweep_status(sweep.db, sweep.name, specs)
     print("\n".join(status.lines()))
     if status.failed:
@@ -403,6 +414,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="local worker processes (default: all cores)")
     sw.add_argument("--dask", help="address of a Dask scheduler, e.g. tcp://host:8786")
     sw.add_argument("--db", help="results store (default: from the study file)")
+    sw.add_argument("--run-timeout", type=_seconds, metavar="SECONDS",
+                    help="stop a run that takes longer than this (wall clock) and store it "
+                    "as failed with the reason; it is retried next time (default: no limit)")
     sw.add_argument("--keep-failed", action="store_true",
                     help="do not run again the runs stored as failed (default: retry them)")
     memory_budget(sw)

@@ -27,6 +27,7 @@ import pandas as pd
 
 from tcplab.errors import ScenarioError, SweepError, SweepInterrupted
 from tcplab.store import RENEW_S, Holder, Store, StoreError, build_id, canonical, run_key
+from tcplab.timeouts import overdue
 from tcplab.worker import (
     MAIN_GUARD_EXIT,
     _refuse_unguarded,
@@ -135,14 +136,15 @@ def _short(value: Any) -> str:
 def run_specs(specs: list[RunSpec], db: str | Path, name: str, *, jobs: int | None = None,
               dask: str | Any | None = None, progress: bool | None = None,
               metrics: list[str] | None = None, definition: dict[str, Any] | None = None,
-              retry_failed: bool = True) -> pd.DataFrame:
+              retry_failed: bool = True, run_timeout: float | None = None) -> pd.DataFrame:
     """Run the specs not stored in ``db`` yet (and those that failed); return their rows.
 
     Each run is claimed in the store before it is computed and stored as soon
     as it finishes; runs other sweeps are computing are waited for (or taken
     over when their sweep died). ``definition`` (see :meth:`Sweep.definition`)
     is recorded for the study ``name``; another one already recorded under
-    that name is refused.
+    that name is refused. A run that takes longer than ``run_timeout``
+    seconds of wall time is stopped and stored as failed with the reason.
 
     Ctrl-C stores the runs that finished and stops the workers. Under the
     ``tcplab`` command it raises :class:`SweepInterrupted` (the command
@@ -155,6 +157,11 @@ def run_specs(specs: list[RunSpec], db: str | Path, name: str, *, jobs: int | No
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise ScenarioError(f"jobs: {jobs!r} is not a number of worker processes (allowed: 1 "
                             "or more)", "jobs", "not a number of processes", "1 or more")
+    if run_timeout is not None and (isinstance(run_timeout, bool) or not isinstance(
+            run_timeout, int | float) or not 0 < run_timeout < math.inf):
+        raise ScenarioError(f"run_timeout: {run_timeout!r} is not a time limit (allowed: a "
+                            "number of seconds above 0)", "run_timeout", "not a time limit",
+                            "a number of seconds above 0")
     since = time.time()
     holder = Holder.current()
     first: dict[str, RunSpec] = {}
@@ -177,6 +184,7 @@ def run_specs(specs: list[RunSpec], db: str | Path, name: str, *, jobs: int | No
                 and (retry_failed or s.key not in statuses)]
         bar = Progress(len(todo), len(unique) - len(todo), progress)
         work = _Work(store, holder, todo, since, lambda s: bar.update("elsewhere"), metrics)
+        work.timeout = run_timeout
         sigint = _Sigint()
 
         def record(s: RunSpec, out: dict[str, Any]) -> None:
@@ -256,6 +264,8 @@ class _Work:
         self.waiting: dict[str, RunSpec] = {}  # claimed by other sweeps
         self.elsewhere = elsewhere
         self.next_poll = 0.0
+        #: The wall-clock limit of one run (seconds), or None.
+        self.timeout: float | None = None
 
     def take(self) -> RunSpec | None:
         """The next run to compute, claimed; None when there is none right now."""
@@ -283,7 +293,8 @@ class _Work:
 
     def payload(self, s: RunSpec) -> dict[str, Any]:
         """What a worker gets to run ``s``."""
-        return {"key": s.key, "scenario": s.scenario, "metrics": self.metrics}
+        return {"key": s.key, "scenario": s.scenario, "metrics": self.metrics,
+                "timeout": self.timeout}
 
     def give_back(self, s: RunSpec) -> None:
         """A claimed run that could not be submitted: it is next."""
@@ -400,7 +411,8 @@ def _run_local(work: _Work, jobs: int, record: Callable[[RunSpec, dict[str, Any]
         pool = _pool(jobs, ctx)
         procs: dict[int, Any] = {}
         inflight: dict[Any, RunSpec] = {}
-        clean = False
+        started: dict[Any, float] = {}
+        clean = stuck = False
         try:
             while True:
                 broken = False
@@ -409,7 +421,8 @@ def _run_local(work: _Work, jobs: int, record: Callable[[RunSpec, dict[str, Any]
                     if s is None:
                         break
                     try:
-                        inflight[pool.submit(execute, work.payload(s))] = s
+                        fut = pool.submit(execute, work.payload(s))
+                        inflight[fut], started[fut] = s, time.monotonic()
                     except BrokenProcessPool:
                         # A worker crashed since the last wait: this run never
                         # started, so it goes back, not to the suspects.
@@ -433,6 +446,9 @@ def _run_local(work: _Work, jobs: int, record: Callable[[RunSpec, dict[str, Any]
                             suspects.append(s)
                             continue
                         record(s, out)
+                    stuck = overdue(work, inflight, started, record)
+                    if stuck:
+                        break
                 if broken:
                     _check_main_guard(procs)
                     suspects += list(inflight.values())
@@ -443,7 +459,7 @@ def _run_local(work: _Work, jobs: int, record: Callable[[RunSpec, dict[str, Any]
             _keep_finished(inflight, record)
             raise
         finally:
-            if clean:
+            if clean and not stuck:
                 pool.shutdown(wait=True)
             else:
                 _abandon(pool)

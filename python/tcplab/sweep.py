@@ -134,6 +134,10 @@ class Sweep:
     db: str | Path = "sweep.db"
     name: str = "sweep"
     metrics: list[str] | None = None
+    #: The most wall-clock seconds one run may take (None: no limit); a run past
+    #: it is stopped and stored as failed with the reason, and retried by the
+    #: next sweep as any failed run is.
+    run_timeout: float | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.seeds, numbers.Integral) or isinstance(self.seeds, str | bytes):
@@ -239,7 +243,8 @@ class Sweep:
         _drop_damaged(self.db, {s.key for s in specs})
         return run_specs(specs, self.db, self.name, jobs=jobs, dask=dask,
                          progress=progress, metrics=self.metrics,
-                         definition=self.definition(), retry_failed=retry_failed)
+                         definition=self.definition(), retry_failed=retry_failed,
+                         run_timeout=self.run_timeout)
 
     def results(self, table: str = "flows") -> pd.DataFrame:
         """The stored rows of one table of this sweep, with its grid columns and seed.

@@ -17,6 +17,7 @@ from typing import Any
 from tcplab import _core
 from tcplab.labels import relabel_cc
 from tcplab.store import build_id, transfers_of
+from tcplab.timeouts import RunTimeout, time_limit, timed_out
 
 #: Set to a file path to have every executed run append its key there (used
 #: by the tests to count executions; handy to audit a resume).
@@ -62,7 +63,9 @@ def execute(payload: dict[str, Any]) -> dict[str, Any]:
             controllers = controllers_for(scenario) or None
         from tcplab.results import Results
 
-        raw = Results(_core.run_json(scenario, controllers)).raw
+        with time_limit(payload.get("timeout")):
+            out = _core.run_json(scenario, controllers)
+        raw = Results(out).raw
         relabel_cc(raw["flows"], scenario)
         transfers = transfers_of(raw["flows"])
         keep = payload.get("metrics")
@@ -75,6 +78,9 @@ def execute(payload: dict[str, Any]) -> dict[str, Any]:
                    "intervals": raw.get("intervals", []), "transfers": transfers}
         return {"key": payload["key"], "status": "ok", "results": results,
                 "wall_s": time.perf_counter() - t0, "build": build_id()}
+    except RunTimeout:
+        return {"key": payload["key"], "status": "failed",
+                "error": timed_out(payload["timeout"]), "wall_s": time.perf_counter() - t0}
     except Exception as e:  # noqa: BLE001 - a failed run is data, not a crash
         return {"key": payload["key"], "status": "failed",
                 "error": f"{type(e).__name__}: {e}", "wall_s": time.perf_counter() - t0}
