@@ -161,8 +161,12 @@ def test_the_tradeoff_plot_names_close_points_without_overlapping_names() -> Non
     ax.set_xscale("log")
     ax.invert_xaxis()
     _label_points(ax, pts)
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
-    boxes = [t.get_window_extent(renderer) for t in ax.texts]
+    # The names' own boxes (an annotation's extent also spans its leader line).
+    boxes = [Text.get_window_extent(t, renderer) for t in ax.texts]
     assert [t.get_text() for t in ax.texts] == [p[2] for p in pts]
     for i, a in enumerate(boxes):
         for b in boxes[i + 1:]:

@@ -5,6 +5,23 @@ figure, saves it to ``out`` when given (PNG, SVG or PDF, by the suffix) and
 returns the figure. Figures are made without pyplot, so nothing here changes
 matplotlib's backend or its list of open figures: in a notebook, a returned
 figure displays as the cell's value, and inline plotting keeps working.
+
+What every figure gets by default, for a paper:
+
+- **Legends never cover data.** A legend goes where it covers no line,
+  marker, error bar or bar inside the axes, else below them
+  (:func:`~tcplab.plot_layout.place_legend`, at every draw).
+- **Tick labels never overlap**; log axes read as plain numbers, without
+  labelled minor ticks (:mod:`tcplab.plot_layout`).
+- **Labels in words with units**: "99th-percentile sojourn time (ms)", not
+  ``sojourn_p99_s``; times in ms (or us) when the values are below a second,
+  data scaled to match (:func:`axis_label`).
+- **No bars on a log axis.** A bar's length on a log axis depends on where
+  the axis happens to start, so bar charts (``kind="bar"``) with
+  ``logy=True`` draw each mean as a point with its interval, and linear
+  bar charts start at 0.
+- **The same data give the same bytes**, in PNG, SVG (no date, fixed ids)
+  and PDF (no creation date) alike (:func:`save`).
 """
 
 from __future__ import annotations
@@ -17,6 +34,12 @@ import pandas as pd
 
 from tcplab._defaults import CI_LEVEL
 from tcplab.analysis import summarize
+from tcplab.plot_layout import is_tidy, label_points, mark, place_legend, tidy, tidy_layout
+
+__all__ = ["FORMATS", "SIZES", "FONTS", "PARAM_LABELS", "COLUMN_LABELS", "new_figure",
+           "style_axes", "axis_label", "x_values", "ci_note", "draw_summary", "line_ci", "cdf",
+           "box", "timeseries", "interval_bars", "save", "place_legend", "label_points",
+           "tidy_layout"]
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -38,18 +61,22 @@ Size = str | tuple[float, float]
 def new_figure(figsize: Size = "screen") -> tuple[Figure, Axes]:
     """A figure with one Axes, outside pyplot (no backend is selected or kept).
 
-    ``figsize`` is a name of :data:`SIZES` or (width, height) in inches.
+    ``figsize`` is a name of :data:`SIZES` or (width, height) in inches. The
+    figure lays itself out at each draw (:func:`tidy_layout`): tight, with
+    legends, tick labels and point names where they overlap nothing.
     """
     from matplotlib.figure import Figure
 
     size = SIZES[figsize] if isinstance(figsize, str) else figsize
     fig = Figure(figsize=size, dpi=100 if isinstance(figsize, tuple) else 200)
     fig._tcplab_font = FONTS.get(figsize, 10.0) if isinstance(figsize, str) else 10.0
-    return fig, fig.subplots()
+    ax = fig.subplots()
+    tidy_layout(fig)
+    return fig, ax
 
 
 def _axes(ax: Axes | None, figsize: Size) -> tuple[Figure, Axes]:
-    return new_figure(figsize) if ax is None else (ax.figure, ax)
+    return new_figure(figsize) if ax is None else (ax.figure, mark(ax))
 
 
 def style_axes(fig: Any, ax: Axes) -> None:
@@ -68,29 +95,66 @@ def style_axes(fig: Any, ax: Axes) -> None:
         legend.get_title().set_size(pt)
 
 
-def axis_label(name: str) -> tuple[str, float]:
-    """A result column's axis label with its unit, and the factor its values take.
+def axis_label(name: str, values: Any = None) -> tuple[str, float]:
+    """A column's axis label in words with its unit, and the factor its values take.
 
-    From the core's column metadata: ``goodput_bps`` is "goodput (Mb/s)" with
-    values times 1e-6; ``delay_mean_s`` "delay mean (s)". A grid parameter
-    known to tcplab's studies gets its quantity (``per`` is "packet error
-    rate"); any other name is itself, unscaled.
+    From the core's column metadata: ``goodput_bps`` is "goodput (Mb/s)"
+    with values times 1e-6; ``sojourn_p99_s`` "99th-percentile sojourn time"
+    in s, or in ms (times 1e3) or us when ``values`` (the data to be drawn)
+    stay below 1 s or 1 ms; bytes in B, kB, MB or GB by their size. Other
+    columns ending in ``_s``, ``_bps`` or ``_bytes`` are read the same way;
+    ``jain`` is "Jain's fairness index"; a grid parameter known to tcplab's
+    studies gets its quantity (``per`` is "packet error rate"); any other
+    name is itself, unscaled.
     """
     from tcplab.schema import columns
 
     meta = {c["name"]: c for t in ("flows", "links") for c in columns(t)}.get(name)
-    if meta is None:
-        return PARAM_LABELS.get(name, name), 1.0
-    unit = meta["unit"]
-    quantity = name
-    for suffix in ("_bps", "_bytes", "_packets", "_s"):
-        if quantity.endswith(suffix):
-            quantity = quantity[: -len(suffix)]
-    quantity = quantity.replace("_", " ")
-    if unit == "bit/s":
-        return f"{quantity} (Mb/s)", 1e-6
-    return (f"{quantity} ({unit})" if unit else quantity), 1.0
+    unit = meta["unit"] if meta is not None else next(
+        (u for suffix, u in _SUFFIX_UNITS if name.endswith(suffix)), None)
+    words = COLUMN_LABELS.get(name) or PARAM_LABELS.get(name)
+    if unit is None:
+        return words or name, 1.0
+    words = words or _words(name)
+    shown, factor = _unit(unit, values)
+    if not shown or shown in words.replace("(", " ").replace(")", " ").split():
+        return words, factor
+    return f"{words} ({shown})", factor
 
+
+_SUFFIX_UNITS = (("_s", "s"), ("_bps", "bit/s"), ("_bytes", "B"), ("_packets", "packets"))
+_STATS = {"min": "minimum", "mean": "mean", "p50": "median", "p95": "95th-percentile",
+          "p99": "99th-percentile", "max": "maximum"}
+_QUANTITIES = {"delay": "one-way delay", "ack_delay": "ACK one-way delay",
+               "sojourn": "sojourn time", "rtt": "RTT", "arq_delay": "ARQ delay",
+               "queue": "queue length"}
+
+#: Result columns in words, where the words are not the name's (the unit is
+#: added from the column's metadata).
+COLUMN_LABELS: dict[str, str] = {
+    "jain": "Jain's fairness index", "goodput_bps": "goodput",
+    "throughput_bps": "throughput (with retransmissions)",
+    "unique_sent_bps": "sending rate without retransmissions",
+    "retransmission_ratio": "retransmission ratio", "timeouts": "retransmission timeouts",
+    "fast_retransmits": "fast retransmits", "dupacks": "duplicate ACKs",
+    "ecn_reductions": "window reductions for ECN", "rtt_samples": "RTT samples",
+    "retransmitted_segments": "retransmitted segments", "sent_packets": "packets sent",
+    "sent_bytes": "payload sent", "delivered_packets": "packets delivered",
+    "delivered_bytes": "payload delivered", "lost_queue": "packets dropped by queues",
+    "lost_error": "packets lost to errors", "in_flight_packets": "packets in flight at the end",
+    "jitter_s": "jitter", "ack_jitter_s": "ACK jitter", "completion_time_s": "completion time",
+    "transfer_bytes": "transfer size", "slowdown": "slowdown (completion time / ideal)",
+    "acked_bytes": "payload acknowledged", "ack_packets": "ACKs sent", "acks_lost": "ACKs lost",
+    "mss": "MSS", "start_s": "start time", "rate_bps": "link rate",
+    "delay_s": "propagation delay (one way)", "tx_packets": "packets transmitted",
+    "tx_bytes": "bytes transmitted", "drops_queue": "queue overflow drops",
+    "drops_aqm": "AQM drops", "marks": "ECN marks", "drops_error": "error drops",
+    "utilization": "utilization", "queue_max_packets": "longest queue",
+    "queue_mean_packets": "mean queue length", "queue_mean_bytes": "mean queue length",
+    "trace_period_s": "trace period", "drops_outage": "outage drops",
+    "arq_retries": "ARQ retransmissions", "arq_residual": "losses after ARQ",
+    "end_s": "end time",
+}
 
 #: Quantities of the grid parameters tcplab's studies and presets use.
 PARAM_LABELS: dict[str, str] = {
@@ -102,8 +166,48 @@ PARAM_LABELS: dict[str, str] = {
     "reverse-direction queue limit", "m": "flows (M)", "hops": "hops",
     "bad_time": "Bad state's mean duration", "good_time": "Good state's mean duration",
     "load": "offered load", "flows": "flows", "start_s": "start (s)",
-    "arq_attempts": "ARQ transmissions (1: none)",
+    "arq_attempts": "ARQ transmissions (1: none)", "cc": "congestion control",
+    "variant": "congestion control", "recovery": "loss recovery", "profile": "settings profile",
+    "trace": "capacity trace",
 }
+
+
+def _words(name: str) -> str:
+    """``sojourn_p99_s`` as "99th-percentile sojourn time", ``foo_bar_s`` as "foo bar"."""
+    base = name
+    for suffix, _ in _SUFFIX_UNITS:
+        if base.endswith(suffix):
+            base = base[: -len(suffix)]
+            break
+    head, _, stat = base.rpartition("_")
+    if head and stat in _STATS:
+        return f"{_STATS[stat]} {_QUANTITIES.get(head, head.replace('_', ' '))}"
+    return _QUANTITIES.get(base, base.replace("_", " "))
+
+
+def _unit(unit: str, values: Any) -> tuple[str, float]:
+    """The unit to show for a column in ``unit`` and the factor, chosen from the values' size."""
+    import numpy as np
+
+    top = None
+    if values is not None:
+        v = np.abs(np.asarray(pd.to_numeric(pd.Series(values), errors="coerce"), dtype=float))
+        v = v[np.isfinite(v)]
+        top = float(v.max()) if len(v) else None
+    if unit == "s":
+        if top is None or top >= 1 or top == 0:
+            return "s", 1.0
+        return ("ms", 1e3) if top >= 1e-3 else ("\u00b5s", 1e6)
+    if unit == "bit/s":
+        if top is not None and 0 < top < 1e5:
+            return "kb/s", 1e-3
+        return ("Gb/s", 1e-9) if top is not None and top >= 1e10 else ("Mb/s", 1e-6)
+    if unit == "B":
+        for limit, shown in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+            if top is not None and top >= limit:
+                return shown, 1 / limit
+        return "B", 1.0
+    return unit, 1.0
 
 
 def x_values(values: Sequence[Any]) -> tuple[list[float] | None, str]:
@@ -166,23 +270,28 @@ def ci_note(table: pd.DataFrame, metric: str, tag: str) -> str:
 
 def draw_summary(ax: Axes, table: pd.DataFrame, x: str, metric: str, hue: str | None = None,
                  low: str = "ci95_low", high: str = "ci95_high", scale: float = 1.0,
-                 kind: str = "auto", logx: bool | None = None) -> str:
+                 kind: str = "auto", logx: bool | None = None, logy: bool = False) -> str:
     """Draws a :func:`~tcplab.summarize` table's mean of ``metric`` vs ``x``.
 
     Error bars come from the ``<metric>_<low>`` and ``_<high>`` columns.
 
     ``kind="auto"`` draws lines at the parameter's values (numbers, or
     durations and rates with their unit) and grouped bars for categories
-    (names, booleans); ``logx=None`` makes the x axis logarithmic when the
-    values span more than a decade (symlog when one is 0). Returns the x
-    axis's unit ("" for none).
+    (names, booleans); ``"point"`` draws the categories' means as points with
+    their intervals, side by side per hue, which is what ``"bar"`` becomes on
+    a log y axis (``logy``): a bar's length there would depend on where the
+    axis starts. ``logx=None`` makes the x axis logarithmic when the values
+    span more than a decade (symlog when one is 0). Returns the x axis's unit
+    ("" for none).
     """
     order = list(dict.fromkeys(table[x]))
     xs, unit = x_values(order)
     if kind == "auto":
         kind = "line" if xs is not None else "bar"
-    if kind not in ("line", "bar"):
-        raise ValueError(f"kind {kind!r}: line, bar or auto")
+    if kind not in ("line", "bar", "point"):
+        raise ValueError(f"kind {kind!r}: line, bar, point or auto")
+    if kind == "bar" and logy:
+        kind = "point"
     place = dict(zip(order, xs, strict=True)) if xs is not None and kind == "line" else None
     groups = [(None, table)] if hue is None else list(table.groupby(hue, sort=False))
     width = 0.8 / max(len(groups), 1)
@@ -190,22 +299,44 @@ def draw_summary(ax: Axes, table: pd.DataFrame, x: str, metric: str, hue: str | 
         mean = g[f"{metric}_mean"] * scale
         err = [((g[f"{metric}_mean"] - g[f"{metric}_{low}"]) * scale).clip(lower=0).fillna(0),
                ((g[f"{metric}_{high}"] - g[f"{metric}_mean"]) * scale).clip(lower=0).fillna(0)]
-        name = None if label is None else str(label)
+        name = None if label is None else _category(label)
         if place is None:
             pos = [order.index(v) - 0.4 + width * (i + 0.5) for v in g[x]]
-            ax.bar(pos, mean, width=width, yerr=err, capsize=2, label=name,
-                   error_kw={"elinewidth": 0.8})
+            if kind == "bar":
+                ax.bar(pos, mean, width=width, yerr=err, capsize=2, label=name,
+                       error_kw={"elinewidth": 0.8})
+            else:
+                ax.errorbar(pos, mean, yerr=err, marker=MARKERS[i % len(MARKERS)],
+                            markersize=4, linestyle="none", capsize=2, elinewidth=0.8,
+                            label=name)
         else:
             ax.errorbar([place[v] for v in g[x]], mean, yerr=err,
                         marker=MARKERS[i % len(MARKERS)], markersize=4,
                         linestyle=LINES[i % len(LINES)], linewidth=1.0, capsize=2, label=name)
     if place is None:
         ax.set_xticks(range(len(order)))
-        ax.set_xticklabels([str(c) for c in order])
+        ax.set_xticklabels([_category(c) for c in order])
+        if kind == "point":
+            ax.set_xlim(-0.6, len(order) - 0.4)
     elif logx or (logx is None and _auto_log(list(place.values()))):
         _set_logx(ax, list(place.values()))
+    elif all(float(v).is_integer() for v in place.values()):
+        # Counts (hops, flows, ARQ transmissions): no ticks between them.
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.xaxis._tcplab_integer = True
+    if logy:
+        ax.set_yscale("log")
     ax.grid(alpha=0.3)
     return unit if place is not None else ""
+
+
+def _category(value: Any) -> str:
+    """A category's tick label: 250.0 as "250", names as themselves."""
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
 
 
 def line_ci(flows: pd.DataFrame, x: str, y: str, out: str | Path | None = None,
@@ -219,31 +350,31 @@ def line_ci(flows: pd.DataFrame, x: str, y: str, out: str | Path | None = None,
     metric's range (goodput >= 0, ratios in [0, 1]) where they would cross
     it; the title says when. ``kind``:
     ``"line"`` (a marker and a dash style per series, so that overlapping
-    ones stay visible), ``"bar"`` (grouped bars at evenly spaced categories),
-    or ``"auto"``: lines for numeric values (durations and rates too, at
-    their values), bars for names. The axes take their labels and units from
-    the result column and the parameter (goodput in Mb/s, delay in ms);
+    ones stay visible), ``"bar"`` (grouped bars at evenly spaced categories;
+    with ``logy``, points with their intervals instead, as bars on a log
+    axis mislead), ``"point"`` (those points), or ``"auto"``: lines for
+    numeric values (durations and rates too, at their values), bars for
+    names. The axes take their labels and units from the result column and
+    the parameter (goodput in Mb/s, a delay in ms when below a second);
     ``logx=None`` chooses a log x axis when the values span more than a
     decade. ``size``: ``"column"`` (default), ``"page"`` or ``"screen"``, or
     (width, height) in inches.
     """
-    if kind not in ("line", "bar", "auto"):
-        raise ValueError(f"kind {kind!r}: line, bar or auto")
+    if kind not in ("line", "bar", "point", "auto"):
+        raise ValueError(f"kind {kind!r}: line, bar, point or auto")
     fig, ax = _axes(ax, size)
     by = [x] if hue is None else [hue, x]
     s = summarize(flows, by, [y], ci=ci)
     s = s.sort_values([*([hue] if hue else []), x],
                       key=lambda c: c.map(_sort_key) if c.name == x else c)
     tag = f"ci{round(ci * 100)}"
-    label_y, scale = axis_label(y)
-    unit = draw_summary(ax, s, x, y, hue, f"{tag}_low", f"{tag}_high", scale, kind, logx)
-    if logy:
-        ax.set_yscale("log")
+    label_y, scale = axis_label(y, s[f"{y}_mean"])
+    unit = draw_summary(ax, s, x, y, hue, f"{tag}_low", f"{tag}_high", scale, kind, logx, logy)
     name = axis_label(x)[0]
     ax.set_xlabel(xlabel or (f"{name} ({unit})" if unit else name))
     ax.set_ylabel(ylabel or label_y)
     if hue is not None:
-        ax.legend(title=hue)
+        place_legend(ax, title=axis_label(hue)[0])
     ax.set_title(title or f"mean, {ci_note(s, y, tag)}")
     style_axes(fig, ax)
     return _done(fig, out)
@@ -257,18 +388,21 @@ def _sort_key(v: Any) -> Any:
 
 def cdf(flows: pd.DataFrame, column: str, out: str | Path | None = None,
         hue: str | None = None, ax: Axes | None = None, logx: bool | None = None,
-        xlabel: str | None = None, title: str | None = None, size: Size = "column") -> Figure:
+        xlabel: str | None = None, title: str | None = None, size: Size = "column",
+        ylabel: str | None = None) -> Figure:
     """The empirical CDF of ``column`` over the rows, one line per ``hue`` value.
 
     For distributions across flows or runs: completion times and slowdowns
     of a workload, per-flow goodput. NaN rows are left out (unfinished
     transfers have no completion time: the legend counts them). ``logx=None``
-    chooses a log x axis when the values span more than a decade.
+    chooses a log x axis when the values span more than a decade. The y axis
+    is the fraction of transfers (rows with a ``transfer_bytes``), of flows
+    (rows with a ``flow``) or of values, at or below x, unless ``ylabel``.
     """
     import numpy as np
 
     fig, ax = _axes(ax, size)
-    label, scale = axis_label(column)
+    label, scale = axis_label(column, flows[column])
     groups = [(None, flows)] if hue is None else list(flows.groupby(hue, sort=True))
     everything = []
     for i, (name, g) in enumerate(groups):
@@ -283,11 +417,11 @@ def cdf(flows: pd.DataFrame, column: str, out: str | Path | None = None,
     if logx or (logx is None and everything and _auto_log(everything)):
         _set_logx(ax, everything)
     ax.set_xlabel(xlabel or label)
-    ax.set_ylabel("fraction of rows (CDF)")
+    ax.set_ylabel(ylabel or _cdf_label(flows))
     ax.set_ylim(0, 1.02)
     ax.grid(alpha=0.3)
     if hue is not None or any(a.get_label()[:1] != "_" for a in ax.lines):
-        ax.legend(title=hue)
+        place_legend(ax, title=None if hue is None else axis_label(hue)[0])
     ax.set_title(title or f"CDF of {label}")
     style_axes(fig, ax)
     return _done(fig, out)
@@ -305,7 +439,7 @@ def box(flows: pd.DataFrame, x: str, y: str, out: str | Path | None = None,
     furthest values within 1.5 interquartile ranges; points beyond are drawn.
     """
     fig, ax = _axes(ax, size)
-    label, scale = axis_label(y)
+    label, scale = axis_label(y, flows[y])
     order = sorted(flows[x].unique(), key=_sort_key)
     hues = [None] if hue is None else sorted(flows[hue].unique(), key=str)
     width = 0.8 / len(hues)
@@ -322,14 +456,14 @@ def box(flows: pd.DataFrame, x: str, y: str, out: str | Path | None = None,
         if h is not None:
             parts["boxes"][0].set_label(str(h))
     ax.set_xticks(range(len(order)))
-    ax.set_xticklabels([str(v) for v in order])
+    ax.set_xticklabels([_category(v) for v in order])
     if logy:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel or axis_label(x)[0])
     ax.set_ylabel(ylabel or label)
     ax.grid(alpha=0.3, axis="y")
     if hue is not None:
-        ax.legend(title=hue)
+        place_legend(ax, title=axis_label(hue)[0])
     ax.set_title(title or f"{label}: median, quartiles, 1.5 IQR")
     style_axes(fig, ax)
     return _done(fig, out)
@@ -354,7 +488,7 @@ def timeseries(series: Sequence[tuple[str, object, object]], out: str | Path | N
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    place_legend(ax, fontsize=8)
     style_axes(fig, ax)
     return _done(fig, out)
 
@@ -364,8 +498,9 @@ def interval_bars(intervals: pd.DataFrame, out: str | Path | None = None, hue: s
                   size: Size = "page") -> Figure:
     """Bars of per-interval goodput (mean over rows), grouped by interval, one bar per ``hue``."""
     fig, ax = _axes(ax, size)
-    label, scale = axis_label(y)
-    g = intervals.groupby(["start_s", hue], sort=True)[y].mean().unstack(hue) * scale
+    g = intervals.groupby(["start_s", hue], sort=True)[y].mean().unstack(hue)
+    label, scale = axis_label(y, g.to_numpy().ravel())
+    g = g * scale
     width = 0.8 / max(len(g.columns), 1)
     for i, col in enumerate(g.columns):
         ax.bar([k + i * width for k in range(len(g))], g[col], width=width, label=str(col))
@@ -374,28 +509,60 @@ def interval_bars(intervals: pd.DataFrame, out: str | Path | None = None, hue: s
     ax.set_xlabel("interval start (s)")
     ax.set_ylabel(label)
     ax.set_title(title)
-    ax.legend(fontsize=8, title=hue)
+    place_legend(ax, fontsize=8, title=axis_label(hue)[0])
     ax.grid(alpha=0.3, axis="y")
     style_axes(fig, ax)
     return _done(fig, out)
 
 
+def _cdf_label(rows: pd.DataFrame) -> str:
+    if "transfer_bytes" in rows and len(rows) and (rows["transfer_bytes"] > 0).all():
+        return "fraction of transfers (CDF)"
+    return "fraction of flows (CDF)" if "flow" in rows else "fraction of values (CDF)"
+
+
 def _done(fig: Figure, out: str | Path | None) -> Figure:
     if out is not None:
         save(fig, out)
+    elif not is_tidy(fig):
+        tidy(fig)  # an Axes of yours: placed once, in its figure's layout now
     return fig
 
 
+#: What makes a saved file the same bytes for the same figure: no dates, and
+#: SVG ids from a fixed salt instead of random ones.
+METADATA: dict[str, dict[str, Any]] = {
+    ".png": {}, ".svg": {"Date": None}, ".pdf": {"CreationDate": None, "ModDate": None}}
+SVG_SALT = "tcplab"
+
+
 def save(fig: Any, out: str | Path) -> Path:
-    """Write ``fig`` to ``out`` (.png, .svg or .pdf), atomically; return the path."""
+    """Write ``fig`` to ``out`` (.png, .svg or .pdf), atomically; return the path.
+
+    The same figure gives the same bytes in each format: the SVG and PDF
+    carry no date and the SVG's ids come from a fixed salt (matplotlib's
+    ``svg.hashsalt``), set for this save only.
+    """
+    import matplotlib
+
     p = Path(out)
     if p.suffix not in FORMATS:
         raise ValueError(f"{p}: write {', '.join(FORMATS)}")
     p.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
+    if not is_tidy(fig):
+        fig.tight_layout()
+        tidy(fig)
     from tcplab._files import atomic_write
 
     # "tight": a long label or title widens the saved image rather than being cut off.
-    atomic_write(p, lambda f: fig.savefig(f, format=p.suffix[1:], bbox_inches="tight",
-                                          pad_inches=0.03), binary=True)
+    def write(f: Any) -> None:
+        # A legend left out of the layout (wider than its axes) is still saved.
+        out = [a.get_legend() for a in fig.axes
+               if a.get_legend() is not None and not a.get_legend().get_in_layout()]
+        extra = fig.get_default_bbox_extra_artists() + out if out else None
+        with matplotlib.rc_context({"svg.hashsalt": SVG_SALT}):
+            fig.savefig(f, format=p.suffix[1:], bbox_inches="tight", pad_inches=0.03,
+                        metadata=METADATA[p.suffix], bbox_extra_artists=extra)
+
+    atomic_write(p, write, binary=True)
     return p

@@ -331,15 +331,23 @@ def _column(panel: Panel) -> str:
 
 
 def _figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -> list[Path]:
-    """The panel's figure (PNG and SVG) at one column's width.
+    """The panel's figure (PNG and SVG) at one column's width (:func:`_draw`)."""
+    from tcplab.plot import save
+
+    fig = _draw(panel, table, study)
+    return [save(fig, out / f"{study}_{panel.name}.{ext}") for ext in ("png", "svg")]
+
+
+def _draw(panel: Panel, table: pd.DataFrame, study: str) -> Any:
+    """The panel's figure, at one column's width (the trade-offs: :func:`_tradeoff_figure`).
 
     Lines at the parameter's values (bars for names, booleans and time
     intervals), a log x axis where the values span decades, the x axis's unit.
     """
-    from tcplab.plot import axis_label, ci_note, draw_summary, new_figure, save, style_axes
+    from tcplab.plot import axis_label, ci_note, draw_summary, new_figure, place_legend, style_axes
 
     if panel.stat == "tradeoff":
-        return _tradeoff_figure(panel, table, out, study)
+        return _tradeoff_figure(panel, table, study)
     m = _column(panel)
     hue, x = table.columns[0], table.columns[1]
     tag = f"ci{round(STUDY_CI * 100)}"
@@ -350,51 +358,35 @@ def _figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -> list[Pa
                         kind="bar" if panel.stat == "intervals" else "auto")
     name = panel.xlabel or ("interval start (s)" if panel.stat == "intervals"
                             else axis_label(x)[0])
-    if unit and unit not in name:
+    if unit and f"({unit}" not in name:
         name = name.replace(" (", f" ({unit}; ", 1) if " (" in name else f"{name} ({unit})"
     ax.set_xlabel(name)
     ax.set_ylabel(panel.ylabel)
     kind = "min/avg/max" if minmax else f"mean, {ci_note(table, m, tag)}"
     # Named by its axes (quantities without units), so that title and axes agree.
     y_name, x_name = (t.split(" (")[0] for t in (panel.ylabel, name))
-    head = textwrap.fill(f"{study}: {y_name} vs {x_name}", 40)  # one column at 9 pt
+    profile = panel.fixed.get("profile")
+    where = f"{study} ({profile} profile)" if profile else study
+    head = textwrap.fill(f"{where}: {y_name} vs {x_name}", 40)  # one column at 9 pt
     ax.set_title(f"{head}\n({kind})")
-    ax.legend()
+    place_legend(ax)
     style_axes(fig, ax)
-    return [save(fig, out / f"{study}_{panel.name}.{ext}") for ext in ("png", "svg")]
+    return fig
 
 
 def _label_points(ax: Any, points: list[tuple[float, float, str]], size: float = 6) -> None:
-    """Names each point beside it, where the name covers no other name or point.
+    """Names each point beside it, where the name covers no other name, point or error bar.
 
-    Tries eight places around the point in turn (right above first) and
-    keeps the first that is free, with each name's width estimated from
-    its length at `size` points.
+    :func:`tcplab.plot.label_points`: tried at eight places around the point,
+    then further out with a leader line, measured as drawn, and placed again
+    whenever the figure's layout changes.
     """
-    ax.get_xlim(), ax.get_ylim()  # the limits the points set
-    scale = 72 / ax.figure.dpi  # display pixels to points
-    at = [tuple(v * scale for v in ax.transData.transform((x, y))) for x, y, _ in points]
-    taken = [(px - 3, py - 3, px + 3, py + 3) for px, py in at]  # the markers
-    places = [(4, 3), (4, -9), (-4, 3), (-4, -9), (4, 10), (4, -16), (-4, 10), (-4, -16)]
+    from tcplab.plot import label_points
 
-    def box(px: float, py: float, width: float, dx: float, dy: float) -> tuple[float, ...]:
-        left = px + dx if dx > 0 else px + dx - width
-        return (left, py + dy, left + width, py + dy + size)
-
-    def free(b: tuple[float, ...]) -> bool:
-        return not any(b[0] < t[2] and t[0] < b[2] and b[1] < t[3] and t[1] < b[3]
-                       for t in taken)
-
-    for (x, y, name), (px, py) in zip(points, at, strict=True):
-        width = 0.6 * size * len(name)
-        boxes = [((dx, dy), box(px, py, width, dx, dy)) for dx, dy in places]
-        (dx, dy), b = next((c for c in boxes if free(c[1])), boxes[0])
-        taken.append(b)
-        ax.annotate(name, (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=size,
-                    ha="left" if dx > 0 else "right")
+    label_points(ax, points, size)
 
 
-def _tradeoff_figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -> list[Path]:
+def _tradeoff_figure(panel: Panel, table: pd.DataFrame, study: str) -> Any:
     """Goodput against the 95th-percentile delay, one plot per x value (trace), as Pantheon.
 
     Each variant is its mean over seeds with its confidence interval on both
@@ -402,49 +394,50 @@ def _tradeoff_figure(panel: Panel, table: pd.DataFrame, out: Path, study: str) -
     better (more goodput, less delay) is up and to the right.
     """
     from matplotlib.figure import Figure
-    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 
-    from tcplab.plot import ci_note, save
+    from tcplab.plot import axis_label, ci_note, tidy_layout
 
     hue, x = table.columns[0], table.columns[1]
     tag = f"ci{round(STUDY_CI * 100)}"
     values = list(dict.fromkeys(table[x]))
     cols = min(len(values), 2)
     rows = -(-len(values) // cols)
-    fig = Figure(figsize=(3.5 * cols, 2.8 * rows + 0.4))
+    fig = Figure(figsize=(3.5 * cols, 2.8 * rows + 0.4), dpi=200)
     axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
     y, d = panel.metric, panel.metric2
     markers = "os^Dvp<>"
     for ax, value in zip(axes, values, strict=False):
         t = table[table[x] == value]
+        # The delay in ms, or in s where the panel's reach a second.
+        delay, factor = axis_label(d, t[f"{d}_mean"])
         names: list[tuple[float, float, str]] = []
         for i, (_, r) in enumerate(t.iterrows()):
-            dx = r[f"{d}_mean"] * 1e3
+            dx = r[f"{d}_mean"] * factor
             gy = r[f"{y}_mean"] / panel.scale
-            xerr = [[dx - r[f"{d}_{tag}_low"] * 1e3], [r[f"{d}_{tag}_high"] * 1e3 - dx]]
+            xerr = [[dx - r[f"{d}_{tag}_low"] * factor],
+                    [r[f"{d}_{tag}_high"] * factor - dx]]
             yerr = [[gy - r[f"{y}_{tag}_low"] / panel.scale],
                     [r[f"{y}_{tag}_high"] / panel.scale - gy]]
             ax.errorbar(dx, gy, xerr=xerr, yerr=yerr, fmt=markers[i % len(markers)], ms=5,
                         capsize=2, lw=0.8, label=str(r[hue]))
             names.append((dx, gy, str(r[hue])))
+        # Plain numbers on the log axis, as many as its span holds apart
+        # (tcplab.plot's layout, tidy_layout below).
         ax.set_xscale("log")
-        # Plain numbers at 1, 2 and 5 of each decade: delays span one or two.
-        ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
-        ax.xaxis.set_major_formatter(ScalarFormatter())
-        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.invert_xaxis()
         ax.set_title(str(value), fontsize=8)
-        ax.set_xlabel("95th-percentile one-way delay (ms)", fontsize=7)
+        ax.set_xlabel(delay, fontsize=7)
         ax.set_ylabel(panel.ylabel, fontsize=7)
         ax.tick_params(labelsize=6, which="both")
         ax.grid(alpha=0.3, which="both")
         _label_points(ax, names)
     for ax in axes[len(values):]:
         ax.set_visible(False)
+    tidy_layout(fig)
     queue = panel.fixed.get("queue", "")
     fig.suptitle(f"{study} ({queue}): goodput vs delay, better up and right\n"
                  f"(mean, {ci_note(table, y, tag)})", fontsize=8)
-    return [save(fig, out / f"{study}_{panel.name}.{ext}") for ext in ("png", "svg")]
+    return fig
 
 
 def reproduce(name: str, out: str | Path, *, quick: bool = False, jobs: int | None = None,
