@@ -55,8 +55,7 @@ def main() -> None:
                      title="4 NewReno flows (from 0, 5, 10, 15 s) and 100 kb/s UDP over "
                      "10 Mb/s, 20 ms")
     ax = fig.axes[0]
-    ax.set_yscale("log")
-    ax.legend(loc="lower right", fontsize=7)
+    ax.set_yscale("log")  # plain numbers, legend off the data: tcplab.plot's layout
     ax.grid(alpha=0.3, which="both")
     print(f"wrote {save(fig, Path(__file__).with_suffix('.png'))}")
 

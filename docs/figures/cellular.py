@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import tcplab as tl
 from tcplab import traces as mahimahi
-from tcplab.plot import save
+from tcplab.plot import place_legend, save, tidy_layout
 
 HERE = Path(__file__).resolve().parent
 DURATION = 30.0
@@ -77,7 +77,7 @@ def main() -> None:
     ax_cap.set_title(f"Verizon LTE downlink (mahimahi trace, mean {mean:.1f} Mb/s), 20 ms "
                      "each way, 100-packet drop-tail queue", fontsize=8)
     ax_cwnd.set_ylabel("cwnd (kB)", fontsize=8)
-    ax_cwnd.legend(loc="upper right", fontsize=7)
+    place_legend(ax_cwnd, fontsize=7)  # where it covers no data (else below the panel)
     ax_rtt.set_ylabel("smoothed RTT (ms)", fontsize=8)
     ax_rtt.set_ylim(bottom=0)
     ax_rtt.set_xlabel("time (s)", fontsize=8)
@@ -86,6 +86,7 @@ def main() -> None:
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3, which="both")
     fig.align_ylabels()
+    tidy_layout(fig)
     print(f"wrote {save(fig, HERE / 'cellular.png')}")
 
 

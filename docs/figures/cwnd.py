@@ -28,7 +28,6 @@ def main() -> None:
                      "400-B packets")
     ax = fig.axes[0]
     ax.set_ylim(0, 60)  # clips NewReno's window inflation in its first recovery (~880)
-    ax.legend(loc="upper right", fontsize=7)
     print(f"wrote {save(fig, Path(__file__).with_suffix('.png'))}")
 
 
