@@ -167,6 +167,6 @@ def test_line_ci_labels_units_styles_series_and_draws_bars_or_log_axes():
     bars = plot.line_ci(df, "per", "goodput_bps", hue="cc", kind="bar", xlabel="PER").axes[0]
     assert len(bars.patches) == 4 and bars.get_xlabel() == "PER"
     assert [t.get_text() for t in bars.get_xticklabels()] == ["0.001", "0.01"]
-    assert plot.axis_label("delay_mean_s") == ("delay mean (s)", 1.0)
+    assert plot.axis_label("delay_mean_s") == ("mean one-way delay (s)", 1.0)
     assert plot.axis_label("per") == ("packet error rate", 1.0)
     assert plot.axis_label("my_knob") == ("my_knob", 1.0)
