@@ -47,6 +47,10 @@ const SIZE_UNITS: &[(&str, f64)] = &[
     ("KiB", 1024.0),
     ("MiB", 1048576.0),
     ("GiB", 1073741824.0),
+    ("TB", 1e12),
+    ("TiB", 1099511627776.0),
+    ("PB", 1e15),
+    ("PiB", 1125899906842624.0),
 ];
 
 /// Splits `"1.5 Mbps"` into (1.5, "Mbps") and scales by the unit table.
@@ -189,6 +193,19 @@ pub fn human_bytes(b: u64) -> String {
     }
 }
 
+/// A count with thousands separators: 10,000,000,000.
+pub fn grouped(x: f64) -> String {
+    let digits = format!("{:.0}", x.max(0.0));
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A byte count written with or without a unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub struct Bytes(pub u64);
@@ -207,24 +224,57 @@ impl Default for QueueLimit {
     }
 }
 
+/// Parses a queue limit: packets (`"100p"`, `"100 packets"`, a bare
+/// whole number) or bytes (a size, `"64KiB"`), at most 2^53 of either.
 pub fn parse_queue(s: &str) -> Result<QueueLimit, String> {
     let t = s.trim();
+    const ALLOWED: &str = "packets ('100p') or bytes ('64KiB', '150000B'), at most 2^53 of either";
     for suffix in ["packets", "pkts", "p"] {
         if let Some(n) = t.strip_suffix(suffix) {
-            if let Ok(v) = n.trim().parse::<u64>() {
-                return Ok(QueueLimit::Packets(v));
+            let n = n.trim();
+            if let Ok(v) = n.parse::<u64>() {
+                return packets(v as f64).map_err(|e| format!("'{s}': {e}"));
+            }
+            if let Ok(v) = n.parse::<f64>() {
+                return packets(v).map_err(|e| format!("'{s}': {e}"));
             }
         }
     }
     if let Ok(v) = t.parse::<u64>() {
-        return Ok(QueueLimit::Packets(v));
+        return packets(v as f64).map_err(|e| format!("'{s}': {e}"));
     }
     match parse_size(t) {
         Ok(b) => Ok(QueueLimit::Bytes(b)),
-        Err(e) if e.contains("too large") => Err(e),
-        Err(_) => Err(format!(
-            "'{s}' is not a queue limit; write packets ('100p') or bytes ('64KiB', '150000B')"
-        )),
+        Err(e) if e.contains("unknown unit") => {
+            let unit = t.trim_start_matches(|c: char| c.is_ascii_digit() || "+-.e".contains(c));
+            let units: Vec<&str> = SIZE_UNITS.iter().map(|u| u.0).collect();
+            Err(format!(
+                "'{s}': unknown unit '{}' for a queue limit (allowed: p or packets, or a \
+                 size in {})",
+                unit.trim(),
+                units.join(", ")
+            ))
+        }
+        Err(e) if e.contains("is not a size") => {
+            Err(format!("'{s}' is not a queue limit (allowed: {ALLOWED})"))
+        }
+        Err(e) => Err(format!("{e}; a queue limit is {ALLOWED}")),
+    }
+}
+
+/// A queue limit of `p` packets: a whole number from 0 to 2^53.
+fn packets(p: f64) -> Result<QueueLimit, String> {
+    if !p.is_finite() || p < 0.0 || p.fract() != 0.0 || p > MAX_SIZE as f64 {
+        let got = if p.abs() >= 1e15 {
+            format!("{p:e}")
+        } else {
+            format!("{p}")
+        };
+        Err(format!(
+            "a queue limit in packets must be a whole number from 0 to 2^53, got {got}"
+        ))
+    } else {
+        Ok(QueueLimit::Packets(p as u64))
     }
 }
 
@@ -373,15 +423,7 @@ impl<'de> Deserialize<'de> for QueueLimit {
         d.deserialize_any(NumOrStr {
             what: "queue limit",
             from_str: parse_queue,
-            from_num: |p: f64| {
-                if !p.is_finite() || p < 0.0 || p.fract() != 0.0 || p > MAX_SIZE as f64 {
-                    Err(format!(
-                        "a queue limit in packets must be a whole number from 0 to 2^53, got {p}"
-                    ))
-                } else {
-                    Ok(QueueLimit::Packets(p as u64))
-                }
-            },
+            from_num: packets,
         })
     }
 }
@@ -470,7 +512,22 @@ mod tests {
         assert!(parse_size("1.5B").unwrap_err().contains("whole number"));
         assert!(parse_size("1e30B").unwrap_err().contains("too large"));
         assert!(size_from_f64(f64::NAN).is_err());
-        assert_eq!(parse_size("8PiB").ok(), None);
+        // The largest size, in the unit the messages name it in.
+        assert_eq!(parse_size("8PiB").unwrap(), MAX_SIZE);
+        assert!(parse_size("9PiB").unwrap_err().contains("too large"));
+        assert_eq!(parse_queue("8PiB").unwrap(), QueueLimit::Bytes(MAX_SIZE));
+        let e = parse_queue("9PiB").unwrap_err();
+        assert!(
+            e.contains("too large (allowed: 0 to 2^53 bytes (8 PiB)); a queue limit is packets"),
+            "{e}"
+        );
+        let e = parse_queue("8EiB").unwrap_err();
+        assert!(
+            e.starts_with("'8EiB': unknown unit 'EiB' for a queue limit (allowed: p or packets"),
+            "{e}"
+        );
+        let e = parse_queue("1e30p").unwrap_err();
+        assert!(e.contains("whole number from 0 to 2^53, got 1e30"), "{e}");
         assert!(parse_queue("1e30B").unwrap_err().contains("too large"));
         assert_eq!(parse_queue("100p").unwrap(), QueueLimit::Packets(100));
         assert_eq!(

@@ -348,13 +348,19 @@ fn le_bytes<T: Copy>(py: Python<'_>, xs: &[T], f: fn(T) -> [u8; 8]) -> PyResult<
 }
 
 /// Checks a scenario without running it; returns the effective scenario
-/// (every default filled in) as JSON text. `custom` as for `run_json`.
+/// (every default filled in) as JSON text, indented by two spaces with
+/// `pretty` (what `tcplab check` prints). `custom` as for `run_json`.
+///
+/// It holds no more than a run does: the scenario is taken, not copied,
+/// and the world built from it (to check what the run checks before its
+/// first event) is freed before the text is written.
 #[pyfunction]
-#[pyo3(signature = (scenario, custom=None))]
+#[pyo3(signature = (scenario, custom=None, pretty=false))]
 fn check_json(
     py: Python<'_>,
     scenario: &Bound<'_, PyAny>,
     custom: Option<HashMap<usize, Py<PyAny>>>,
+    pretty: bool,
 ) -> PyResult<String> {
     let input = Input::new(py, scenario)?;
     let error: pycc::ErrorSlot = Arc::new(Mutex::new(None));
@@ -368,10 +374,13 @@ fn check_json(
             ccs.remove(&i)
                 .map(|c| Box::new(c) as Box<dyn tcplab_core::cc::CongestionControl>)
         };
-        let world = tcplab_core::World::build_with(&sc, &mut supply)?;
-        let json = world.effective_scenario().to_json();
-        world.dispose();
-        Ok(json)
+        let world = tcplab_core::World::build_owned(sc, &mut supply)?;
+        let effective = world.into_effective_scenario();
+        Ok(if pretty {
+            effective.to_json_pretty()
+        } else {
+            effective.to_json()
+        })
     })
 }
 

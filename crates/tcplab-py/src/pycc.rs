@@ -127,6 +127,8 @@ pub type ErrorSlot = Arc<Mutex<Option<PyErr>>>;
 
 pub struct PyCc {
     obj: Py<PyAny>,
+    /// Its class, `module.Name`, for messages.
+    class: String,
     error: ErrorSlot,
     /// Which optional hooks the object overrides.
     has_sample: bool,
@@ -176,7 +178,10 @@ impl PyCc {
                 });
             }
         }
+        let t = o.get_type();
+        let class = format!("{}.{}", t.module()?, t.qualname()?);
         Ok(PyCc {
+            class,
             has_sample: o.hasattr("on_ack_sample")?,
             has_state: o.hasattr("on_state")?,
             has_init: o.hasattr("init")?,
@@ -226,6 +231,33 @@ impl PyCc {
     }
 }
 
+/// What a controller's `ssthresh()` returned, as bytes: a whole number of
+/// 0 or more (one beyond 2^64 is as unlimited as 2^53, where it is capped).
+/// Anything else is an error naming the hook, the class and the value.
+fn ssthresh_bytes(out: &Bound<'_, PyAny>, class: &str) -> PyResult<u64> {
+    if let Ok(v) = out.extract::<u64>() {
+        return Ok(v);
+    }
+    let is_int = out.is_instance_of::<pyo3::types::PyInt>();
+    if is_int && out.gt(0)? {
+        return Ok(u64::MAX);
+    }
+    let shown = out
+        .repr()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|_| "?".into());
+    let message = format!(
+        "ssthresh() of the Python controller {class} returned {shown}; it must return the new \
+         ssthresh in bytes, a whole number of 0 or more (e.g. max(tcb.flight_size // 2, 2 * \
+         tcb.mss))"
+    );
+    if is_int || out.is_instance_of::<pyo3::types::PyFloat>() {
+        Err(pyo3::exceptions::PyValueError::new_err(message))
+    } else {
+        Err(pyo3::exceptions::PyTypeError::new_err(message))
+    }
+}
+
 impl CongestionControl for PyCc {
     fn name(&self) -> &'static str {
         "python"
@@ -268,10 +300,8 @@ impl CongestionControl for PyCc {
         };
         let r = Python::attach(|py| -> PyResult<u64> {
             let v = Py::new(py, view(tcb))?;
-            self.obj
-                .bind(py)
-                .call_method1("ssthresh", (v, cause))?
-                .extract::<u64>()
+            let out = self.obj.bind(py).call_method1("ssthresh", (v, cause))?;
+            ssthresh_bytes(&out, &self.class)
         });
         match r {
             Ok(v) => v.clamp(tcb.mss, 1 << 53),

@@ -33,7 +33,7 @@ pub struct CubicConfig {
 }
 
 /// The CUBIC a flow runs.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
 pub enum CubicVersion {
     /// RFC 9438 (today's Linux's algorithm, in floating point).
     #[default]
@@ -44,6 +44,11 @@ pub enum CubicVersion {
     #[serde(rename = "2.6.22")]
     Linux2622,
 }
+
+crate::deserialize_names!(CubicVersion {
+    "rfc9438" => CubicVersion::Rfc9438,
+    "2.6.22" => CubicVersion::Linux2622,
+});
 
 impl CubicConfig {
     pub fn rfc() -> Self {

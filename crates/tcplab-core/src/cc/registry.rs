@@ -341,7 +341,7 @@ fn config<T: serde::de::DeserializeOwned>(path: &str, merged: &Value) -> Result<
     serde_path_to_error::deserialize(merged).map_err(|e| {
         Error::invalid(
             format!("{path}.{}", e.path()),
-            e.into_inner().to_string().replace('`', "'"),
+            crate::error::user_words(&e.into_inner().to_string()),
         )
     })
 }

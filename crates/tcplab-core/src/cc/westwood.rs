@@ -55,22 +55,32 @@ use super::reno::Reno;
 use super::{reno_ssthresh, Ack, CaState, CongestionControl, LossCause, Probe, Tcb};
 use crate::time::{SimDuration, SimTime};
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Sampling {
     PerAck,
     PerRtt,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+crate::deserialize_names!(Sampling {
+    "per_ack" => Sampling::PerAck,
+    "per_rtt" => Sampling::PerRtt,
+});
+
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Filter {
     Tustin,
     Ewma,
 }
 
+crate::deserialize_names!(Filter {
+    "tustin" => Filter::Tustin,
+    "ewma" => Filter::Ewma,
+});
+
 /// How many bytes each ACK reports to the estimator (see the module doc).
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Accounting {
     /// Duplicate ACKs count one segment; the cumulative ACK after them is
@@ -81,8 +91,13 @@ pub enum Accounting {
     Ns3,
 }
 
+crate::deserialize_names!(Accounting {
+    "paper" => Accounting::Paper,
+    "ns3" => Accounting::Ns3,
+});
+
 /// Which RTT minimum multiplies the estimate in ssthresh = BWE * RTTmin.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum RttMin {
     /// The smallest RTT sample (the papers, Linux).
@@ -90,6 +105,11 @@ pub enum RttMin {
     /// The smallest smoothed RTT (ns-3's m_minRtt).
     Srtt,
 }
+
+crate::deserialize_names!(RttMin {
+    "sample" => RttMin::Sample,
+    "srtt" => RttMin::Srtt,
+});
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]

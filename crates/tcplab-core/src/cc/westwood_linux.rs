@@ -50,13 +50,17 @@ const RTT_MIN_WINDOW: u64 = 50;
 const INIT_RTT: u64 = 20_000;
 
 /// Which Westwood+: only this form has a version.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
 pub enum WestwoodVersion {
     /// Linux 2.6.22's `tcp_westwood.c`, which ns-2.35's TCP-Linux runs.
     #[default]
     #[serde(rename = "2.6.22")]
     Linux2622,
 }
+
+crate::deserialize_names!(WestwoodVersion {
+    "2.6.22" => WestwoodVersion::Linux2622,
+});
 
 /// The form's parameters: the module has none of its own.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]

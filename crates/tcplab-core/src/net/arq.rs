@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 use crate::time::{SimDuration, SimTime};
 
 /// How an ARQ link delivers packets that overtook a repaired one.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum ArqOrder {
     /// Hold them until the one before is delivered or lost for good.
@@ -36,6 +36,11 @@ pub enum ArqOrder {
     /// Deliver each as it arrives.
     Out,
 }
+
+crate::deserialize_names!(ArqOrder {
+    "in" => ArqOrder::In,
+    "out" => ArqOrder::Out,
+});
 
 fn default_turnaround() -> SimDuration {
     SimDuration::from_millis(1)

@@ -44,6 +44,39 @@ pub struct CapacityTrace {
     count_le: Vec<u32>,
 }
 
+/// Why a trace could not be read.
+#[derive(Debug)]
+pub enum TraceError {
+    /// Not a trace: the line and what is wrong with it.
+    Bad(String),
+    Io(std::io::Error),
+    /// It holds more than it was allowed: `needs` bytes for the
+    /// opportunities read so far (in the first `read` bytes of the input),
+    /// or for those and the index.
+    TooLarge {
+        opportunities: u64,
+        read: u64,
+        needs: u64,
+    },
+}
+
+impl std::fmt::Display for TraceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TraceError::Bad(m) => write!(f, "{m}"),
+            TraceError::Io(e) => write!(f, "{e}"),
+            TraceError::TooLarge {
+                opportunities,
+                read,
+                needs,
+            } => write!(
+                f,
+                "{opportunities} opportunities in its first {read} bytes need {needs} bytes"
+            ),
+        }
+    }
+}
+
 /// The longest period indexed per millisecond (2^24 ms, 4.7 hours: 64 MB).
 const INDEXED_MS: u64 = 1 << 24;
 
@@ -52,34 +85,85 @@ impl CapacityTrace {
     /// milliseconds, non-decreasing, the last one above 0. Blank lines are
     /// skipped. An error names the line (from 1).
     pub fn parse(file: &str, text: &str) -> Result<CapacityTrace, String> {
+        CapacityTrace::read(file, text.as_bytes(), u64::MAX).map_err(|e| match e {
+            TraceError::Bad(m) => m,
+            e => e.to_string(),
+        })
+    }
+
+    /// As [`Self::parse`], line by line from `input`, holding at most
+    /// `max_bytes` of times and index ([`Self::bytes`]): a trace that needs
+    /// more stops with [`TraceError::TooLarge`] before it grows past that.
+    pub fn read(
+        file: &str,
+        mut input: impl std::io::BufRead,
+        max_bytes: u64,
+    ) -> Result<CapacityTrace, TraceError> {
         let mut times_ms: Vec<u64> = Vec::new();
-        for (n, line) in text.lines().enumerate() {
-            let s = line.trim();
+        let mut line = Vec::new();
+        let mut n = 0u64;
+        let mut read = 0u64;
+        loop {
+            line.clear();
+            let got = input.read_until(b'\n', &mut line).map_err(TraceError::Io)?;
+            if got == 0 {
+                break;
+            }
+            read += got as u64;
+            n += 1;
+            let text = String::from_utf8_lossy(&line);
+            let s = text.trim();
             if s.is_empty() {
                 continue;
             }
             let t: u64 = s.parse().map_err(|_| {
-                format!("line {}: '{s}' is not a time in whole milliseconds", n + 1)
+                TraceError::Bad(format!(
+                    "line {n}: '{s}' is not a time in whole milliseconds"
+                ))
             })?;
             if let Some(&last) = times_ms.last() {
                 if t < last {
-                    return Err(format!(
-                        "line {}: {t} ms comes after {last} ms; times must not decrease",
-                        n + 1
-                    ));
+                    return Err(TraceError::Bad(format!(
+                        "line {n}: {t} ms comes after {last} ms; times must not decrease"
+                    )));
                 }
+            }
+            if times_ms.len() == times_ms.capacity() {
+                let want = (times_ms.len().max(4) as u64).saturating_mul(2);
+                if want.saturating_mul(8) > max_bytes {
+                    return Err(TraceError::TooLarge {
+                        opportunities: times_ms.len() as u64,
+                        read,
+                        needs: 8 * times_ms.len() as u64,
+                    });
+                }
+                times_ms.reserve_exact(want as usize - times_ms.len());
             }
             times_ms.push(t);
         }
         let period_ms = match times_ms.last() {
-            None => return Err("no delivery opportunities (an empty trace)".into()),
+            None => {
+                return Err(TraceError::Bad(
+                    "no delivery opportunities (an empty trace)".into(),
+                ))
+            }
             Some(0) => {
-                return Err("every opportunity is at 0 ms; a trace must last 1 ms or more".into())
+                return Err(TraceError::Bad(
+                    "every opportunity is at 0 ms; a trace must last 1 ms or more".into(),
+                ))
             }
             Some(&p) => p,
         };
         let mut count_le = Vec::new();
         if period_ms <= INDEXED_MS && times_ms.len() < u32::MAX as usize {
+            let held = 8 * times_ms.len() as u64 + 4 * period_ms;
+            if held > max_bytes {
+                return Err(TraceError::TooLarge {
+                    opportunities: times_ms.len() as u64,
+                    read,
+                    needs: held,
+                });
+            }
             count_le.reserve_exact(period_ms as usize);
             let mut i = 0;
             for m in 0..period_ms {
@@ -95,6 +179,11 @@ impl CapacityTrace {
             period_ms,
             count_le,
         })
+    }
+
+    /// The memory the trace holds: its times and its per-millisecond index.
+    pub fn bytes(&self) -> u64 {
+        8 * self.times_ms.len() as u64 + 4 * self.count_le.len() as u64
     }
 
     /// A trace from its times (tests and built-in traces).

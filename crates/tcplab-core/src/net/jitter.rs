@@ -17,7 +17,7 @@ use crate::rng::Rng;
 use crate::time::{SimDuration, SimTime};
 
 /// The distributions a jitter draws from.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum JitterDist {
     /// Uniform on [low, high).
@@ -30,6 +30,13 @@ pub enum JitterDist {
     /// Pareto with `scale` (its minimum) and `shape`.
     Pareto,
 }
+
+crate::deserialize_names!(JitterDist {
+    "uniform" => JitterDist::Uniform,
+    "normal" => JitterDist::Normal,
+    "exponential" => JitterDist::Exponential,
+    "pareto" => JitterDist::Pareto,
+});
 
 /// A link direction's `jitter`.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]

@@ -163,6 +163,7 @@ pub fn walk(
     mut hop: impl FnMut(u32),
 ) -> Result<(), String> {
     let mut u = src;
+    let mut prev = NO_ROUTE;
     let mut hops = 0usize;
     while u != dst {
         if hops > tables.len() {
@@ -173,12 +174,23 @@ pub fn walk(
                 "the path would pass through host #{u}, and hosts do not forward"
             ));
         }
-        let ld = tables[u as usize].next(dst);
-        if ld == NO_ROUTE {
+        let t = &tables[u as usize];
+        let ld = t.next(dst);
+        // A node with one link sends everything over it: a router at a dead
+        // end sends the packet back where it came from. Reached by another
+        // node's one link (a host's, to the router it hangs from), that is
+        // no route at all, not a loop of the routes; reached by a route a
+        // table chose (an explicit one), the loop is the routes'.
+        let bounced = t.table.is_empty()
+            && u != src
+            && link_to[ld as usize] == prev
+            && tables[prev as usize].table.is_empty();
+        if ld == NO_ROUTE || bounced {
             return Err("they are not connected".into());
         }
         hop(ld);
         hops += 1;
+        prev = u;
         u = link_to[ld as usize];
     }
     Ok(())
@@ -216,6 +228,32 @@ mod tests {
         let to: Vec<u32> = edges.iter().flat_map(|&(x, y)| [y, x]).collect();
         let is_host = vec![true, true, false, false, false, false];
         (adj, is_host, to)
+    }
+
+    #[test]
+    fn a_router_at_a_dead_end_is_not_connected_not_a_loop() {
+        // a - r1, r2 - b: r1 and r2 have one link each.
+        let edges = [(0, 2), (3, 1)];
+        let adj = Adjacency::new(4, &edges);
+        let to: Vec<u32> = edges.iter().flat_map(|&(x, y)| [y, x]).collect();
+        let h = vec![true, true, false, false];
+        let t = shortest_paths(&adj, &h);
+        assert_eq!(
+            path(&t, &to, &h, 0, 1).unwrap_err(),
+            "they are not connected"
+        );
+        // a - r - b, and a dead end r2 off r that an explicit route at r
+        // sends a's packets to: connected, but the routes loop.
+        let edges = [(0, 2), (2, 1), (2, 3)];
+        let adj = Adjacency::new(4, &edges);
+        let to: Vec<u32> = edges.iter().flat_map(|&(x, y)| [y, x]).collect();
+        let mut t = shortest_paths(&adj, &h);
+        set_route(&mut t, 2, 0, 4);
+        assert_eq!(
+            path(&t, &to, &h, 1, 0).unwrap_err(),
+            "the routes form a loop"
+        );
+        assert_eq!(path(&t, &to, &h, 0, 1).unwrap(), vec![0, 2]);
     }
 
     #[test]

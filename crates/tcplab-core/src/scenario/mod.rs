@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 mod app;
+pub mod budget;
 mod checks;
 mod flow_fields;
 mod group;
@@ -97,12 +98,13 @@ pub struct Scenario {
     /// and quantities of the congestion controls (`"cc:w_max"`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trace: Vec<TraceSpec>,
-    /// The most memory the run may hold in what grows as it runs (packets
-    /// in flight, recorded series and logs, per-interval rows); default
-    /// [`DEFAULT_MEMORY_BUDGET`]. A run estimated to need more is refused
-    /// before it starts; one that outgrows it stops with an out-of-memory
-    /// error. It never depends on the machine, so a scenario is accepted or
-    /// refused alike everywhere.
+    /// The most memory the run may hold: the network built from the
+    /// scenario (counted before it is built: [`budget`]) and what grows as
+    /// it runs (packets in flight, recorded series and logs, per-interval
+    /// rows); default [`DEFAULT_MEMORY_BUDGET`]. A run estimated to need
+    /// more is refused before it starts; one that outgrows it stops with an
+    /// out-of-memory error. It never depends on the machine, so a scenario
+    /// is accepted or refused alike everywhere.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_budget: Option<Bytes>,
     /// Delay distributions: the percentiles of every link direction's
@@ -576,6 +578,11 @@ impl Scenario {
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("a scenario always serializes")
     }
+
+    /// As [`Self::to_json`], indented by two spaces.
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a scenario always serializes")
+    }
 }
 
 #[cfg(test)]
@@ -649,7 +656,7 @@ mod tests {
     fn messages_leave_out_the_json_position() {
         assert_eq!(
             without_position("invalid type: map, expected a rate at line 1 column 231"),
-            "invalid type: map, expected a rate"
+            "expected a rate, got a table"
         );
         assert_eq!(
             without_position("a message about line 4 that stays"),

@@ -2,9 +2,12 @@
 //! Parsing helpers: messages without the JSON text's positions, and the
 //! fields that take more than one form.
 
+use crate::error::user_words;
+
 /// A parser message without serde_json's "at line 1 column 231": a place in
 /// the JSON text the bindings made, not in the user's file. The field path
-/// says where the mistake is.
+/// says where the mistake is; the rest is put in the user's words
+/// ([`user_words`]).
 pub(super) fn without_position(message: &str) -> String {
     let mut m = message.replace('`', "'");
     if let Some(at) = m.rfind(" at line ") {
@@ -18,7 +21,7 @@ pub(super) fn without_position(message: &str) -> String {
             m.truncate(at);
         }
     }
-    m
+    user_words(&m)
 }
 
 /// `delayed_ack`: a number of segments (at least 1), or a switch: `true` is

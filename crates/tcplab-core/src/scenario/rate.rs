@@ -12,11 +12,13 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
+use super::budget::Budget;
 use crate::error::{Error, Result};
-use crate::net::capacity::CapacityTrace;
+use crate::net::capacity::{CapacityTrace, TraceError};
 use crate::net::error_model::check_probability;
 use crate::net::schedule::{LinkSchedule, Outage};
 use crate::time::{Rate, SimDuration, SimTime};
+use crate::units::{grouped, human_bytes};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum RateSpec {
@@ -115,8 +117,14 @@ pub struct TraceFiles {
 }
 
 impl TraceFiles {
-    /// The rate `spec` describes; `path` names the field in errors.
-    pub fn resolve(&mut self, spec: &RateSpec, path: &str) -> Result<LinkRate> {
+    /// The rate `spec` describes; `path` names the field in errors. A trace
+    /// file is counted against `budget` as it is read.
+    pub fn resolve(
+        &mut self,
+        spec: &RateSpec,
+        path: &str,
+        budget: &mut Budget,
+    ) -> Result<LinkRate> {
         let file = match spec {
             RateSpec::Fixed(r) => {
                 return Ok(LinkRate {
@@ -132,22 +140,15 @@ impl TraceFiles {
             Some(t) => t.clone(),
             None => {
                 let field = format!("{path}.trace");
-                let text = std::fs::read_to_string(file).map_err(|e| {
-                    Error::invalid_allowed(
-                        &field,
-                        format!("cannot read the trace file '{file}': {e}"),
-                        "a mahimahi trace: one delivery opportunity per line, in ms",
-                    )
-                })?;
-                let t = CapacityTrace::parse(file, &text).map_err(|e| {
-                    Error::invalid_allowed(
-                        &field,
-                        format!("'{file}', {e}"),
-                        "a mahimahi trace: one delivery opportunity per line, \
-                         in whole ms, non-decreasing, the last above 0",
-                    )
-                })?;
-                let t = Arc::new(t);
+                let t = Arc::new(read_trace(file, &field, budget)?);
+                budget.add(
+                    t.bytes(),
+                    &field,
+                    format!(
+                        "the capacity trace '{file}' ({} opportunities)",
+                        t.opportunities()
+                    ),
+                );
                 self.read.insert(file.clone(), t.clone());
                 t
             }
@@ -159,6 +160,91 @@ impl TraceFiles {
             loss_schedule: None,
         })
     }
+}
+
+const TRACE_ALLOWED: &str = "a mahimahi trace: one delivery opportunity per line, in whole ms, \
+                             non-decreasing, the last above 0";
+
+/// Reads the trace `file` (at scenario field `field`) within what is left
+/// of `budget`. Only a regular file is opened: a FIFO or a device would
+/// block the check (or never end), out of reach of Ctrl-C.
+fn read_trace(file: &str, field: &str, budget: &Budget) -> Result<CapacityTrace> {
+    let cannot = |e: std::io::Error| {
+        Error::invalid_allowed(
+            field,
+            format!("cannot read the trace file '{file}': {e}"),
+            TRACE_ALLOWED,
+        )
+    };
+    let meta = std::fs::metadata(file).map_err(cannot)?;
+    if let Some(kind) = not_regular(&meta) {
+        return Err(Error::invalid_allowed(
+            field,
+            format!("'{file}' is {kind}, not a regular file"),
+            TRACE_ALLOWED,
+        ));
+    }
+    let f = std::fs::File::open(file).map_err(cannot)?;
+    // The same file as the one looked at (not one put in its place since).
+    if let Some(kind) = not_regular(&f.metadata().map_err(cannot)?) {
+        return Err(Error::invalid_allowed(
+            field,
+            format!("'{file}' is {kind}, not a regular file"),
+            TRACE_ALLOWED,
+        ));
+    }
+    let room = budget.room();
+    CapacityTrace::read(file, std::io::BufReader::new(f), room).map_err(|e| match e {
+        TraceError::Bad(m) => {
+            Error::invalid_allowed(field, format!("'{file}', {m}"), TRACE_ALLOWED)
+        }
+        TraceError::Io(e) => cannot(e),
+        TraceError::TooLarge {
+            opportunities,
+            read,
+            needs,
+        } => {
+            // The whole file at the rate of its first part.
+            let size = meta.len().max(read);
+            let all = (opportunities as f64 * size as f64 / read.max(1) as f64) as u64;
+            let bytes = ((needs as f64) * size as f64 / read.max(1) as f64) as u64;
+            budget.refuse(
+                field,
+                &format!(
+                    "the capacity trace '{file}' ({}, about {} opportunities)",
+                    human_bytes(size),
+                    grouped(all as f64)
+                ),
+                bytes.max(needs),
+            )
+        }
+    })
+}
+
+/// What a file is when it is not a regular file ("a directory", "a FIFO
+/// (named pipe)", ...), or None for a regular file.
+pub fn not_regular(meta: &std::fs::Metadata) -> Option<&'static str> {
+    let t = meta.file_type();
+    if t.is_file() {
+        return None;
+    }
+    if t.is_dir() {
+        return Some("a directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return Some("a FIFO (named pipe)");
+        }
+        if t.is_socket() {
+            return Some("a socket");
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return Some("a device");
+        }
+    }
+    Some("a special file")
 }
 
 /// One change of a link direction's schedule: from `at` on, each field
@@ -185,13 +271,18 @@ pub enum ScheduleRate {
 }
 
 /// What a link's outages do to packets.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum OutageSpec {
     #[default]
     Hold,
     Drop,
 }
+
+crate::deserialize_names!(OutageSpec {
+    "hold" => OutageSpec::Hold,
+    "drop" => OutageSpec::Drop,
+});
 
 impl<'de> Deserialize<'de> for ScheduleRate {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {

@@ -9,6 +9,7 @@ use std::cell::RefCell;
 
 use rustc_hash::FxHashMap;
 
+use super::budget::{self, Budget, Built};
 use super::checks::{check_name, check_nodes, check_pcap, check_probes, check_top_level, Guess};
 use super::member::{member, member_path, members, MemberCtx};
 use super::reception;
@@ -38,6 +39,8 @@ pub struct Plan {
     pub flows: Vec<FlowPlan>,
     /// The memory budget, bytes.
     pub budget: u64,
+    /// What the network built from the plan is estimated to hold.
+    pub built: Built,
 }
 
 pub struct NodePlan {
@@ -102,7 +105,10 @@ pub fn plan(scenario: &Scenario, custom: CustomCc<'_>) -> Result<Plan> {
 
 /// As [`plan`], taking the scenario (which becomes the effective one).
 pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
-    let budget = check_top_level(&mut sc)?;
+    let limit = check_top_level(&mut sc)?;
+    // What the network will hold, counted before any of it is built.
+    let mut budget = Budget::new(limit);
+    budget::count_network(&sc, &mut budget)?;
     let (mut nodes, node_ids) = check_nodes(&sc.hosts, &sc.routers)?;
     let find_node = |name: &str, guess: &Guess, path: &dyn Fn() -> String| -> Result<u32> {
         node_ids.find(&nodes, name, guess).ok_or_else(|| {
@@ -124,9 +130,9 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
     for (i, l) in sc.links.iter_mut().enumerate() {
         let entry = format!("links[{i}]");
         // Each direction's rate: a trace is read (once per file) here.
-        let fwd_rate = trace_files.resolve(&l.rate, &format!("{entry}.rate"))?;
+        let fwd_rate = trace_files.resolve(&l.rate, &format!("{entry}.rate"), &mut budget)?;
         let mut rev_rate = match &l.reverse_rate {
-            Some(r) => trace_files.resolve(r, &format!("{entry}.reverse_rate"))?,
+            Some(r) => trace_files.resolve(r, &format!("{entry}.reverse_rate"), &mut budget)?,
             None => fwd_rate.clone(),
         };
         let mut fwd_rate = fwd_rate;
@@ -245,6 +251,10 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
     let ends: Vec<(u32, u32)> = links.iter().map(|l| (l.a, l.b)).collect();
     let adj = route::Adjacency::new(nodes.len(), &ends);
     drop(ends);
+    let multi = (0..nodes.len() as u32)
+        .filter(|&n| adj.of(n).len() > 1)
+        .count();
+    budget::count_routes(&mut budget, nodes.len(), multi, sc.routes.len())?;
 
     // ---- routes -----------------------------------------------------------
     let is_host: Vec<bool> = nodes.iter().map(|n| n.is_host).collect();
@@ -350,6 +360,7 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
                 &mut rng,
                 duration,
                 &bottleneck,
+                &mut budget,
             )?)
         } else {
             None
@@ -514,7 +525,8 @@ pub fn plan_owned(mut sc: Scenario, custom: CustomCc<'_>) -> Result<Plan> {
         links,
         link_entries,
         flows,
-        budget,
+        budget: limit,
+        built: budget.built(),
     })
 }
 

@@ -20,11 +20,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::budget::Budget;
 use super::{AppKind, AppSpec, FlowSpec, OneOrMany};
 use crate::error::{Error, Result};
 use crate::rng::Rng;
 use crate::time::SimDuration;
-use crate::units::Bytes;
+use crate::units::{grouped, Bytes};
 
 /// The packet size of the built-in CDFs' units.
 pub const CDF_PACKET: f64 = 1460.0;
@@ -213,7 +214,8 @@ pub struct Arrival {
 
 /// The arrivals of a Poisson process of `rate` per second in [`from`,
 /// `until`), each with a size from `cdf` and one of `pairs` pairs chosen
-/// uniformly, drawn from `rng` (interarrival, size, pair, in that order).
+/// uniformly, drawn from `rng` (interarrival, size, pair, in that order);
+/// `None` once there are more than `max`.
 pub fn arrivals(
     rng: &mut Rng,
     rate: f64,
@@ -221,14 +223,18 @@ pub fn arrivals(
     until: SimDuration,
     cdf: &Cdf,
     pairs: usize,
-) -> Vec<Arrival> {
+    max: usize,
+) -> Option<Vec<Arrival>> {
     let mut out = Vec::new();
     let mut t = from.as_nanos() as f64;
     let end = until.as_nanos() as f64;
     loop {
         t += rng.exponential(1e9 / rate);
         if t >= end {
-            return out;
+            return Some(out);
+        }
+        if out.len() >= max {
+            return None;
         }
         let size = cdf.size(rng.uniform());
         let pair = if pairs > 1 {
@@ -267,15 +273,17 @@ pub(super) fn transfer(size: u64) -> AppSpec {
     }
 }
 
-/// Checks a poisson entry (`f`, at `entry`) and draws its arrivals.
-/// `bottleneck(src, dst)` is the smallest link rate on that pair's path in
-/// bit/s; `stream` names the entry's random stream.
+/// Checks a poisson entry (`f`, at `entry`) and draws its arrivals, which
+/// are counted against `budget` (from their expected number before any is
+/// drawn). `bottleneck(src, dst)` is the smallest link rate on that pair's
+/// path in bit/s; `stream` names the entry's random stream.
 pub(super) fn expand(
     entry: &str,
     f: &FlowSpec,
     rng: &mut Rng,
     duration: Option<SimDuration>,
     bottleneck: &dyn Fn(&str, &str) -> Result<u64>,
+    budget: &mut Budget,
 ) -> Result<Expanded> {
     let p = |field: &str| format!("{entry}.{field}");
     let app = f.app.as_ref().expect("a poisson entry has an app");
@@ -381,7 +389,35 @@ pub(super) fn expand(
             format!("{until} is after the end of the run ({d})"),
         ));
     }
-    let a = arrivals(rng, rate, from, until, &cdf, pairs);
+    // Each transfer is a flow of the network: its cost, from the expected
+    // number of arrivals, is refused before any is drawn; the draws stop
+    // once they would outgrow what is left of the budget.
+    let each = super::budget::flow_bytes(f.kind) + super::budget::ARRIVAL_BYTES;
+    let field = p(if app.load.is_some() {
+        "app.load"
+    } else {
+        "app.arrival_rate"
+    });
+    let secs = (until - from).as_secs_f64();
+    let what = |n: f64| {
+        format!(
+            "about {} transfers ({} per second for {secs} s)",
+            grouped(n),
+            if rate >= 100.0 {
+                grouped(rate)
+            } else {
+                format!("{rate:.3}")
+            }
+        )
+    };
+    let expected = rate * secs;
+    if expected * each as f64 > budget.room() as f64 {
+        return Err(budget.refuse(&field, &what(expected), (expected * each as f64) as u64));
+    }
+    let max = (budget.room() / each) as usize;
+    let a = arrivals(rng, rate, from, until, &cdf, pairs, max)
+        .ok_or_else(|| budget.refuse(&field, &what(max as f64 + 1.0), (max as u64 + 1) * each))?;
+    budget.add(a.len() as u64 * each, field, what(a.len() as f64));
     let pick =
         |v: &OneOrMany<String>| OneOrMany::Many(a.iter().map(|x| v.get(x.pair).clone()).collect());
     Ok(Expanded {
@@ -436,7 +472,9 @@ mod tests {
             SimDuration::from_secs(100),
             &cdf,
             3,
-        );
+            usize::MAX,
+        )
+        .unwrap();
         // 100,000 expected arrivals: within 4 standard deviations (1265).
         assert!((a.len() as f64 - 1e5).abs() < 1265.0, "{}", a.len());
         assert!(a.windows(2).all(|w| w[0].start <= w[1].start));

@@ -90,7 +90,7 @@ pub(super) const BEFORE_LINK_EFFECTS: &[Field] = &[
         "size",
         "B",
         "4GiB",
-        "the most memory what grows in a run may hold",
+        "the most memory a run may hold: the network built and what grows as it runs",
         "tcplab: a run that fits a laptop",
     ),
     f(

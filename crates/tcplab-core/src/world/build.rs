@@ -37,6 +37,7 @@ impl World {
             link_entries,
             flows,
             budget,
+            built,
         } = plan;
         let nodes: Vec<Node> = nodes
             .into_iter()
@@ -80,6 +81,7 @@ impl World {
             pcap_tx: false,
             flow_opts: Vec::new(),
             budget,
+            built,
             series_samples: 0,
             interval_buckets: 0,
             held_drops: Vec::new(),

@@ -39,7 +39,7 @@ use crate::net::route::NO_ROUTE;
 use crate::results::{DropRecord, EventRecord, IntervalRecord};
 use crate::scenario::TraceKind;
 use crate::tcp::sender::TcpEvent;
-use crate::units::human_bytes;
+use crate::units::{grouped, human_bytes};
 
 /// A packet in flight: its slab slot and its pipe entry (a pipe's ring may
 /// be twice as long as its contents).
@@ -61,19 +61,6 @@ struct Part {
     bytes: u64,
     field: String,
     what: String,
-}
-
-/// A count with thousands separators: 10,000,000,000.
-fn grouped(x: f64) -> String {
-    let digits = format!("{:.0}", x.max(0.0));
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn secs(ns: u64) -> f64 {
@@ -169,7 +156,17 @@ fn packet_rate(w: &World, ld: u32, size: u64) -> f64 {
 
 /// The parts of the estimate, largest concerns first.
 fn estimate(w: &World) -> Vec<Part> {
-    let mut parts = Vec::new();
+    // What the built network holds, estimated and counted when the
+    // scenario was checked (`scenario::budget`).
+    let built = &w.built;
+    let mut parts = vec![Part {
+        bytes: built.bytes,
+        field: built.largest.field.clone(),
+        what: format!(
+            "the network built from the scenario (most of it {})",
+            built.largest.what
+        ),
+    }];
     let active = active_ns(w);
     let link_name = |ld: u32| &w.link_names[w.links[ld as usize].link as usize];
 
@@ -404,14 +401,16 @@ pub(super) fn check_estimate(w: &World) -> Result<()> {
     ))
 }
 
-/// What the run holds now in what grows, counted as the estimate counts it.
-pub(super) fn in_use(w: &World) -> (u64, [(&'static str, u64); 4]) {
+/// What the run holds now: the network (as estimated when it was checked)
+/// and what grows, counted as the estimate counts it.
+pub(super) fn in_use(w: &World) -> (u64, [(&'static str, u64); 5]) {
     let packets = slab_bytes(&w.packets);
     let series = w.series_samples.saturating_mul(SAMPLE_BYTES);
     let logs = w.drop_log.as_ref().map_or(0, |l| l.len() as u64) * DROP_BYTES
         + w.event_log.as_ref().map_or(0, |l| l.len() as u64) * EVENT_BYTES;
     let intervals = w.interval_buckets.saturating_mul(INTERVAL_ROW_BYTES);
     let parts = [
+        ("the network", w.built.bytes),
         ("packets in flight", packets),
         ("recorded series", series),
         ("logs", logs),

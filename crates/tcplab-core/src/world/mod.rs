@@ -124,6 +124,8 @@ pub struct World {
     flow_opts: Vec<FlowOptions>,
     /// The scenario's memory budget, bytes (see [`memory`]).
     budget: u64,
+    /// What the built network is estimated to hold (counted in the budget).
+    built: crate::scenario::budget::Built,
     /// Samples recorded in time series so far (queue and TCP series).
     series_samples: u64,
     /// Per-interval counters allocated so far, over all flows.
@@ -278,6 +280,14 @@ impl World {
     /// The scenario with every default filled in (what a check reports).
     pub fn effective_scenario(&self) -> &Scenario {
         &self.scenario
+    }
+
+    /// The effective scenario, the rest of the world freed first (as
+    /// [`World::dispose`] frees it): what a check returns.
+    pub fn into_effective_scenario(mut self) -> Scenario {
+        let sc = std::mem::take(&mut self.scenario);
+        self.dispose();
+        sc
     }
 
     /// Frees the world once its results are out. A large one (a million

@@ -84,7 +84,7 @@ pub fn build(variant: &str, path: &str, value: &Value) -> Result<Box<dyn Congest
     let read = |e: serde_path_to_error::Error<serde_json::Error>| {
         Error::invalid(
             format!("{path}.{}", e.path()),
-            e.into_inner().to_string().replace('`', "'"),
+            crate::error::user_words(&e.into_inner().to_string()),
         )
     };
     let check = |r: std::result::Result<(), (&'static str, String)>| {

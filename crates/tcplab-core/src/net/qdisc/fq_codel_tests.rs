@@ -212,5 +212,14 @@ fn bad_parameters_are_refused_by_name() {
         ..d()
     })
     .starts_with("interval:"));
+    // The timers: CoDel's clock ticks in 1.024 us, its floor.
+    assert_eq!(
+        bad(FqCoDelSpec {
+            target: SimDuration::from_nanos(1),
+            interval: SimDuration::from_nanos(1),
+            ..d()
+        }),
+        "target: at least 1.024 us, got 1ns"
+    );
     assert!(d().check().is_ok());
 }

@@ -29,7 +29,7 @@ use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
 
 use crate::rng::Rng;
-use crate::time::{Rate, SimTime};
+use crate::time::{Rate, SimDuration, SimTime};
 use crate::units::QueueLimit;
 
 pub use codel::{CoDel, CoDelSpec};
@@ -228,6 +228,35 @@ impl QueueSpec {
     }
 }
 
+impl QueueSpec {
+    /// The memory one link direction's discipline holds once built, before
+    /// any packet: its state, and FQ-CoDel's table of flow buckets (4 B
+    /// each). Drop-tail's fits in the link direction itself.
+    pub fn built_bytes(&self) -> u64 {
+        match self {
+            QueueSpec::DropTail { .. } => 0,
+            QueueSpec::Red(_) => std::mem::size_of::<Red>() as u64,
+            QueueSpec::CoDel(_) => std::mem::size_of::<CoDel>() as u64,
+            QueueSpec::FqCoDel(f) => std::mem::size_of::<FqCoDel>() as u64 + 4 * u64::from(f.flows),
+            QueueSpec::Pie(_) => std::mem::size_of::<Pie>() as u64,
+        }
+    }
+
+    /// What [`Self::built_bytes`] counts, for messages.
+    pub fn built_what(&self) -> String {
+        match self {
+            QueueSpec::DropTail { .. } => "drop-tail".into(),
+            QueueSpec::Red(_) => "red".into(),
+            QueueSpec::CoDel(_) => "codel".into(),
+            QueueSpec::FqCoDel(f) => format!(
+                "fq_codel with {} flow queues per direction",
+                crate::units::grouped(f64::from(f.flows))
+            ),
+            QueueSpec::Pie(_) => "pie".into(),
+        }
+    }
+}
+
 impl Default for QueueSpec {
     /// 100 packets of drop-tail, as ns-2's and ns-3's default queue.
     fn default() -> Self {
@@ -235,6 +264,23 @@ impl Default for QueueSpec {
             limit: QueueLimit::default(),
         }
     }
+}
+
+/// The shortest period a discipline's timer may have (PIE's `t_update`,
+/// Adaptive RED's `interval`; CoDel's clock ticks in 1.024 us already): a
+/// timer far below a packet's time on the wire only costs wall time (PIE at
+/// 1 ns updates two billion times per simulated second).
+pub const MIN_TIMER: SimDuration = SimDuration::from_micros(1);
+
+/// Refuses a discipline timer below [`MIN_TIMER`], naming the parameter.
+pub(crate) fn check_timer(field: &str, t: SimDuration) -> Result<(), String> {
+    if t < MIN_TIMER {
+        return Err(format!(
+            "{field}: at least 1 us (a discipline's timer; a 1500-B packet takes 1.2 us at 10 \
+             Gb/s), got {t}"
+        ));
+    }
+    Ok(())
 }
 
 /// The disciplines a `kind` names.

@@ -89,9 +89,7 @@ impl PieSpec {
         if self.target.as_nanos() == 0 {
             return Err("target: more than 0".into());
         }
-        if self.t_update.as_nanos() == 0 {
-            return Err("t_update: more than 0".into());
-        }
+        super::check_timer("t_update", self.t_update)?;
         for (name, v) in [("alpha", self.alpha), ("beta", self.beta)] {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(format!("{name}: a gain of at least 0, got {v}"));

@@ -173,5 +173,21 @@ fn bad_parameters_are_refused_by_name() {
         ..d()
     })
     .starts_with("t_update:"));
+    // A timer far below a packet's time (2 s of PIE at 1 ns took 20 s of
+    // wall time) is refused, naming the floor.
+    assert_eq!(
+        bad(PieSpec {
+            t_update: SimDuration::from_nanos(1),
+            ..d()
+        }),
+        "t_update: at least 1 us (a discipline's timer; a 1500-B packet takes 1.2 us at 10 \
+         Gb/s), got 1ns"
+    );
+    assert!(PieSpec {
+        t_update: SimDuration::from_micros(1),
+        ..d()
+    }
+    .check()
+    .is_ok());
     assert!(d().check().is_ok());
 }

@@ -144,6 +144,11 @@ impl Default for RedSpec {
     }
 }
 
+/// The thresholds' defaults when they are not automatic (ns-3's `MinTh`
+/// and `MaxTh`).
+const DEFAULT_MIN_TH: f64 = 5.0;
+const DEFAULT_MAX_TH: f64 = 15.0;
+
 fn unit_interval(field: &str, v: f64) -> Result<(), String> {
     if (0.0..=1.0).contains(&v) {
         Ok(())
@@ -184,6 +189,19 @@ impl RedSpec {
             (Some(Auto::Value(lo)), Some(Auto::Value(hi))) if lo > hi => {
                 return Err(format!("max_th: at least min_th ({lo}), got {hi}"))
             }
+            // One threshold given, the other's default on the wrong side.
+            (Some(Auto::Value(lo)), None) if lo > DEFAULT_MAX_TH => {
+                return Err(format!(
+                    "max_th: the default {DEFAULT_MAX_TH} is below min_th ({lo}); give max_th \
+                     too, at least min_th"
+                ))
+            }
+            (None, Some(Auto::Value(hi))) if hi < DEFAULT_MIN_TH => {
+                return Err(format!(
+                    "min_th: the default {DEFAULT_MIN_TH} is above max_th ({hi}); give min_th \
+                     too, at most max_th"
+                ))
+            }
             (Some(Auto::Auto), Some(Auto::Value(_))) | (Some(Auto::Value(_)), Some(Auto::Auto)) => {
                 return Err(
                     "min_th, max_th: \"auto\" sets both (max_th = 3 min_th); give both or neither"
@@ -195,6 +213,7 @@ impl RedSpec {
         if self.mean_packet_size.0 == 0 {
             return Err("mean_packet_size: at least 1 B".into());
         }
+        super::check_timer("interval", self.interval)?;
         match self.limit {
             QueueLimit::Packets(0) | QueueLimit::Bytes(0) => {
                 Err("limit: at least one packet or byte".into())
@@ -280,7 +299,10 @@ impl Red {
                 Some(Auto::Value(x)) => x,
                 _ => default,
             };
-            (value(spec.min_th, 5.0), value(spec.max_th, 15.0))
+            (
+                value(spec.min_th, DEFAULT_MIN_TH),
+                value(spec.max_th, DEFAULT_MAX_TH),
+            )
         };
         let w_q = match spec.w_q {
             Some(Auto::Value(w)) => w,

@@ -247,6 +247,22 @@ fn bad_parameters_are_refused_by_name() {
     assert!(bad(r#"{"w_q": 0}"#).starts_with("w_q: a weight in (0, 1]"));
     assert!(bad(r#"{"beta": 1}"#).starts_with("beta:"));
     assert!(bad(r#"{"min_th": "auto", "max_th": 9}"#).starts_with("min_th, max_th"));
+    // One threshold alone, beyond the other's default, as if both were given.
+    assert_eq!(
+        bad(r#"{"min_th": 20}"#),
+        "max_th: the default 15 is below min_th (20); give max_th too, at least min_th"
+    );
+    assert_eq!(
+        bad(r#"{"max_th": 3}"#),
+        "min_th: the default 5 is above max_th (3); give min_th too, at most max_th"
+    );
+    assert!(bad(r#"{"adaptive": true, "min_th": 20}"#).starts_with("max_th: the default 15"));
+    // Discipline timers below 1 us (a packet's time on the wire) are refused.
+    assert_eq!(
+        bad(r#"{"adaptive": true, "interval": "1ns"}"#),
+        "interval: at least 1 us (a discipline's timer; a 1500-B packet takes 1.2 us at 10 \
+         Gb/s), got 1ns"
+    );
     assert!(bad(r#"{"limit": "0p"}"#).starts_with("limit:"));
     let e = serde_json::from_str::<RedSpec>(r#"{"minth": 5}"#).unwrap_err();
     assert!(e.to_string().contains("unknown field `minth`"), "{e}");
