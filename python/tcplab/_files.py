@@ -1,4 +1,6 @@
-"""Writing output files safely: never through a symlink, never half-written.
+"""Writing output files safely, and reading only regular files.
+
+Writing: never through a symlink, never half-written.
 
 Every file tcplab writes for a user (results, tables, traces, figures) goes
 through :func:`atomic_write`: the data goes to a new file in the same
@@ -6,11 +8,16 @@ directory, created exclusively (so a name planted there in advance, a symlink
 included, is never opened), and is then renamed over the destination. A
 rename replaces a symlink itself, not the file it points to, and a reader
 never sees a file half written.
+
+Reading: a file a scenario names (a CDF file, a scenario file) is read only
+if it is a regular file (:func:`special_kind`). Opening a FIFO blocks until
+something writes to it, and a device may never end, out of reach of Ctrl-C.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -45,3 +52,26 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def special_kind(path: str | os.PathLike[str]) -> str | None:
+    """What ``path`` is if it exists and is not a regular file ("a FIFO (named pipe)", ...).
+
+    None for a regular file (through symlinks) and for a path that cannot be
+    looked at: the reader then says why it cannot be read.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a special file"

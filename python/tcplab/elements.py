@@ -6,6 +6,8 @@ Loss models, packet-trace requests, TCP applications, and the handles the
 
 from __future__ import annotations
 
+import math
+import numbers
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -82,12 +84,46 @@ class GilbertElliott(LossModel):
         }
 
     def stationary_loss(self) -> float:
-        """Long-run loss rate for packets arriving independently of the state."""
-        g = _core.parse_duration(str(self.good_time))
-        b = _core.parse_duration(str(self.bad_time))
-        tg, tb = (1 - self.p_bad) * g, self.p_bad * b
+        """Long-run loss rate for packets arriving independently of the state.
+
+        Raises:
+            ScenarioError: a parameter a scenario would refuse (a probability
+                outside 0 to 1, a time that is not a duration above 0 s),
+                naming it (``path`` ``loss.good_time``, ...).
+        """
+        good, bad, p_bad = (self._probability(f) for f in ("good_loss", "bad_loss", "p_bad"))
+        g, b = self._sojourn("good_time"), self._sojourn("bad_time")
+        tg, tb = (1 - p_bad) * g, p_bad * b
         frac_bad = tb / (tg + tb)
-        return (1 - frac_bad) * self.good_loss + frac_bad * self.bad_loss
+        return (1 - frac_bad) * good + frac_bad * bad
+
+    def _refuse(self, field: str, problem: str, allowed: str) -> ScenarioError:
+        return ScenarioError(f"GilbertElliott.{field}: {problem} (allowed: {allowed})",
+                             f"loss.{field}", problem, allowed)
+
+    def _probability(self, field: str) -> float:
+        v = getattr(self, field)
+        try:
+            p = float(v)
+        except (TypeError, ValueError):
+            p = math.nan
+        if isinstance(v, bool) or not 0 <= p <= 1:
+            raise self._refuse(field, f"{v!r} is not a probability", "0 to 1")
+        return p
+
+    def _sojourn(self, field: str) -> int:
+        """The time in ns, as the core reads it (a number is seconds)."""
+        v = getattr(self, field)
+        allowed = "a duration longer than 0 s ('10ms', or a number of seconds)"
+        try:
+            if isinstance(v, bool) or not isinstance(v, str | numbers.Real):
+                raise ValueError(f"{v!r} is not a duration")
+            ns = _core.parse_duration(v if isinstance(v, str) else repr(float(v)))
+        except ValueError as e:
+            raise self._refuse(field, str(e), allowed) from None
+        if ns <= 0:
+            raise self._refuse(field, f"{v!r} is not longer than 0 s", allowed)
+        return ns
 
 
 @dataclass(frozen=True)
