@@ -16,7 +16,10 @@ hang or take the machine's memory.
 
 The only outcomes allowed: accepted (and run), ``ScenarioError``,
 ``MemoryError`` (the budget, during the run) or the alarm. Anything else is
-printed with its traceback and counted; the summary is one JSON line. A
+printed with its traceback and counted, and so is a ``ScenarioError`` whose
+message shows a user Rust's or serde's words (``expected f64``, ``struct
+LinkSpec``, ``invalid type:``; see ``RUST_WORDS``); the summary is one JSON
+line. A
 crash (abort, segfault) ends the process with a signal, which the test sees.
 ``--cli N`` also runs N of the text cases through ``tcplab check`` in a
 subprocess: exit 0 or 2, and never a traceback on stderr.
@@ -30,6 +33,7 @@ import decimal
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -42,6 +46,17 @@ import numpy as np
 import tcplab as tl
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+#: Words of Rust's and serde's that no message may show a user: Rust's type
+#: names (``u64``, ``f64``, ``struct LinkSpec``, ``Option``) and serde's
+#: phrases around them (``invalid type:``, ``a sequence``, ``expected
+#: value``). A message says what is allowed in the user's words instead
+#: (``expected a whole number of 0 or more``, ``a list``, ``a table``).
+RUST_WORDS = re.compile(
+    r"\b(?:[ui](?:8|16|32|64|128|size)|f32|f64)\b|\bstruct [A-Z]\w*|\benum [A-Z]\w*|"
+    r"\bOption\b|\bVec<|\bsequence\b|invalid type:|invalid value:|invalid length|\bnewtype\b|"
+    r"\bidentifier\b|expected value")
 
 
 class Alarm(Exception):
@@ -252,7 +267,9 @@ def attempt(make: Any) -> str:
         short = sc.replace(duration="0.5s", memory_budget="64MiB")
         short.run()
         return "ran"
-    except tl.ScenarioError:
+    except tl.ScenarioError as e:
+        if RUST_WORDS.search(str(e)):
+            raise AssertionError(f"a message in Rust's words: {e}") from None
         return "refused"
     except MemoryError:
         return "memory"
@@ -309,6 +326,7 @@ def main() -> None:
         ok = r.returncode in (0, 2) and "Traceback" not in r.stderr
         if r.returncode == 2:
             ok = ok and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1
+            ok = ok and not RUST_WORDS.search(r.stderr)
         outcomes["cli"] = outcomes.get("cli", 0) + 1
         if not ok:
             bad.append(f"cli {path.name}: exit {r.returncode}\n{r.stderr}")
