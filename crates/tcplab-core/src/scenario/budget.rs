@@ -296,4 +296,62 @@ mod tests {
         assert!(e.contains("over the memory budget of 1 MiB"), "{e}");
         assert_eq!(b.room(), 0);
     }
+
+    fn refused(json: &str) -> Error {
+        let sc = Scenario::from_json(json).unwrap();
+        match super::super::plan(&sc, &mut |_| None) {
+            Ok(_) => panic!("accepted: {json}"),
+            Err(e) => e,
+        }
+    }
+
+    const TWO_HOSTS: &str = r#""duration": "2s", "hosts": ["a", "b"],
+        "links": [{"a": "a", "b": "b", "rate": "10Mbps", "delay": "1ms" LINK}],
+        "flows": [{"kind": "tcp", "src": "a", "dst": "b" FLOW}]"#;
+
+    fn two_hosts(top: &str, link: &str, flow: &str) -> String {
+        format!(
+            "{{{top}{}}}",
+            TWO_HOSTS.replace("LINK", link).replace("FLOW", flow)
+        )
+    }
+
+    #[test]
+    fn what_would_not_fit_is_refused_before_it_is_built() {
+        // 32 GB of flow buckets: refused before the table is allocated.
+        let e = refused(&two_hosts(
+            "",
+            r#", "queue": {"kind": "fq_codel", "flows": 4000000000}"#,
+            "",
+        ));
+        let m = e.to_string();
+        assert!(
+            m.starts_with("links[0].queue: the queue disciplines of links[0]"),
+            "{m}"
+        );
+        assert!(m.contains("over the memory budget of 4 GiB"), "{m}");
+        // Two thousand million arrivals: refused before the first is drawn.
+        let e = refused(&two_hosts(
+            "",
+            "",
+            r#", "app": {"kind": "poisson", "sizes": "websearch", "arrival_rate": 1e9}"#,
+        ));
+        let m = e.to_string();
+        assert!(
+            m.starts_with("flows[0].app.arrival_rate: about 2,000,000,000 transfers"),
+            "{m}"
+        );
+        // A workload that fits is drawn, and counts in what the network holds.
+        let sc = Scenario::from_json(&two_hosts(
+            r#""memory_budget": "100MB", "#,
+            "",
+            r#", "app": {"kind": "poisson", "sizes": "websearch", "arrival_rate": 100}"#,
+        ))
+        .unwrap();
+        let plan = super::super::plan(&sc, &mut |_| None).unwrap();
+        let n = plan.flows.len() as u64;
+        assert!(n > 150 && n < 250, "{n}");
+        assert!(plan.built.bytes >= n * (TCP_FLOW_BYTES + ARRIVAL_BYTES));
+        assert_eq!(plan.built.largest.field, "flows[0].app.arrival_rate");
+    }
 }
