@@ -43,12 +43,17 @@ def _column(res, table: str, name: str) -> list:  # noqa: ANN001
     return [row[name] for row in res.raw[table]]
 
 
+def _budget(n: int) -> str | None:
+    """A million flows' network is estimated at about 4.9 GB: over the default 4 GiB budget."""
+    return "8GiB" if n >= 500_000 else None
+
+
 def child(n: int, duration: float) -> None:
     from tcp import dumbbell  # bench/tcp.py, beside this file
 
     t0 = time.perf_counter()
     net = dumbbell(n, mss=1448, rcv_buf="1MiB")
-    sc = net.scenario(duration=f"{duration}s", seed=1)
+    sc = net.scenario(duration=f"{duration}s", seed=1, memory_budget=_budget(n))
     t1 = time.perf_counter()
     res = sc.run()
     t2 = time.perf_counter()
@@ -70,7 +75,8 @@ def check_only(n: int) -> None:
     from tcp import dumbbell  # bench/tcp.py, beside this file
     from tcplab import _core
 
-    sc = dumbbell(n, mss=1448, rcv_buf="1MiB").scenario(duration="30s", seed=1)
+    sc = dumbbell(n, mss=1448, rcv_buf="1MiB").scenario(duration="30s", seed=1,
+                                                        memory_budget=_budget(n))
     t0 = time.perf_counter()
     _core.check_json(sc.data)
     print(json.dumps({"n": n, "check_and_build_s": time.perf_counter() - t0}))

@@ -97,3 +97,14 @@ def test_a_bad_flag_is_blamed_on_the_flag_not_on_the_file(tmp_path):
     r = cli("run", sc, cwd=tmp_path)
     assert r.returncode == 2 and r.stderr.startswith("error: duration: '6xx'")
     assert "w.toml, line 6]" in r.stderr
+
+
+def test_a_fifo_named_as_a_scenario_file_is_refused_at_once(tmp_path):
+    import os
+
+    fifo = tmp_path / "s.toml"
+    os.mkfifo(fifo)
+    for command in ("check", "run"):
+        r = subprocess.run([sys.executable, "-m", "tcplab.cli", command, str(fifo)],
+                           capture_output=True, text=True, timeout=30)
+        assert r.returncode == 2 and "is a FIFO (named pipe), not a scenario file" in r.stderr

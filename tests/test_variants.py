@@ -198,7 +198,7 @@ def test_reno_growth_halves_the_flightsize_ns3_the_pipe_and_linux_cwnd():
     ({"name": "cubic", "beta": 1.5}, "flows[0].cc.beta: 1.5 is not in (0, 1)",
      "flows[0].cc.beta"),
     ({"name": "cubic", "version": "2.6.22", "beta": 0.8},
-     "flows[0].cc.beta: invalid type: floating point '0.8', expected u64", "flows[0].cc.beta"),
+     "flows[0].cc.beta: expected a whole number of 0 or more, got 0.8", "flows[0].cc.beta"),
     ({"name": "cubic", "version": "2.6.22", "c": 0.4},
      "flows[0].cc.c: not a parameter of 'cubic' (allowed: beta, bic_scale, fast_convergence, "
      "max_increment, tcp_friendliness, version)", "flows[0].cc.c"),

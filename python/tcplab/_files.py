@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -28,6 +27,8 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[Any]], Any], 
                  binary: bool = False) -> Path:
     """Create or replace ``path`` with what ``write(file)`` writes; return the path."""
     dest = Path(path)
+    import tempfile  # here: it loads shutil, which `tcplab run` never needs otherwise
+
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
     try:
         with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"newline": ""})) as f:

@@ -218,8 +218,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     """Check a scenario file and print it with every default filled in (importing nothing)."""
     sc = _overrides(_load(args.file), args)
-    effective = sc.check()
-    print(json.dumps(effective, indent=2))
+    sys.stdout.write(sc.check_text() + "\n")
     return EXIT_OK
 
 

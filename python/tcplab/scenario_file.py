@@ -132,6 +132,18 @@ class Scenario:
             return stand_ins_for(self.data, self.custom) or None
         return controllers_for(self.data, self.custom) or None
 
+    def check_text(self) -> str:
+        """As :meth:`check`, as the indented JSON text `tcplab check` prints.
+
+        The core writes the text itself, after it has freed the network it
+        built, so checking a large scenario takes less memory than running
+        it.
+        """
+        try:
+            return _core.check_json(self.data, self._controllers(imports=False), pretty=True)
+        except ScenarioError as e:
+            raise self._located(e) from None
+
     def check(self) -> dict[str, Any]:
         """Check the scenario without running it; return it with every default filled in.
 

@@ -132,7 +132,16 @@ def python_flows(data: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
 
 
 def read_text_file(path: Path, what: str) -> str:
-    """A UTF-8 text file's contents, or a ScenarioError saying why it cannot be read."""
+    """A UTF-8 text file's contents, or a ScenarioError saying why it cannot be read.
+
+    A FIFO, a device or a socket is refused before it is opened: reading
+    one could wait forever.
+    """
+    from tcplab._files import special_kind
+
+    kind = special_kind(path)
+    if kind is not None:
+        raise ScenarioError(f"{path} is {kind}, not a {what}", "", f"{kind}, not a {what}")
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
