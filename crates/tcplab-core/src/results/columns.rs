@@ -201,7 +201,8 @@ pub const FLOW_COLUMNS: &[Column] = &[
         "",
         "float",
         "TCP transfers: completion time / the ideal one alone on the path (handshake, \
-         propagation, the bytes at the bottleneck's rate; NaN if unfinished)",
+         propagation, the bytes at the bottleneck's rate, a capacity trace's opportunities \
+         from the transfer's start; at least 1; NaN if unfinished)",
     ),
     col(
         "acked_bytes",

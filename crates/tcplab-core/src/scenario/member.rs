@@ -6,8 +6,8 @@
 use std::cell::RefCell;
 
 use super::checks::Guess;
-use super::tcp_group;
 use super::validate::{AppPlan, FlowPlan, LinkEntryPlan, LinkPlan, NodePlan};
+use super::{ideal, tcp_group};
 use super::{FlowKind, FlowSpec, OneOrMany, TraceSpec};
 use crate::cc::CustomCc;
 use crate::error::{Error, Result};
@@ -134,12 +134,11 @@ pub(super) fn member(
     };
     let mut path_mtu = 65535;
     // One-way propagation each way, and the bottleneck's rate.
-    let (mut fwd, mut rev, mut bottleneck) = (SimDuration::ZERO, SimDuration::ZERO, u64::MAX);
+    let (mut hops, mut rev) = (Vec::new(), SimDuration::ZERO);
     route::walk(c.tables, c.link_to, c.is_host, src, dst, |ld| {
         let l = &c.link_entries[c.links[ld as usize / 2].entry as usize];
         path_mtu = path_mtu.min(l.mtu);
-        fwd = fwd + l.delay;
-        bottleneck = bottleneck.min(l.rate[ld as usize % 2].nominal.bps());
+        hops.push(ideal::Hop::new(&l.rate[ld as usize % 2], l.delay));
     })
     .map_err(|d| route_err(src, dst, d))?;
     let start = *m.start.get(0);
@@ -210,7 +209,8 @@ pub(super) fn member(
         }
         FlowKind::Tcp => {
             route::walk(c.tables, c.link_to, c.is_host, dst, src, |ld| {
-                rev = rev + c.link_entries[c.links[ld as usize / 2].entry as usize].delay;
+                let l = &c.link_entries[c.links[ld as usize / 2].entry as usize];
+                rev = rev + ideal::Hop::new(&l.rate[ld as usize % 2], l.delay).delay();
             })
             .map_err(|d| route_err(dst, src, format!("for the ACKs: {d}")))?;
             let tcp = tcp_group::tcp_member(
@@ -223,7 +223,9 @@ pub(super) fn member(
                 custom,
             )?;
             if let Some(size) = tcp.transfer {
-                ideal = Some(ideal_completion(size, &tcp.cfg, fwd, rev, bottleneck));
+                let header = 40 + crate::tcp::base_options(tcp.cfg.timestamps) as u64;
+                let mss = tcp.cfg.mss as u64;
+                ideal = Some(ideal::completion(size, mss, header, start, &hops, rev));
             }
             let endless =
                 tcp.transfer.is_none() && m.stop.is_none() && tcp.edges.last().is_none_or(|e| e.1);
@@ -243,26 +245,4 @@ pub(super) fn member(
         app,
         ideal,
     })
-}
-
-/// A transfer's completion time alone on its path, the denominator of its
-/// slowdown: the handshake's propagation there and back (SYN, SYN-ACK),
-/// then the data's propagation and its bytes on the wire (payload and 40 B
-/// of headers plus the options of each segment) at the bottleneck's rate.
-/// A lower bound: it leaves out the small packets' serialization and the
-/// store-and-forward of the links other than the bottleneck, and assumes a
-/// window that never limits.
-pub(super) fn ideal_completion(
-    size: u64,
-    cfg: &crate::tcp::TcpConfig,
-    fwd: SimDuration,
-    rev: SimDuration,
-    bottleneck_bps: u64,
-) -> SimDuration {
-    let mss = cfg.mss as u64;
-    let segments = size.div_ceil(mss);
-    let header = 40 + crate::tcp::base_options(cfg.timestamps) as u64;
-    let wire_bits = (size + segments * header) as u128 * 8;
-    let tx_ns = (wire_bits * 1_000_000_000).div_ceil(bottleneck_bps as u128) as u64;
-    fwd + rev + fwd + SimDuration::from_nanos(tx_ns)
 }

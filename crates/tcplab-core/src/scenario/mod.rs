@@ -14,6 +14,7 @@ pub mod budget;
 mod checks;
 mod flow_fields;
 mod group;
+mod ideal;
 mod member;
 mod names;
 mod parse;

@@ -83,7 +83,7 @@ pub struct FlowPlan {
     pub stop: Option<SimTime>,
     pub app: AppPlan,
     /// A TCP transfer's completion time alone on its path (see
-    /// `member::ideal_completion`): its slowdown's denominator.
+    /// `ideal::completion`): its slowdown's denominator.
     pub ideal: Option<SimDuration>,
 }
 
