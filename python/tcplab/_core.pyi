@@ -1,8 +1,12 @@
 __version__: str
 
+from collections.abc import Callable
 from typing import Any
 
-def run_json(scenario: str, custom: dict[int, Any] | None = None) -> dict[str, Any]: ...
+def run_json(
+    scenario: str, custom: dict[int, Any] | None = None,
+    progress: Callable[[float, int], Any] | None = None,
+) -> dict[str, Any]: ...
 def schema_json() -> str: ...
 
 class EffectiveScenario:

@@ -28,7 +28,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from tcplab import __version__
 from tcplab._defaults import CI_LEVEL
@@ -172,6 +172,46 @@ def _trace_period(text: str | None) -> float | None:
         raise UsageError(f"--trace-period: {e}") from None
 
 
+def _terminal() -> bool:
+    """Whether progress goes on stderr: a terminal, and not under CI."""
+    return sys.stderr.isatty() and not os.environ.get("CI")
+
+
+class _RunProgress:
+    """One line on stderr, rewritten in place: simulated time, share done, speed."""
+
+    def __init__(self, duration: Any) -> None:
+        import time
+
+        from tcplab import _core
+
+        self.clock = time.perf_counter
+        self.t0 = self.clock()
+        try:
+            self.total = _core.parse_duration(duration) / 1e9 if duration else None
+        except (TypeError, ValueError):
+            self.total = None
+        self.width = 0
+
+    def __call__(self, simulated: float, events: int) -> None:
+        wall = max(self.clock() - self.t0, 1e-9)
+        line = f"simulated {simulated:,.1f} s"
+        if self.total:
+            line += f" of {self.total:,.1f} s ({100 * simulated / self.total:.0f}%)"
+        line += f", {simulated / wall:,.1f} s per wall second, {events / wall / 1e6:.1f} M events/s"
+        if self.total and simulated > 0:
+            line += f", about {wall * (self.total - simulated) / simulated:,.0f} s left"
+        sys.stderr.write("\r" + line.ljust(self.width))
+        sys.stderr.flush()
+        self.width = len(line)
+
+    def clear(self) -> None:
+        """Erase the line (the results follow)."""
+        if self.width:
+            sys.stderr.write("\r" + " " * self.width + "\r")
+            sys.stderr.flush()
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Run a scenario file, print its tables, optionally save the results."""
     _controllers_importable_beside(args.file)
@@ -188,7 +228,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     pcap = sc.data.get("pcap")
     if isinstance(pcap, dict) and isinstance(pcap.get("dir"), str):
         _writable_dir(pcap["dir"], "--pcap" if args.pcap else f"{args.file}: pcap.dir")
-    res = sc.run()
+    shown = _RunProgress(sc.data.get("duration")) if _terminal() else None
+    try:
+        res = sc.run(progress=shown)
+    finally:
+        if shown is not None:
+            shown.clear()
     # With --json, stdout holds the results alone (for scripts), and what
     # would be said besides goes to stderr.
     out = sys.stderr if args.json else sys.stdout

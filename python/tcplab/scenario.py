@@ -9,6 +9,7 @@ the core, before anything runs, and names the field of any mistake.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from tcplab.cdf import read_cdf  # noqa: F401 - re-exported
@@ -534,11 +535,12 @@ class Network:
         pcap: Pcap | None = None,
         memory_budget: Quantity | None = None,
         delay_percentiles: bool = False,
+        progress: Callable[[float, int], Any] | None = None,
     ) -> Results:
-        """Check and run the scenario (arguments as :meth:`scenario`)."""
+        """Check and run the scenario (arguments as :meth:`scenario` and :meth:`Scenario.run`)."""
         return self.scenario(duration=duration, seed=seed, run=run, trace=trace,
                              interval=interval, pcap=pcap, memory_budget=memory_budget,
-                             delay_percentiles=delay_percentiles).run()
+                             delay_percentiles=delay_percentiles).run(progress=progress)
 
 
 def _start(start: Any) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -168,6 +169,7 @@ class Scenario:
         pcap: Pcap | None = None,
         memory_budget: Quantity | None = None,
         delay_percentiles: bool | None = None,
+        progress: Callable[[float, int], Any] | None = None,
     ) -> Results:
         """Check and run the scenario to completion.
 
@@ -175,6 +177,11 @@ class Scenario:
         ``duration``, ``trace``...); each one given replaces the scenario's
         own for this run, so that a preset runs as a network does:
         ``tl.presets.westwood().run(seed=2, trace=["cwnd"])``.
+
+        ``progress``, if given, is called about twice a second of wall time
+        with the simulated seconds and the events so far (`tcplab run`
+        shows them on a terminal); an exception it raises stops the run and
+        is raised here.
 
         Raises:
             ScenarioError: a field is wrong (before anything runs).
@@ -189,10 +196,10 @@ class Scenario:
         if pcap is not None:
             given["pcap"] = pcap.to_dict()
         if any(v is not None for v in given.values()):
-            return self.replace(**given).run()
+            return self.replace(**given).run(progress=progress)
         try:
             # The core reads the data directly (JSON text when it is not plain).
-            out = _core.run_json(self.data, self._controllers())
+            out = _core.run_json(self.data, self._controllers(), progress)
         except ScenarioError as e:
             raise self._located(e) from None
         return Results(out)

@@ -36,7 +36,7 @@ pub fn run_json(text: &str) -> Result<Results> {
 
 /// Checks, builds and runs a scenario.
 pub fn run(scenario: &Scenario) -> Result<Results> {
-    run_with(scenario, &mut |_| None, &mut || false)
+    run_with(scenario, &mut |_| None, &mut |_, _| false)
 }
 
 /// As [`run_with`], taking the scenario (no copy of it is made: with a
@@ -46,7 +46,7 @@ pub fn run(scenario: &Scenario) -> Result<Results> {
 pub fn run_owned(
     scenario: Scenario,
     custom: cc::CustomCc<'_>,
-    stop: &mut dyn FnMut() -> bool,
+    stop: &mut world::Poll<'_>,
 ) -> Result<(results::Tables, Results)> {
     let t = std::time::Instant::now();
     let plan = scenario::validate::plan_owned(scenario, custom)?;
@@ -69,7 +69,7 @@ pub fn run_owned(
 pub fn run_with(
     scenario: &Scenario,
     custom: cc::CustomCc<'_>,
-    stop: &mut dyn FnMut() -> bool,
+    stop: &mut world::Poll<'_>,
 ) -> Result<Results> {
     let mut world = World::build_with(scenario, custom)?;
     world.run_polled(stop)?;

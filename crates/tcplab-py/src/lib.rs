@@ -98,6 +98,8 @@ fn guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, Error> + Send)
 /// How often a run, asked every few thousand events, looks at Python's
 /// pending signals (with the GIL, which the run otherwise does not hold).
 const SIGNAL_CHECK: Duration = Duration::from_millis(50);
+/// How often a run calls its `progress` callable (wall time).
+const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 
 /// The `stop` question a run asks: yes once a Python controller has
 /// raised (its exception waits in `cc_error`); else, at most every
@@ -105,9 +107,14 @@ const SIGNAL_CHECK: Duration = Duration::from_millis(50);
 /// one raises (Ctrl-C's `KeyboardInterrupt`, or a handler of the user's),
 /// the run stops and the exception is kept in `raised`. Either is raised
 /// when the run has returned.
-fn signal_poll<'a>(raised: &'a ErrorSlot, cc_error: &'a ErrorSlot) -> impl FnMut() -> bool + 'a {
+fn signal_poll<'a>(
+    raised: &'a ErrorSlot,
+    cc_error: &'a ErrorSlot,
+    progress: Option<&'a Py<PyAny>>,
+) -> impl FnMut(tcplab_core::time::SimTime, u64) -> bool + 'a {
     let mut last = Instant::now();
-    move || {
+    let mut shown = Instant::now();
+    move |now, events| {
         if cc_error.lock().map_or(true, |e| e.is_some()) {
             return true;
         }
@@ -115,13 +122,23 @@ fn signal_poll<'a>(raised: &'a ErrorSlot, cc_error: &'a ErrorSlot) -> impl FnMut
             return false;
         }
         last = Instant::now();
-        Python::attach(|py| match py.check_signals() {
-            Ok(()) => false,
-            Err(e) => {
-                if let Ok(mut slot) = raised.lock() {
-                    slot.get_or_insert(e);
+        Python::attach(|py| {
+            let mut result = py.check_signals();
+            if let (Ok(()), Some(f)) = (&result, progress) {
+                if shown.elapsed() >= PROGRESS_EVERY {
+                    shown = Instant::now();
+                    let seconds = now.as_nanos() as f64 / 1e9;
+                    result = f.call1(py, (seconds, events)).map(|_| ());
                 }
-                true
+            }
+            match result {
+                Ok(()) => false,
+                Err(e) => {
+                    if let Ok(mut slot) = raised.lock() {
+                        slot.get_or_insert(e);
+                    }
+                    true
+                }
             }
         })
     }
@@ -253,13 +270,16 @@ impl Input {
 /// `small` (the summary, timing and pcap files as JSON text), `scenario`
 /// (an [`EffectiveScenario`]) and `series` (name, target, times as u64 ns
 /// and values as f64, as bytes). `custom` maps flows' entry indices to Python
-/// congestion controllers (flows whose cc is "python").
+/// congestion controllers (flows whose cc is "python"). `progress`, if
+/// given, is called about twice a second of wall time with the simulated
+/// seconds and the events so far; what it raises stops the run.
 #[pyfunction]
-#[pyo3(signature = (scenario, custom=None))]
+#[pyo3(signature = (scenario, custom=None, progress=None))]
 fn run_json<'py>(
     py: Python<'py>,
     scenario: &Bound<'py, PyAny>,
     custom: Option<HashMap<usize, Py<PyAny>>>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let input = Input::new(py, scenario)?;
     let error: pycc::ErrorSlot = Arc::new(Mutex::new(None));
@@ -276,8 +296,11 @@ fn run_json<'py>(
             ccs.remove(&i)
                 .map(|c| Box::new(c) as Box<dyn tcplab_core::cc::CongestionControl>)
         };
-        let (tables, r) =
-            tcplab_core::run_owned(sc, &mut supply, &mut signal_poll(&raised, &cc_error))?;
+        let (tables, r) = tcplab_core::run_owned(
+            sc,
+            &mut supply,
+            &mut signal_poll(&raised, &cc_error, progress.as_ref()),
+        )?;
         Ok((tables, r, parse))
     });
     // A Python controller's own exception is re-raised unchanged, and so is

@@ -71,6 +71,10 @@ struct Node {
 /// packet number, cause).
 type DropEntry = (SimTime, u32, u32, u64, DropCause);
 
+/// What a run asks every few thousand events: stop now? It is told the
+/// simulated time and the number of events processed so far.
+pub type Poll<'a> = dyn FnMut(SimTime, u64) -> bool + 'a;
+
 pub struct World {
     now: SimTime,
     /// The end of the run, if a duration was given.
@@ -164,15 +168,16 @@ impl World {
     /// Runs to the end of the duration, or until no event is left. Fails
     /// before the first event if a trace file cannot be created.
     pub fn run(&mut self) -> Result<()> {
-        self.run_polled(&mut || false)
+        self.run_polled(&mut |_, _| false)
     }
 
     /// As [`World::run`], asking `stop` every few thousand events (a few
-    /// hundred microseconds of wall time) whether to stop: the bindings
-    /// answer from Python's signal handlers, so Ctrl-C stops a run with
-    /// [`Error::Interrupted`]. The memory budget is checked at the same
+    /// hundred microseconds of wall time) whether to stop, with the
+    /// simulated time and the events so far (a progress display reads
+    /// them): the bindings answer from Python's signal handlers, so Ctrl-C
+    /// stops a run with [`Error::Interrupted`]. The memory budget is checked at the same
     /// points ([`Error::OutOfMemory`]).
-    pub fn run_polled(&mut self, stop: &mut dyn FnMut() -> bool) -> Result<()> {
+    pub fn run_polled(&mut self, stop: &mut Poll<'_>) -> Result<()> {
         if let Some(spec) = self.scenario.pcap.clone() {
             self.open_pcap(&spec)?;
         }
@@ -261,8 +266,8 @@ impl World {
     /// its budget.
     #[cold]
     #[inline(never)]
-    fn checkpoint(&self, stop: &mut dyn FnMut() -> bool) -> Result<()> {
-        if stop() {
+    fn checkpoint(&self, stop: &mut Poll<'_>) -> Result<()> {
+        if stop(self.now, self.events) {
             return Err(Error::Interrupted);
         }
         memory::check_use(self)
