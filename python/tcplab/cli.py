@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 from collections.abc import Sequence
@@ -76,16 +75,6 @@ def _positive_int(text: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: at least 1")
     return n
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 < value < math.inf:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
-    return value
 
 
 def _level(text: str) -> float:
@@ -458,7 +447,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="local worker processes (default: all cores)")
     sw.add_argument("--dask", help="address of a Dask scheduler, e.g. tcp://host:8786")
     sw.add_argument("--db", help="results store (default: from the study file)")
-    sw.add_argument("--run-timeout", type=_seconds, metavar="SECONDS",
+    from tcplab.traces import seconds_arg
+
+    sw.add_argument("--run-timeout", type=seconds_arg, metavar="SECONDS",
                     help="stop a run that takes longer than this (wall clock) and store it "
                     "as failed with the reason; it is retried next time (default: no limit)")
     sw.add_argument("--keep-failed", action="store_true",

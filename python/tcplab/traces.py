@@ -263,13 +263,14 @@ def download(dest: str | os.PathLike[str] | None = None, *, url: str | None = No
 # ---- the command ------------------------------------------------------------------
 
 
-def _seconds(text: str) -> float:
+def seconds_arg(text: str) -> float:
+    """A command-line number of seconds above 0 (argparse's ``type=``)."""
     try:
         x = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        x = float("nan")
     if not 0 < x < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r}: more than 0 seconds")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
     return x
 
 
@@ -290,7 +291,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     d.add_argument("--base-url", metavar="URL",
                    help=f"fetch each file from URL + its name (default: ${URL_ENV}, else "
                    "mahimahi's repository on raw.githubusercontent.com)")
-    d.add_argument("--timeout", type=_seconds, default=60.0, metavar="SECONDS",
+    d.add_argument("--timeout", type=seconds_arg, default=60.0, metavar="SECONDS",
                    help="give up on a silent connection after this long (default 60)")
     t.set_defaults(func=cmd_traces)
     return t
