@@ -90,7 +90,7 @@ def test_exports_never_follow_a_planted_symlink(tmp_path, capsys):
     (tl.ScenarioError("links[0].rate: too small"), 2, "error: links[0].rate: too small"),
 ])
 def test_what_a_run_raises_maps_to_one_exit_code(monkeypatch, capsys, raised, code, text):
-    def run(self):
+    def run(self, **settings):
         raise raised
 
     monkeypatch.setattr(tl.Scenario, "run", run)
