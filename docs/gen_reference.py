@@ -37,7 +37,7 @@ def reference(s: dict) -> str:
         default = f["default"]
         if not default and f["path"].startswith("flows[tcp]."):
             name = f["path"].split(".", 1)[1]
-            vals = {p: tcp[p].get(name, "unlimited") for p in ("paper", "linux", "ns3", "ns2")}
+            vals = {p: tcp[p].get(name, "unlimited") for p in s["profiles"]}
             if len(set(map(json.dumps, vals.values()))) == 1:
                 default = cell(vals["paper"])
             else:

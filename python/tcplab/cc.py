@@ -4,7 +4,7 @@
 settings profile; ``cc=tl.Vegas(alpha=2, beta=4)`` sets parameters (unset ones
 keep the defaults). ``tl.variants()`` (or ``tcplab variants``) lists every
 variant with its parameters and their defaults under each profile ("paper",
-"linux", "ns3", "ns2").
+"linux", "ns3", "ns2", "inet": `tl.schema()["profiles"]`).
 """
 
 from __future__ import annotations

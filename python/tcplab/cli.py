@@ -337,17 +337,19 @@ def cmd_variants(args: argparse.Namespace) -> int:
     """List the built-in variants, their recovery and their parameters' defaults."""
     from tcplab.schema import schema
 
-    for v in schema()["variants"]:
+    meta = schema()
+    others_profiles = [p for p in meta["profiles"] if p != "paper"]
+    for v in meta["variants"]:
         print(f"{v['name']:<13} recovery {v['recovery']:<8} {v['summary']}")
         for p in v["probes"]:
             print(f"    trace cc:{p['name']:<14} ({p['unit']}) {p['meaning']}")
         paper = v["defaults"]["paper"]
         # A profile whose default is one of the forms (the ns3 profile's
         # ns-3 classes) is listed with that form, not key by key.
-        by_form = {p: f for p in ("linux", "ns3", "ns2") for f in v.get("forms", [])
+        by_form = {p: f for p in others_profiles for f in v.get("forms", [])
                    if v["defaults"][p].get(f["key"]) == f["value"] != paper.get(f["key"])}
         for key, value in paper.items():
-            others = {p: v["defaults"][p].get(key) for p in ("linux", "ns3", "ns2")
+            others = {p: v["defaults"][p].get(key) for p in others_profiles
                       if p not in by_form}
             differ = {p: o for p, o in others.items() if o != value}
             note = ("  (" + ", ".join(f"{p}: {json.dumps(o)}" for p, o in differ.items()) + ")"

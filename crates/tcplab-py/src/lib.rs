@@ -425,7 +425,7 @@ fn variants_json() -> String {
         .iter()
         .map(|v| {
             let mut d = serde_json::Map::new();
-            for p in [Profile::Paper, Profile::Linux, Profile::Ns3] {
+            for p in Profile::ALL {
                 d.insert(
                     p.name().to_string(),
                     defaults(v.name, p).unwrap_or_default(),

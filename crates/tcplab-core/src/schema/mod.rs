@@ -55,7 +55,7 @@ pub static FIELDS: std::sync::LazyLock<Vec<Field>> = std::sync::LazyLock::new(||
 /// resolver on a flow over a path with a 1500-byte MTU.
 pub fn tcp_defaults() -> Value {
     let mut out = serde_json::Map::new();
-    for profile in [Profile::Paper, Profile::Linux, Profile::Ns3, Profile::Ns2] {
+    for profile in Profile::ALL {
         let mut flow = FlowSpec {
             profile: Some(profile),
             ..FlowSpec::empty(FlowKind::Tcp)
@@ -74,7 +74,7 @@ pub fn export() -> Value {
         .iter()
         .map(|v| {
             let mut d = serde_json::Map::new();
-            for p in [Profile::Paper, Profile::Linux, Profile::Ns3, Profile::Ns2] {
+            for p in Profile::ALL {
                 d.insert(
                     p.name().into(),
                     registry::defaults(v.name, p).unwrap_or_default(),
@@ -116,6 +116,7 @@ pub fn export() -> Value {
         .collect();
     json!({
         "fields": &*FIELDS,
+        "profiles": Profile::ALL.iter().map(|p| p.name()).collect::<Vec<_>>(),
         "tcp_defaults": tcp_defaults(),
         "variants": variants,
         "recoveries": crate::tcp::Recovery::ALL.iter().map(|r| r.name()).collect::<Vec<_>>(),
