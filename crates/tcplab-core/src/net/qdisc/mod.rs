@@ -215,6 +215,23 @@ pub enum QueueSpec {
 }
 
 impl QueueSpec {
+    /// Its `kind`, one of [`KINDS`].
+    pub fn kind(&self) -> &'static str {
+        match self {
+            QueueSpec::DropTail { .. } => "droptail",
+            QueueSpec::Red(_) => "red",
+            QueueSpec::CoDel(_) => "codel",
+            QueueSpec::FqCoDel(_) => "fq_codel",
+            QueueSpec::Pie(_) => "pie",
+        }
+    }
+
+    /// Whether the discipline built from it holds its own queue
+    /// ([`Qdisc::holds`]): one of [`HOLDING`].
+    pub fn holds(&self) -> bool {
+        HOLDING.contains(&self.kind())
+    }
+
     /// The packets of the device queue below the discipline (0: none).
     /// Drop-tail's is folded into its limit when it is read.
     pub fn device_queue(&self) -> u32 {
@@ -285,6 +302,11 @@ pub(crate) fn check_timer(field: &str, t: SimDuration) -> Result<(), String> {
 
 /// The disciplines a `kind` names.
 pub const KINDS: &[&str] = &["droptail", "red", "codel", "fq_codel", "pie"];
+
+/// The disciplines of [`KINDS`] that hold their own queue ([`Qdisc::holds`]):
+/// the one list of them (`every_kind_holds_its_queue_as_listed` checks it
+/// against what each built discipline says).
+pub const HOLDING: &[&str] = &["codel", "fq_codel", "pie"];
 
 impl<'de> Deserialize<'de> for QueueSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -458,6 +480,20 @@ mod tests {
 
     fn spec(json: &str) -> Result<QueueSpec, String> {
         serde_json::from_str(json).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn every_kind_holds_its_queue_as_listed() {
+        for kind in KINDS {
+            let spec = spec(&format!(r#"{{"kind": "{kind}"}}"#)).unwrap();
+            assert_eq!(spec.kind(), *kind);
+            let built = Qdisc::from_spec(&spec, Rate::from_bps(10_000_000), 1500, || {
+                Rng::stream(1, 0, "test")
+            });
+            assert_eq!(built.holds(), spec.holds(), "{kind}");
+            assert_eq!(spec.holds(), HOLDING.contains(kind), "{kind}");
+        }
+        assert!(HOLDING.iter().all(|h| KINDS.contains(h)));
     }
 
     #[test]
