@@ -1,14 +1,54 @@
-"""The Python package keeps one idea per module: no module over 600 lines.
+"""The Python package keeps one idea per module: no module over 600 lines, no function over
+120 lines of code.
 
 The Rust side has the same rule (crates/tcplab-core/tests/layers.rs); see
 docs/internals.md.
 """
 
+import ast
 from pathlib import Path
 
 import tcplab
 
 LIMIT = 600
+#: The most lines of code a function may have: as clippy's `too_many_lines` counts them,
+#: its docstring, blank lines and comment lines left out.
+FUNCTION_LIMIT = 120
+
+
+def code_lines(source: str) -> dict[str, int]:
+    """Each function's lines of code (qualified by its line), docstring and comments left out."""
+    lines = source.splitlines()
+    out = {}
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        first = node.body[0]
+        doc = set()
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                and isinstance(first.value.value, str):
+            doc = set(range(first.lineno, first.end_lineno + 1))
+        start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+        out[f"{node.name}:{node.lineno}"] = sum(
+            1 for i in range(start, node.end_lineno + 1)
+            if i not in doc and lines[i - 1].strip() and not lines[i - 1].strip().startswith("#"))
+    return out
+
+
+def test_no_python_function_is_over_120_lines_of_code() -> None:
+    package = Path(tcplab.__file__).parent
+    over = {}
+    for p in package.rglob("*.py"):
+        for name, n in code_lines(p.read_text()).items():
+            if n > FUNCTION_LIMIT:
+                over[f"{p.relative_to(package.parent).as_posix()}:{name}"] = n
+    assert not over, f"over {FUNCTION_LIMIT} lines of code (split by idea): {over}"
+
+
+def test_the_function_count_leaves_out_docstrings_and_comments() -> None:
+    body = "\n".join(["    x = 1"] * 5)
+    source = f'def f():\n    """Doc.\n\n    More.\n    """\n    # note\n\n{body}\n'
+    assert code_lines(source) == {"f:1": 6}
 
 
 def test_no_python_module_is_over_600_lines() -> None:

@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from tcplab import __version__
-from tcplab._defaults import CI_LEVEL
 from tcplab.errors import (
     ScenarioError,
     StoreError,
@@ -40,8 +39,6 @@ from tcplab.errors import (
 )
 from tcplab.scenario_file import Scenario, load
 
-#: The tables of a results store that `results` and `plot` read (tcplab.store.TABLES).
-STORE_TABLES = ["flows", "links", "intervals", "transfers"]
 #: Exit codes (see the module's docstring).
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -279,20 +276,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_results(args: argparse.Namespace) -> int:
-    """Summarize a study's stored runs: group-by statistics with confidence intervals."""
-    from tcplab.cli_store import results
-
-    return results(args)
-
-
-def cmd_plot(args: argparse.Namespace) -> int:
-    """Plot a metric against a grid parameter (CI bars or boxes), or its CDF."""
-    from tcplab.cli_store import plot
-
-    return plot(args)
-
-
 def with_pd_options(fn) -> None:  # noqa: ANN001
     """Print wide tables without wrapping."""
     import pandas as pd
@@ -459,49 +442,9 @@ def build_parser() -> argparse.ArgumentParser:
     memory_budget(sw)
     sw.set_defaults(func=cmd_sweep)
 
-    rs = sub.add_parser("results", help="statistics of a study's stored runs")
-    rs.add_argument("db", help="the study's store (.db)")
-    rs.add_argument("--study", help="the study to report on, when the store holds several")
-    rs.add_argument("--table", choices=STORE_TABLES, default="flows",
-                    help="the rows to summarise: flows (default), links (per link "
-                    "direction: drops, marks, utilization, sojourn), intervals, or transfers "
-                    "(a workload's completion times and slowdowns)")
-    rs.add_argument("--group-by", help="comma-separated columns, e.g. cc,per")
-    rs.add_argument("--metrics", help="comma-separated metrics (default goodput_bps)")
-    rs.add_argument("--ci", type=_level, default=CI_LEVEL,
-                    help=f"confidence level of the t intervals (default {CI_LEVEL})")
-    rs.add_argument("--csv", help="write the table as CSV")
-    rs.add_argument("--parquet", help="write the table as Parquet")
-    rs.add_argument("--raw", action="store_true", help="export the per-run rows, not the table")
-    rs.set_defaults(func=cmd_results)
+    from tcplab.cli_store import add_parsers as add_store_parsers
 
-    pl = sub.add_parser("plot", help="plot a metric vs a parameter (CI bars, boxes) or its CDF")
-    pl.add_argument("db", help="the study's store (.db)")
-    pl.add_argument("--study", help="the study to plot, when the store holds several")
-    pl.add_argument("--table", choices=STORE_TABLES, default="flows",
-                    help="the rows to plot: flows (default), links, intervals or transfers")
-    pl.add_argument("--x", help="the parameter on the x axis, e.g. per (not for a cdf)")
-    pl.add_argument("--y", required=True, help="the metric, e.g. goodput (or goodput_bps)")
-    pl.add_argument("--hue", help="one line per value of this parameter, e.g. cc")
-    pl.add_argument("--ci", type=_level, default=CI_LEVEL,
-                    help=f"confidence level of the error bars (default {CI_LEVEL}); Student-t, "
-                    "cut at the metric's range (see docs/sweeps.md)")
-    pl.add_argument("--kind", choices=["auto", "line", "bar", "cdf", "box"], default="auto",
-                    help="line: means with CI bars, a marker and dash style per series; bar: "
-                    "grouped bars at evenly spaced categories; auto (default): line for "
-                    "numbers, durations and rates, bar for names; cdf: the metric's "
-                    "distribution over runs (no --x); box: its quartiles per x value")
-    pl.add_argument("--logx", action="store_true", help="a log x axis (default: log when the "
-                    "values span more than a decade, symlog when one is 0)")
-    pl.add_argument("--size", choices=["column", "page", "screen"], default="column",
-                    help="column (3.5 in wide, default), page (7.16 in: a two-column "
-                    "paper's full width) or screen (6.4 in)")
-    pl.add_argument("--logy", action="store_true", help="a log y axis")
-    pl.add_argument("--xlabel", help="the x axis's label (default: the parameter's name)")
-    pl.add_argument("--ylabel", help="the y axis's label (default: the metric with its unit, "
-                    "e.g. goodput (Mb/s))")
-    pl.add_argument("--out", required=True, help="output .png, .svg or .pdf")
-    pl.set_defaults(func=cmd_plot)
+    add_store_parsers(sub, _level)
 
     va = sub.add_parser("validate", help="compare tcplab with ns-2, TCP-Linux, ns-3 and theory; "
                         "write an HTML and Markdown report (exit 1 if a row FAILs, a "

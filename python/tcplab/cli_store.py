@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tcplab._defaults import CI_LEVEL
 from tcplab.cli import EXIT_FAILED, EXIT_OK, UsageError, with_pd_options
 
 
@@ -158,3 +160,50 @@ def plot(args: argparse.Namespace) -> int:
                      ylabel=args.ylabel, size=args.size)
     print(f"wrote {args.out}")
     return EXIT_OK
+
+
+def add_parsers(sub: Any, level: Callable[[str], float]) -> None:
+    """Register ``results`` and ``plot`` on the ``tcplab`` command's subparsers."""
+    rs = sub.add_parser("results", help="statistics of a study's stored runs")
+    rs.add_argument("db", help="the study's store (.db)")
+    rs.add_argument("--study", help="the study to report on, when the store holds several")
+    rs.add_argument("--table", choices=list(_TABLE_DEFAULTS), default="flows",
+                    help="the rows to summarise: flows (default), links (per link "
+                    "direction: drops, marks, utilization, sojourn), intervals, or transfers "
+                    "(a workload's completion times and slowdowns)")
+    rs.add_argument("--group-by", help="comma-separated columns, e.g. cc,per")
+    rs.add_argument("--metrics", help="comma-separated metrics (default goodput_bps)")
+    rs.add_argument("--ci", type=level, default=CI_LEVEL,
+                    help=f"confidence level of the t intervals (default {CI_LEVEL})")
+    rs.add_argument("--csv", help="write the table as CSV")
+    rs.add_argument("--parquet", help="write the table as Parquet")
+    rs.add_argument("--raw", action="store_true", help="export the per-run rows, not the table")
+    rs.set_defaults(func=results)
+
+    pl = sub.add_parser("plot", help="plot a metric vs a parameter (CI bars, boxes) or its CDF")
+    pl.add_argument("db", help="the study's store (.db)")
+    pl.add_argument("--study", help="the study to plot, when the store holds several")
+    pl.add_argument("--table", choices=list(_TABLE_DEFAULTS), default="flows",
+                    help="the rows to plot: flows (default), links, intervals or transfers")
+    pl.add_argument("--x", help="the parameter on the x axis, e.g. per (not for a cdf)")
+    pl.add_argument("--y", required=True, help="the metric, e.g. goodput (or goodput_bps)")
+    pl.add_argument("--hue", help="one line per value of this parameter, e.g. cc")
+    pl.add_argument("--ci", type=level, default=CI_LEVEL,
+                    help=f"confidence level of the error bars (default {CI_LEVEL}); Student-t, "
+                    "cut at the metric's range (see docs/sweeps.md)")
+    pl.add_argument("--kind", choices=["auto", "line", "bar", "cdf", "box"], default="auto",
+                    help="line: means with CI bars, a marker and dash style per series; bar: "
+                    "grouped bars at evenly spaced categories; auto (default): line for "
+                    "numbers, durations and rates, bar for names; cdf: the metric's "
+                    "distribution over runs (no --x); box: its quartiles per x value")
+    pl.add_argument("--logx", action="store_true", help="a log x axis (default: log when the "
+                    "values span more than a decade, symlog when one is 0)")
+    pl.add_argument("--size", choices=["column", "page", "screen"], default="column",
+                    help="column (3.5 in wide, default), page (7.16 in: a two-column "
+                    "paper's full width) or screen (6.4 in)")
+    pl.add_argument("--logy", action="store_true", help="a log y axis")
+    pl.add_argument("--xlabel", help="the x axis's label (default: the parameter's name)")
+    pl.add_argument("--ylabel", help="the y axis's label (default: the metric with its unit, "
+                    "e.g. goodput (Mb/s))")
+    pl.add_argument("--out", required=True, help="output .png, .svg or .pdf")
+    pl.set_defaults(func=plot)

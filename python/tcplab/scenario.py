@@ -416,6 +416,7 @@ class Network:
                                 f"{app!r} is not a TCP application", allowed)
         group = _is_group(src, dst, app.start, name) is not None or isinstance(app, Poisson)
         from tcplab.cc import spec_for
+        from tcplab.schema import tcp_fields
 
         spec, custom = spec_for(cc, f"flows[{index}].cc")
         if custom is not None:
@@ -435,26 +436,9 @@ class Network:
             delayed_ack = 2
         elif delayed_ack is False:
             delayed_ack = 1
-        options = {
-            "profile": profile, "ns3_release": ns3_release, "recovery": recovery, "mss": mss,
-            "delayed_ack": delayed_ack,
-            "delayed_ack_timeout": delayed_ack_timeout, "quick_acks": quick_acks,
-            "rtt_sampling": rtt_sampling, "cc_rtt": cc_rtt, "sack": sack, "timestamps": timestamps,
-            "window_scaling": window_scaling, "rcv_buf": rcv_buf, "initial_cwnd": initial_cwnd,
-            "initial_ssthresh": initial_ssthresh, "abc": abc, "min_rto": min_rto,
-            "max_rto": max_rto, "initial_rto": initial_rto,
-            "clock_granularity": clock_granularity, "rto": rto,
-            "restart_after_idle": restart_after_idle, "handshake": handshake,
-            "recovery_exit": recovery_exit, "recovery_exit_growth": recovery_exit_growth,
-            "rate_halving_floor": rate_halving_floor, "prr_form": prr_form,
-            "timeout_ssthresh": timeout_ssthresh, "dupthresh": dupthresh,
-            "limited_transmit": limited_transmit, "rescue_retransmit": rescue_retransmit,
-            "slow_start": slow_start, "rack": rack, "tlp": tlp,
-            "reno_recover_guard": reno_recover_guard,
-            "fast_retransmit_restarts_rto": fast_retransmit_restarts_rto,
-            "head_retransmit_restarts_rto": head_retransmit_restarts_rto, "ecn": ecn,
-            "ecn_response": ecn_response,
-        }
+        # Every TCP option of the core's (tl.schema()), by its keyword here: one list.
+        given = locals()
+        options = {k: given[k] for k in tcp_fields() if k not in ("cc", "app")}
         d.update({k: v for k, v in options.items() if v is not None})
         if isinstance(app, Poisson):
             d["name"] = name if name is not None else f"tcp{self._n_flows}_"
