@@ -27,6 +27,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import IO
 
 #: The commit of github.com/ravinet/mahimahi the files are fetched at: the
 #: files' bytes there are those recorded in :data:`MAHIMAHI`.
@@ -176,47 +177,42 @@ def _reason(e: BaseException) -> str:
 
 
 def _fetch(url: str, dest: Path, sha256: str, size: int, timeout: float) -> None:
-    """Fetch ``url`` into a new file beside ``dest``, check it, rename it to ``dest``."""
+    """Fetch ``url`` into a new file beside ``dest``, check it, rename it to ``dest``.
+
+    Written through :func:`tcplab._files.atomic_write`: a download that
+    fails or does not match its sha256 raises inside the write and leaves
+    nothing behind.
+    """
     import hashlib
     import http.client
-    import tempfile
     import urllib.request
 
     from tcplab import __version__
+    from tcplab._files import atomic_write
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
-    try:
+    def download(out: IO[bytes]) -> None:
         h, n = hashlib.sha256(), 0
-        with os.fdopen(fd, "wb") as out:
-            req = urllib.request.Request(url, headers={"User-Agent": f"tcplab/{__version__}"})
-            try:
-                with urllib.request.urlopen(req, timeout=timeout) as r:
-                    while block := r.read(1 << 16):
-                        n += len(block)
-                        if n > size:
-                            raise DownloadError(f"{dest.name} from {url}: more than the "
-                                                f"expected {size} bytes; not written")
-                        h.update(block)
-                        out.write(block)
-            except (OSError, http.client.HTTPException, ValueError) as e:
-                if hasattr(e, "close"):  # an HTTPError holds its response open
-                    e.close()
-                raise DownloadError(f"cannot fetch {dest.name} from {url}: {_reason(e)}; "
-                                    "nothing written") from None
+        req = urllib.request.Request(url, headers={"User-Agent": f"tcplab/{__version__}"})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
+                while block := r.read(1 << 16):
+                    n += len(block)
+                    if n > size:
+                        raise DownloadError(f"{dest.name} from {url}: more than the "
+                                            f"expected {size} bytes; not written")
+                    h.update(block)
+                    out.write(block)
+        except (OSError, http.client.HTTPException, ValueError) as e:
+            if hasattr(e, "close"):  # an HTTPError holds its response open
+                e.close()
+            raise DownloadError(f"cannot fetch {dest.name} from {url}: {_reason(e)}; "
+                                "nothing written") from None
         got = h.hexdigest()
         if got != sha256:
             raise DownloadError(f"{dest.name} from {url}: sha256 {got} ({n} bytes), expected "
                                 f"{sha256} ({size} bytes); not written")
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, dest)  # replaces a symlink at dest, never follows it
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+
+    atomic_write(dest, download, binary=True)  # replaces a symlink at dest, never follows it
 
 
 def base_url(url: str | None = None) -> str:
