@@ -364,3 +364,31 @@ def test_the_cli_offers_every_table_of_a_store():
     from tcplab.store import TABLES
 
     assert list(TABLES) == list(_TABLE_DEFAULTS)
+
+
+def test_each_flow_row_gets_the_label_of_its_own_entry():
+    import json
+
+    from tcplab import _core
+    from tcplab.labels import relabel_cc
+
+    net = tl.Network()
+    s = net.hosts(["s0", "s1"])
+    r, b = net.router("r"), net.host("b")
+    net.link(s, r, rate="100Mbps", delay="1ms")
+    net.link(r, b, rate="10Mbps", delay="1ms")
+    net.tcp(s, b, cc=tl.Cubic(beta=0.8))                    # an unnamed group: tcp0, tcp1
+    net.tcp(s[0], b, cc="newreno")                           # the profile's defaults
+    net.tcp(s[0], b, cc=tl.Cubic(beta=0.6), name="web",
+            app=tl.Poisson(sizes="websearch", arrival_rate=20, until="1s"))
+    net.tcp(s, b, cc=tl.Cubic(beta=0.9), name=["x", "y"])
+    sc = net.scenario(duration="2s")
+    resolved = json.loads(_core.check_json(sc.data, None))
+    rows = sc.run().raw["flows"]
+    relabel_cc(rows, resolved)
+    got = {r["flow"]: r["cc"] for r in rows}
+    assert got["tcp0"] == got["tcp1"] == "cubic(beta=0.8)"
+    assert got["tcp2"] == "newreno"
+    web = [v for k, v in got.items() if k.startswith("web")]
+    assert len(web) > 5 and set(web) == {"cubic(beta=0.6)"}
+    assert got["x"] == got["y"] == "cubic(beta=0.9)"

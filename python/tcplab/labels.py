@@ -101,13 +101,6 @@ def _same(default: Any, value: Any) -> bool:
     return bool(default == value)
 
 
-def _entry_names(entry: dict[str, Any]) -> list[str] | str | None:
-    names = entry.get("name")
-    if isinstance(names, list):
-        return [str(n) for n in names]
-    return None if names is None else str(names)
-
-
 def _group_size(entry: dict[str, Any]) -> int:
     sizes = [len(entry[k]) for k in ("src", "dst", "name", "start")
              if isinstance(entry.get(k), list)]
@@ -127,28 +120,27 @@ def relabel_cc(rows: list[dict[str, Any]], scenario: dict[str, Any]) -> None:
     prefixes: list[tuple[str, str]] = []
     row = 0
     for entry in scenario.get("flows") or []:
-        if not isinstance(entry, dict) or entry.get("kind") != "tcp":
-            row += _group_size(entry) if isinstance(entry, dict) else 1
+        if not isinstance(entry, dict):
+            row += 1
             continue
-        text = cc_label(entry.get("cc"), entry.get("profile"))
-        plain = cc_label({"name": (entry.get("cc") or {}).get("name")}) \
-            if isinstance(entry.get("cc"), dict) else text
-        app = entry.get("app")
-        if isinstance(app, dict) and app.get("kind") == "poisson":
-            if text != plain:
-                prefixes.append((str(entry.get("name", "")), text))
-            continue
-        names = _entry_names(entry)
         n = _group_size(entry)
-        if names is None:
-            kind = str(entry.get("kind"))
-            names = [f"{kind}{row + k}" for k in range(n)] if n > 1 or \
-                isinstance(entry.get("src"), list) else f"{kind}{row}"
-        row += n
-        if text == plain:
+        names = entry.get("name")
+        if names is None:  # a group before any workload: the default names
+            names = [f"{entry.get('kind')}{row + k}" for k in range(n)]
+        cc = entry.get("cc")
+        poisson = isinstance(entry.get("app"), dict) and entry["app"].get("kind") == "poisson"
+        if not poisson:
+            row += n  # (a workload's rows are named, and so is every entry after one)
+        if entry.get("kind") != "tcp" or not isinstance(cc, dict):
             continue
-        for name in names if isinstance(names, list) else [names]:
-            labels[name] = text
+        text = cc_label(cc, entry.get("profile"))
+        if text == cc.get("name"):
+            continue  # the profile's defaults: the name says it all
+        if poisson:
+            prefixes.append((str(names), text))
+        else:
+            labels.update((str(name), text) for name in
+                          (names if isinstance(names, list) else [names]))
     if not labels and not prefixes:
         return
     pattern = None

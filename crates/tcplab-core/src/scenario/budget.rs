@@ -191,16 +191,7 @@ fn count_links(links: &[LinkSpec], budget: &mut Budget) {
         }
     }
     if n > 0 {
-        budget.add(
-            bytes,
-            "links",
-            format!(
-                "{} links ({} entr{})",
-                grouped(n as f64),
-                grouped(links.len() as f64),
-                if links.len() == 1 { "y" } else { "ies" }
-            ),
-        );
+        budget.add(bytes, "links", in_entries(n, "links", links.len()));
     }
     if queues.0 > 0 {
         budget.add(queues.0, queues.1, queues.2);
@@ -224,17 +215,18 @@ fn count_flows(flows: &[FlowSpec], budget: &mut Budget) {
             .saturating_add(FLOW_ENTRY_BYTES);
     }
     if n > 0 {
-        budget.add(
-            bytes,
-            "flows",
-            format!(
-                "{} flows ({} entr{})",
-                grouped(n as f64),
-                grouped(flows.len() as f64),
-                if flows.len() == 1 { "y" } else { "ies" }
-            ),
-        );
+        budget.add(bytes, "flows", in_entries(n, "flows", flows.len()));
     }
+}
+
+/// "1,000 links (3 entries)": `n` members of `entries` entries of a list.
+fn in_entries(n: u64, what: &str, entries: usize) -> String {
+    let plural = if entries == 1 { "y" } else { "ies" };
+    format!(
+        "{} {what} ({} entr{plural})",
+        grouped(n as f64),
+        grouped(entries as f64)
+    )
 }
 
 /// What one flow of `kind` holds.
