@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tcplab import _core
+from tcplab import traces as _traces
 from tcplab.errors import ScenarioError
 from tcplab.scenario import (
     Bulk,
@@ -361,12 +362,8 @@ CELLULAR_TRACES = ["Verizon-LTE-short", "Verizon-EVDO-driving", "TMobile-UMTS-dr
                    "ATT-LTE-driving-2016"]
 """The four mahimahi trace pairs (``NAME.down``, ``NAME.up``) the ``cellular`` study runs."""
 
-def __getattr__(name: str) -> Any:
-    if name == "TRACES_HELP":  # what to do without traces: tcplab.traces says it
-        from tcplab import traces
-
-        return traces.HELP
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: What to do without mahimahi's traces (tcplab.traces says it).
+TRACES_HELP = _traces.HELP
 
 
 def default_traces() -> Path | None:
@@ -375,9 +372,7 @@ def default_traces() -> Path | None:
     ``TCPLAB_TRACES``, the folder of ``tcplab traces download``, then
     ``../shared/traces/mahimahi``; None when none of them has the traces.
     """
-    from tcplab import traces
-
-    return traces.resolve()
+    return _traces.resolve()
 
 
 def missing_trace(traces: str | Path | None, name: str) -> tuple[Path | None, str | None]:
@@ -386,9 +381,7 @@ def missing_trace(traces: str | Path | None, name: str) -> tuple[Path | None, st
     The folder is ``traces``, or the one :func:`default_traces` finds;
     missing is its ``name``.down, said with where it was looked for.
     """
-    from tcplab import traces as found
-
-    return found.missing(traces, name)
+    return _traces.missing(traces, name)
 
 
 def cellular(*, cc: Any = "cubic", trace: str = "Verizon-LTE-short", queue: str = "droptail",
@@ -408,9 +401,8 @@ def cellular(*, cc: Any = "cubic", trace: str = "Verizon-LTE-short", queue: str 
     """
     folder, missing = missing_trace(traces, trace)
     if folder is None or missing is not None:
-        from tcplab.traces import HELP
-
-        raise ScenarioError(f"cellular: {missing}; {HELP}", "traces", str(missing), HELP)
+        raise ScenarioError(f"cellular: {missing}; {TRACES_HELP}", "traces", str(missing),
+                            TRACES_HELP)
     if queue not in ("droptail", "codel"):
         raise ScenarioError(f"cellular: queue {queue!r} is not 'droptail' or 'codel'", "queue",
                             f"{queue!r} is not a queue of this study", "droptail, codel")
