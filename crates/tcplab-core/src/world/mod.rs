@@ -175,8 +175,8 @@ impl World {
     /// hundred microseconds of wall time) whether to stop, with the
     /// simulated time and the events so far (a progress display reads
     /// them): the bindings answer from Python's signal handlers, so Ctrl-C
-    /// stops a run with [`Error::Interrupted`]. The memory budget is checked at the same
-    /// points ([`Error::OutOfMemory`]).
+    /// stops a run with [`Error::Interrupted`]. The memory budget is
+    /// checked at the same points ([`Error::OutOfMemory`]).
     pub fn run_polled(&mut self, stop: &mut Poll<'_>) -> Result<()> {
         if let Some(spec) = self.scenario.pcap.clone() {
             self.open_pcap(&spec)?;
