@@ -37,9 +37,10 @@ use crate::time::SimTime;
 
 pub use newreno::NewReno;
 pub use ns2_vegas::Ns2Vegas;
-pub use prr::Prr;
+pub use prr::{Prr, PrrRecovery};
 pub use rate_halving::RateHalving;
 pub use reno::Reno;
+pub(crate) use sack::sack_loss_detected;
 pub use sack::Sack;
 pub use sack1::Sack1;
 pub use tahoe::Tahoe;
@@ -52,7 +53,13 @@ pub use tahoe::Tahoe;
 /// - on a duplicate ACK in recovery: [`counts_dupack`], then [`on_dupack`];
 /// - on an ACK of new data in recovery: [`on_ack`];
 /// - when it may send in recovery: [`send`] (or the ordinary window);
-/// - when the retransmission timer fires: [`on_timeout`].
+/// - when the retransmission timer fires: [`on_timeout`];
+/// - for the ECN response's CWR state: [`prr`], the PRR component it
+///   shares with the strategy;
+/// - with Vegas's fine-grained retransmission: [`fine_overdue`] on a
+///   duplicate ACK below DupThresh that finds the first segment overdue,
+///   [`fine_resent`] when a new ACK does, and [`resends`] on a duplicate
+///   ACK in the recovery.
 ///
 /// [`takes_sack`]: RecoveryStrategy::takes_sack
 /// [`counts_dupack`]: RecoveryStrategy::counts_dupack
@@ -63,6 +70,10 @@ pub use tahoe::Tahoe;
 /// [`on_ack`]: RecoveryStrategy::on_ack
 /// [`send`]: RecoveryStrategy::send
 /// [`on_timeout`]: RecoveryStrategy::on_timeout
+/// [`prr`]: RecoveryStrategy::prr
+/// [`fine_overdue`]: RecoveryStrategy::fine_overdue
+/// [`fine_resent`]: RecoveryStrategy::fine_resent
+/// [`resends`]: RecoveryStrategy::resends
 pub trait RecoveryStrategy {
     fn new(cfg: &TcpConfig) -> Self
     where
@@ -100,6 +111,44 @@ pub trait RecoveryStrategy {
     /// The retransmission timer fired (the sender has gone back to
     /// `snd_una`).
     fn on_timeout(&mut self, _c: &mut Conn) {}
+    /// The [`Prr`] component this strategy paces its window with, which the
+    /// ECN response's CWR state shares (a loss found in CWR continues the
+    /// same reduction as a recovery); none by default.
+    fn prr(&mut self) -> Option<&mut Prr> {
+        None
+    }
+    /// In the recovery, whether this duplicate ACK retransmits again, by
+    /// calling [`start`](RecoveryStrategy::start) anew; no, by default.
+    fn resends(&self, _c: &Conn, _now: SimTime) -> bool {
+        false
+    }
+    /// Vegas's fine-grained check found the first unacknowledged segment,
+    /// last sent at `sent_at`, overdue on a duplicate ACK below DupThresh:
+    /// whether the recovery starts ([`start`](RecoveryStrategy::start)).
+    /// By default it does only for a loss of data sent after the last
+    /// reduction and above the recovery point; otherwise the segment is
+    /// resent here and the window kept.
+    fn fine_overdue(
+        &mut self,
+        c: &mut Conn,
+        now: SimTime,
+        sent_at: SimTime,
+        out: &mut Vec<TcpHeader>,
+    ) -> bool {
+        let fine = c.fine.as_mut().expect("fine_expired needs it");
+        fine.retransmitted();
+        if sent_at > fine.last_reduction && c.tcb.snd_una > c.tcb.recover {
+            return true;
+        }
+        let s = c.tcb.snd_una;
+        c.retransmit(now, s, out);
+        c.retransmit_backoff(now);
+        false
+    }
+    /// In Open, one of the two new ACKs after a fine-grained retransmission
+    /// found the next segment overdue too (it is resent at the next chance
+    /// to send); nothing else, by default.
+    fn fine_resent(&mut self, _c: &mut Conn) {}
 }
 
 /// A strategy whose state is large lives behind a box, so that every
@@ -134,6 +183,24 @@ impl<T: RecoveryStrategy> RecoveryStrategy for Box<T> {
     }
     fn on_timeout(&mut self, c: &mut Conn) {
         (**self).on_timeout(c)
+    }
+    fn prr(&mut self) -> Option<&mut Prr> {
+        (**self).prr()
+    }
+    fn resends(&self, c: &Conn, now: SimTime) -> bool {
+        (**self).resends(c, now)
+    }
+    fn fine_overdue(
+        &mut self,
+        c: &mut Conn,
+        now: SimTime,
+        sent_at: SimTime,
+        out: &mut Vec<TcpHeader>,
+    ) -> bool {
+        (**self).fine_overdue(c, now, sent_at, out)
+    }
+    fn fine_resent(&mut self, c: &mut Conn) {
+        (**self).fine_resent(c)
     }
 }
 
@@ -232,6 +299,34 @@ macro_rules! recoveries {
                     $(Strategy::$variant(s) => s.on_timeout(c)),+
                 }
             }
+            #[inline]
+            fn prr(&mut self) -> Option<&mut Prr> {
+                match self {
+                    $(Strategy::$variant(s) => s.prr()),+
+                }
+            }
+            #[inline]
+            fn resends(&self, c: &Conn, now: SimTime) -> bool {
+                match self {
+                    $(Strategy::$variant(s) => s.resends(c, now)),+
+                }
+            }
+            fn fine_overdue(
+                &mut self,
+                c: &mut Conn,
+                now: SimTime,
+                sent_at: SimTime,
+                out: &mut Vec<TcpHeader>,
+            ) -> bool {
+                match self {
+                    $(Strategy::$variant(s) => s.fine_overdue(c, now, sent_at, out)),+
+                }
+            }
+            fn fine_resent(&mut self, c: &mut Conn) {
+                match self {
+                    $(Strategy::$variant(s) => s.fine_resent(c)),+
+                }
+            }
         }
     };
 }
@@ -241,7 +336,7 @@ recoveries! {
     Reno => Reno, "reno";
     Newreno => NewReno, "newreno";
     Sack => Sack, "sack";
-    Prr => Box<Prr>, "prr";
+    Prr => Box<PrrRecovery>, "prr";
     RateHalving => Box<RateHalving>, "rate_halving";
     Sack1 => Box<Sack1>, "sack1";
     Ns2Vegas => Box<Ns2Vegas>, "ns2_vegas";
@@ -254,31 +349,6 @@ impl Recovery {
             self,
             Recovery::Sack | Recovery::RateHalving | Recovery::Sack1
         )
-    }
-}
-
-impl Strategy {
-    /// The prr strategy, which also paces ECN reductions (the CWR state).
-    pub fn prr_mut(&mut self) -> Option<&mut Prr> {
-        match self {
-            Strategy::Prr(p) => Some(p),
-            _ => None,
-        }
-    }
-
-    /// The ns2_vegas strategy, which also answers Vegas's retransmission on
-    /// a new ACK.
-    pub fn ns2_vegas_mut(&mut self) -> Option<&mut Ns2Vegas> {
-        match self {
-            Strategy::Ns2Vegas(v) => Some(v),
-            _ => None,
-        }
-    }
-
-    /// In the recovery, whether this duplicate ACK retransmits again (only
-    /// ns-2's Vegas does: [`Ns2Vegas::resends`]).
-    pub fn resends(&self, c: &Conn, now: SimTime) -> bool {
-        matches!(self, Strategy::Ns2Vegas(v) if v.resends(c, now))
     }
 }
 

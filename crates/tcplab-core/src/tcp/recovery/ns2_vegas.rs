@@ -119,23 +119,33 @@ impl RecoveryStrategy for Ns2Vegas {
         self.newcwnd = 0;
         c.recovery_cwnd(2 * c.mss());
     }
-}
 
-impl Ns2Vegas {
+    /// A duplicate ACK in the recovery retransmits again (`start`) if the
+    /// retransmission is overdue or this is the DupThresh-th duplicate.
+    fn resends(&self, c: &Conn, now: SimTime) -> bool {
+        c.dupacks == c.dupthresh() || c.fine_expired(now).is_some()
+    }
+
+    /// An overdue segment on a duplicate ACK always goes to `start`, which
+    /// decides itself whether the window is reduced (ns-2's `recv`).
+    fn fine_overdue(
+        &mut self,
+        _c: &mut Conn,
+        _now: SimTime,
+        _sent_at: SimTime,
+        _out: &mut Vec<TcpHeader>,
+    ) -> bool {
+        true
+    }
+
     /// One of the two new ACKs after a retransmission found the next
     /// segment overdue and it is resent, in the Open state. ns-2 changes no
     /// window for it but counts the duplicate ACKs as if they followed a
     /// fast retransmission (`dupacks_ = numdupacks_`): each further one
     /// inflates the window, and the next new ACK deflates it to the last
     /// reduction's. The recovery state stands for that.
-    pub fn resent_on_new_ack(&mut self, c: &mut Conn) {
+    fn fine_resent(&mut self, c: &mut Conn) {
         c.set_state(CaState::Recovery);
         c.dupacks = c.dupthresh();
-    }
-
-    /// A duplicate ACK in the recovery retransmits again (`start`) if the
-    /// retransmission is overdue or this is the DupThresh-th duplicate.
-    pub fn resends(&self, c: &Conn, now: SimTime) -> bool {
-        c.dupacks == c.dupthresh() || c.fine_expired(now).is_some()
     }
 }

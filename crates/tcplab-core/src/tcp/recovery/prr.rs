@@ -55,9 +55,14 @@ use super::RecoveryStrategy;
 use crate::cc::{CaState, LossCause};
 use crate::tcp::conn::Conn;
 use crate::tcp::sender::TcpEventKind;
-use crate::tcp::{EcnResponse, PrrForm, TcpConfig, TcpHeader};
+use crate::tcp::{PrrForm, TcpConfig, TcpHeader};
 use crate::time::SimTime;
 
+/// The PRR component: its counts over one reduction and the arithmetic
+/// that sets cwnd from them. The prr recovery ([`PrrRecovery`]) runs a
+/// recovery with it, and the ECN response's CWR state
+/// ([`crate::tcp::sender`]'s `cwr`) a reduction without a loss; a loss
+/// found in CWR continues the same reduction as a recovery.
 #[derive(Clone, Debug)]
 pub struct Prr {
     /// The SACK form (the connection negotiated SACK).
@@ -77,8 +82,6 @@ pub struct Prr {
     /// Without SACK: the first unacknowledged segment is lost and not yet
     /// retransmitted (with SACK, NextSeg keeps this).
     head_due: bool,
-    /// The ECN reduction's form (the CWR state's rules).
-    ecn: EcnResponse,
     /// ns-3 3.44's arithmetic.
     ns3: bool,
 }
@@ -91,7 +94,7 @@ impl Prr {
     /// The bytes in flight (RFC 6675 SetPipe with SACK; without it, the
     /// FlightSize less what the duplicate ACKs reported and the segment
     /// waiting for its retransmission).
-    fn pipe(&self, c: &Conn) -> u64 {
+    pub(crate) fn pipe(&self, c: &Conn) -> u64 {
         if self.sack {
             return self.next.pipe(c);
         }
@@ -107,7 +110,7 @@ impl Prr {
     }
 
     /// One ACK's DeliveredData: sets cwnd = pipe + sndcnt.
-    fn on_delivered(&mut self, c: &mut Conn, delivered: u64, safe: bool) {
+    pub(crate) fn on_delivered(&mut self, c: &mut Conn, delivered: u64, safe: bool) {
         self.on_delivered_after(c, delivered, safe, 0);
     }
 
@@ -143,7 +146,7 @@ impl Prr {
 
     /// What a duplicate ACK delivered: what it SACKed, or without SACK one
     /// segment (up to the FlightSize less one segment, the hole).
-    fn dup_delivered(&mut self, c: &Conn) -> u64 {
+    pub(crate) fn dup_delivered(&mut self, c: &Conn) -> u64 {
         if self.sack {
             self.newly_lost(c);
             return c.delivered as u64;
@@ -160,7 +163,7 @@ impl Prr {
     /// What an ACK of `acked` new bytes delivered, and whether it is safe
     /// (SafeACK: it also revealed no new loss); without SACK, the bytes the
     /// duplicates already reported are not counted again.
-    fn ack_delivered(&mut self, c: &Conn, acked: u64) -> (u64, bool) {
+    pub(crate) fn ack_delivered(&mut self, c: &Conn, acked: u64) -> (u64, bool) {
         if self.sack {
             return (c.delivered as u64, !self.newly_lost(c));
         }
@@ -170,24 +173,12 @@ impl Prr {
         (delivered, true)
     }
 
-    // ---- the ECN reduction (CWR) ----------------------------------------------
+    // ---- the ECN reduction (CWR), for the sender's `cwr` ----------------------
 
-    /// An ECN echo reduces the window without a loss: the CWR state, whose
-    /// window PRR brings down to ssthresh as the ACKs report deliveries
-    /// (Linux's `tcp_enter_cwr` and `tcp_cwnd_reduction`; ns-3's `EnterCwr`
-    /// with `TcpPrrRecovery`). The reduction counts for the whole window:
-    /// CWR ends with the first ACK above what was sent by now. `advanced`:
-    /// the ACK that echoed moved snd.una.
-    pub fn cwr_start(&mut self, c: &mut Conn, now: SimTime, advanced: bool) {
-        let prior_cwnd = c.tcb.cwnd;
-        c.tcb.now = now;
-        c.set_pipe(false);
-        c.cc.on_state(&mut c.tcb, CaState::Cwr);
-        c.tcb.ssthresh = c.cc.ssthresh(&c.tcb, LossCause::Ecn);
-        c.tcb.ca_state = CaState::Cwr;
-        c.tcb.recover = c.tcb.snd_max;
-        c.tcb.cwnd_cnt = 0;
-        c.ecn_reduced(now);
+    /// An ECN reduction (CWR) starts: PRR's counts restart, nothing is
+    /// known lost; RecoverFS is the pipe (`pipe_fs`: ns-3 3.44's) or the
+    /// window before the reduction, `prior_cwnd` (Linux's).
+    pub(crate) fn begin_cwr(&mut self, c: &Conn, prior_cwnd: u64, pipe_fs: bool) {
         self.prr_delivered = 0;
         self.sent_before = c.stats.bytes_sent;
         self.dup_bytes = 0;
@@ -196,75 +187,23 @@ impl Prr {
             self.next.begin_cwr(c);
             self.lost_until = c.sb.lost_until(c.tcb.snd_una, c.mss(), c.dupthresh());
         }
-        let delivered = c.delivered as u64;
-        if self.ecn == EcnResponse::Ns3 {
-            // ns-3 3.44: RecoverFS is the pipe after the ACK; EnterRecovery
-            // runs DoRecovery as for a duplicate ACK (one segment more),
-            // then ProcessAck runs it again for the same ACK.
-            self.recover_fs = self.pipe(c).max(1);
-            self.on_delivered(c, delivered + c.mss(), false);
-            if delivered > 0 {
-                self.on_delivered(c, delivered, false);
-            }
+        self.recover_fs = if pipe_fs {
+            self.pipe(c).max(1)
         } else {
-            // Linux: against the window before the reduction; an ACK that
-            // delivered nothing leaves cwnd alone.
-            self.recover_fs = prior_cwnd.max(1);
-            if delivered > 0 {
-                let safe = advanced && !self.newly_lost(c);
-                self.on_delivered(c, delivered, safe);
-            }
-        }
+            prior_cwnd.max(1)
+        };
     }
 
-    /// An ACK of `acked` new bytes in CWR: the end of CWR (cwnd =
-    /// ssthresh, back to Open; returns true), or PRR's next step.
-    pub fn cwr_ack(&mut self, c: &mut Conn, ack: u64, acked: u64) -> bool {
-        if ack > c.tcb.recover {
-            let ssthresh = c.tcb.ssthresh;
-            c.recovery_cwnd(ssthresh);
-            c.dupacks = 0;
-            c.set_state(CaState::Open);
-            return true;
-        }
+    /// A partial ACK in CWR: HighRxt never stays below the cumulative ACK.
+    pub(crate) fn cwr_partial_ack(&mut self, c: &Conn) {
         if self.sack {
             self.next.on_partial_ack(c);
         }
-        let (delivered, safe) = self.ack_delivered(c, acked);
-        if delivered > 0 {
-            // ns-3 bounds its CWR conservatively (no SafeACK outside a
-            // recovery).
-            let safe = safe && self.ecn == EcnResponse::Linux;
-            self.on_delivered(c, delivered, safe);
-        }
-        false
     }
 
-    /// A duplicate ACK in CWR. Linux: a loss found now continues the same
-    /// reduction as a recovery (no second ssthresh), else PRR counts what
-    /// the ACK delivered. ns-3 3.44 only counts it: cwnd stays, and no
-    /// recovery starts until CWR ends.
-    pub fn cwr_dupack(&mut self, c: &mut Conn, now: SimTime) {
-        if self.ecn == EcnResponse::Ns3 {
-            return;
-        }
-        let delivered = self.dup_delivered(c);
-        if sack_loss_detected(c) {
-            self.cwr_to_recovery(c, now);
-        }
-        if delivered > 0 {
-            self.on_delivered(c, delivered, false);
-        }
-    }
-
-    /// A loss found in CWR (by duplicate ACKs, the scoreboard or RACK):
-    /// Linux's `tcp_enter_recovery` inside a reduction, which keeps
-    /// ssthresh, the recovery point and PRR's counts.
-    pub fn cwr_to_recovery(&mut self, c: &mut Conn, now: SimTime) {
-        c.stats.fast_retransmits += 1;
-        c.loss_episode(now);
-        c.set_state(CaState::Recovery);
-        c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);
+    /// A loss found in CWR: the reduction goes on as a recovery, with its
+    /// counts, and the lost segment waits for the window.
+    pub(crate) fn cwr_to_recovery(&mut self, c: &Conn) {
         if self.sack {
             self.next.begin(c);
         } else {
@@ -272,8 +211,37 @@ impl Prr {
         }
     }
 
+    /// Sends while cwnd - pipe allows a segment: NextSeg's choice with SACK
+    /// (in CWR, `cwr`, lost segments and new data only), else the head
+    /// when it waits for its retransmission, then new data.
+    pub(crate) fn send(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>, cwr: bool) {
+        if self.sack {
+            if cwr {
+                self.next.send_cwr(c, now, out);
+            } else {
+                self.next.send(c, now, out);
+            }
+            return;
+        }
+        let mss = c.mss();
+        loop {
+            if c.tcb.cwnd < self.pipe(c) + mss || c.paced_out(now) {
+                return;
+            }
+            if self.head_due {
+                self.head_due = false;
+                let s = c.tcb.snd_una;
+                c.retransmit(now, s, out);
+                continue;
+            }
+            if !c.send_new_in_recovery(now, out) {
+                return;
+            }
+        }
+    }
+
     /// Whether this ACK's SACK information made another hole lost.
-    fn newly_lost(&mut self, c: &Conn) -> bool {
+    pub(crate) fn newly_lost(&mut self, c: &Conn) -> bool {
         if !self.sack {
             return false;
         }
@@ -287,8 +255,8 @@ impl Prr {
     }
 }
 
-impl RecoveryStrategy for Prr {
-    fn new(cfg: &TcpConfig) -> Self {
+impl Prr {
+    pub fn new(cfg: &TcpConfig) -> Self {
         Prr {
             sack: cfg.sack,
             next: NextSeg::default(),
@@ -298,14 +266,30 @@ impl RecoveryStrategy for Prr {
             lost_until: 0,
             dup_bytes: 0,
             head_due: false,
-            ecn: cfg.ecn_response,
             ns3: cfg.prr_form == PrrForm::Ns3,
         }
+    }
+}
+
+/// The prr recovery: RFC 9937 (or ns-3's form of it) on the [`Prr`]
+/// component, which it lends the ECN response.
+#[derive(Clone, Debug)]
+pub struct PrrRecovery {
+    prr: Prr,
+}
+
+impl RecoveryStrategy for PrrRecovery {
+    fn new(cfg: &TcpConfig) -> Self {
+        PrrRecovery { prr: Prr::new(cfg) }
+    }
+
+    fn prr(&mut self) -> Option<&mut Prr> {
+        Some(&mut self.prr)
     }
 
     /// With SACK, as RFC 6675: a duplicate ACK counts if it SACKs new data.
     fn counts_dupack(&self, _c: &Conn, new_sack: bool) -> bool {
-        new_sack || !self.sack
+        new_sack || !self.prr.sack
     }
 
     fn loss_detected(&self, c: &Conn) -> bool {
@@ -314,7 +298,7 @@ impl RecoveryStrategy for Prr {
 
     /// RFC 6675 5.1 with SACK, RFC 6582 3.2 step 1 without.
     fn may_start(&self, c: &Conn) -> bool {
-        if self.sack {
+        if self.prr.sack {
             c.tcb.snd_una >= c.tcb.recover
         } else {
             c.tcb.snd_una > c.tcb.recover
@@ -323,11 +307,11 @@ impl RecoveryStrategy for Prr {
 
     fn start(&mut self, c: &mut Conn, now: SimTime, _out: &mut Vec<TcpHeader>) {
         let mss = c.mss();
-        self.recover_fs = c.tcb.bytes_in_flight();
-        if self.sack {
+        self.prr.recover_fs = c.tcb.bytes_in_flight();
+        if self.prr.sack {
             // RFC 9937: less what was SACKed before this ACK (what this ACK
             // delivered, cumulatively or by SACK, counts).
-            self.recover_fs = (self.recover_fs + c.delivered as u64)
+            self.prr.recover_fs = (self.prr.recover_fs + c.delivered as u64)
                 .saturating_sub(c.sb.sacked_bytes())
                 .max(mss);
         }
@@ -336,49 +320,50 @@ impl RecoveryStrategy for Prr {
         // the start of a CWR (cwr_start).
         c.tcb.cwnd_cnt = 0;
         c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);
-        self.prr_delivered = 0;
-        self.sent_before = c.stats.bytes_sent;
-        self.head_due = !self.sack;
-        let delivered = if self.sack {
-            self.next.begin(c);
-            self.lost_until = c.sb.lost_until(c.tcb.snd_una, mss, c.dupthresh());
+        self.prr.prr_delivered = 0;
+        self.prr.sent_before = c.stats.bytes_sent;
+        self.prr.head_due = !self.prr.sack;
+        let delivered = if self.prr.sack {
+            self.prr.next.begin(c);
+            self.prr.lost_until = c.sb.lost_until(c.tcb.snd_una, mss, c.dupthresh());
             c.delivered as u64
         } else {
             // The duplicates so far each reported a segment, the hole aside.
-            let cap = self.recover_fs.saturating_sub(mss);
-            self.dup_bytes = (c.dupacks as u64 * mss).min(cap);
-            mss.min(self.dup_bytes)
+            let cap = self.prr.recover_fs.saturating_sub(mss);
+            self.prr.dup_bytes = (c.dupacks as u64 * mss).min(cap);
+            mss.min(self.prr.dup_bytes)
         };
-        if self.ns3 {
+        if self.prr.ns3 {
             // ns-3: RecoverFS is the pipe once the head is counted lost, and
             // the entering ACK is a duplicate: one segment more than it
             // SACKed (without SACK, nothing but that segment).
-            self.recover_fs = self.pipe(c).max(mss);
-            let sacked = if self.sack { delivered } else { 0 };
-            self.on_delivered(c, sacked + mss, false);
+            self.prr.recover_fs = self.prr.pipe(c).max(mss);
+            let sacked = if self.prr.sack { delivered } else { 0 };
+            self.prr.on_delivered(c, sacked + mss, false);
         } else {
-            self.on_delivered(c, delivered, false);
+            self.prr.on_delivered(c, delivered, false);
         }
     }
 
     fn on_dupack(&mut self, c: &mut Conn) {
-        let delivered = self.dup_delivered(c);
-        if self.ns3 {
-            let extra = if self.prr_delivered < self.recover_fs {
+        let delivered = self.prr.dup_delivered(c);
+        if self.prr.ns3 {
+            let extra = if self.prr.prr_delivered < self.prr.recover_fs {
                 c.mss()
             } else {
                 0
             };
             // Without SACK the duplicate's report (its emulated SACK) is
             // the segment ns-3 adds, and its pipe is read before it.
-            let (sacked, unreported) = if self.sack {
+            let (sacked, unreported) = if self.prr.sack {
                 (delivered, 0)
             } else {
                 (0, delivered)
             };
-            self.on_delivered_after(c, sacked + extra, false, unreported);
+            self.prr
+                .on_delivered_after(c, sacked + extra, false, unreported);
         } else {
-            self.on_delivered(c, delivered, false);
+            self.prr.on_delivered(c, delivered, false);
         }
     }
 
@@ -392,61 +377,40 @@ impl RecoveryStrategy for Prr {
             return;
         }
         c.log(now, TcpEventKind::PartialAck, ack);
-        if self.sack {
-            self.next.on_partial_ack(c);
+        if self.prr.sack {
+            self.prr.next.on_partial_ack(c);
         } else {
             // A partial ACK: the next segment is lost too (NewReno).
-            self.head_due = true;
+            self.prr.head_due = true;
         }
         // (Also settles what the duplicates reported, which the pipe reads
         // without SACK, in both forms.)
-        let (delivered, safe) = self.ack_delivered(c, acked);
-        if self.ns3 {
+        let (delivered, safe) = self.prr.ack_delivered(c, acked);
+        if self.prr.ns3 {
             // ns-3: all the ACK acknowledged (or SACKed), if a segment or
             // more; safe, as it acknowledges the retransmission; without
             // SACK, the pipe still counts the head marked lost after.
-            let (delivered, unreported) = if self.sack {
+            let (delivered, unreported) = if self.prr.sack {
                 (c.delivered as u64, 0)
             } else {
                 (acked, c.segment_end(ack) - ack)
             };
             if delivered >= c.mss() {
-                self.on_delivered_after(c, delivered, true, unreported);
+                self.prr.on_delivered_after(c, delivered, true, unreported);
             }
         } else {
-            self.on_delivered(c, delivered, safe);
+            self.prr.on_delivered(c, delivered, safe);
         }
     }
 
     fn send(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) -> bool {
-        if self.sack {
-            if c.tcb.ca_state == CaState::Cwr {
-                self.next.send_cwr(c, now, out);
-            } else {
-                self.next.send(c, now, out);
-            }
-            return true;
-        }
-        let mss = c.mss();
-        loop {
-            if c.tcb.cwnd < self.pipe(c) + mss || c.paced_out(now) {
-                return true;
-            }
-            if self.head_due {
-                self.head_due = false;
-                let s = c.tcb.snd_una;
-                c.retransmit(now, s, out);
-                continue;
-            }
-            if !c.send_new_in_recovery(now, out) {
-                return true;
-            }
-        }
+        self.prr.send(c, now, out, false);
+        true
     }
 
     fn on_timeout(&mut self, c: &mut Conn) {
-        self.next.on_timeout(c);
-        self.head_due = false;
-        self.dup_bytes = 0;
+        self.prr.next.on_timeout(c);
+        self.prr.head_due = false;
+        self.prr.dup_bytes = 0;
     }
 }

@@ -202,7 +202,7 @@ impl RecoveryStrategy for Sack {
 
 /// RFC 6675 5: DupThresh duplicate ACKs, or the scoreboard's IsLost for
 /// the first unacknowledged segment; with RACK, a segment it marked lost.
-pub(super) fn sack_loss_detected(c: &Conn) -> bool {
+pub(crate) fn sack_loss_detected(c: &Conn) -> bool {
     if let Some(r) = &c.rack {
         return r.has_lost();
     }

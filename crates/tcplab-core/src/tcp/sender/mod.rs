@@ -14,18 +14,16 @@
 //! ([`Conn::send_window`]).
 
 use super::conn::{Conn, Setup, SndState};
-use super::recovery::{Recovery, RecoveryStrategy, Strategy};
+use super::recovery::{RecoveryStrategy, Strategy};
 use super::rtt::RttEstimator;
 use super::{syn_options, EcnResponse, RtoRestart, TcpConfig, TcpHeader};
 use super::{ACK, CWR, ECE, SYN};
 use crate::cc::{Ack, CaState, CongestionControl, CwndEvent, Tcb};
 use crate::time::{SimDuration, SimTime};
 
-#[path = "sender_rack.rs"]
-mod rack_glue;
-#[path = "sender_signals.rs"]
+mod cwr;
+mod rack;
 mod signals;
-#[path = "sender_timers.rs"]
 mod timers;
 
 pub use super::event::{TcpEvent, TcpEventKind};
@@ -432,8 +430,7 @@ impl Sender {
                 self.open_ack(now, &sample, cwr_echo);
             }
             CaState::Cwr => {
-                let prr = self.recovery.prr_mut().expect("CWR runs through PRR");
-                if prr.cwr_ack(c, ack, acked) {
+                if self.cwr_ack(ack, acked) {
                     // The exit ACK is one of Open's: it may echo again (a
                     // new window was marked) or grow the window.
                     self.open_ack(now, &sample, cwr_echo);
@@ -457,9 +454,7 @@ impl Sender {
         }
         let c = &mut self.c;
         if resent && c.tcb.ca_state == CaState::Open {
-            if let Some(v) = self.recovery.ns2_vegas_mut() {
-                v.resent_on_new_ack(c);
-            }
+            self.recovery.fine_resent(c);
         }
         // RFC 6298 5.2 / 5.3.
         if c.tcb.snd_una < c.tcb.snd_max {
@@ -515,21 +510,10 @@ impl Sender {
             CaState::Open | CaState::Disorder => {
                 if c.dupacks < c.dupthresh() {
                     if let Some(sent_at) = c.fine_expired(now) {
-                        // Vegas: retransmit at once; reduce the window only
-                        // for a loss of data sent after the last reduction
-                        // (ns-2's recovery decides that itself).
-                        if c.cfg.recovery == Recovery::Ns2Vegas {
+                        // Vegas: retransmit at once; the strategy says
+                        // whether that starts a recovery.
+                        if self.recovery.fine_overdue(c, now, sent_at, out) {
                             self.enter_recovery(now, out);
-                            return;
-                        }
-                        let fine = c.fine.as_mut().expect("fine_expired needs it");
-                        fine.retransmitted();
-                        if sent_at > fine.last_reduction && c.tcb.snd_una > c.tcb.recover {
-                            self.enter_recovery(now, out);
-                        } else {
-                            let s = c.tcb.snd_una;
-                            c.retransmit(now, s, out);
-                            c.retransmit_backoff(now);
                         }
                         return;
                     }
@@ -542,11 +526,7 @@ impl Sender {
             }
             CaState::Recovery if self.recovery.resends(c, now) => self.enter_recovery(now, out),
             CaState::Recovery => self.recovery.on_dupack(c),
-            CaState::Cwr => {
-                if let Some(p) = self.recovery.prr_mut() {
-                    p.cwr_dupack(c, now);
-                }
-            }
+            CaState::Cwr => self.cwr_dupack(now),
             CaState::Loss => {}
         }
     }
@@ -586,12 +566,14 @@ impl Sender {
             c.cc.cwnd_event(&mut c.tcb, CwndEvent::Restart);
             c.tcb.cwnd = c.tcb.cwnd.min(c.cfg.initial_cwnd);
         }
-        if matches!(c.tcb.ca_state, CaState::Recovery | CaState::Cwr)
-            && self.recovery.send(c, now, out)
-        {
+        let state = c.tcb.ca_state;
+        if state == CaState::Recovery && self.recovery.send(c, now, out) {
             return;
         }
-        if c.tcb.ca_state == CaState::Loss && c.rack.is_some() {
+        if state == CaState::Cwr && self.cwr_send(now, out) {
+            return;
+        }
+        if state == CaState::Loss && self.c.rack.is_some() {
             self.loss_retransmit(now, out);
         }
         self.c.send_window(now, out);

@@ -2,8 +2,8 @@
 //! What an ACK tells the sender besides what it acknowledges: an ECN echo
 //! (RFC 3168 6.1.2), answered in the form the flow's `ecn_response` names
 //! (the window cut at once, or a CWR state whose window PRR brings down, as
-//! Linux and ns-3 do; the state's rules are in
-//! [`crate::tcp::recovery::Prr`]'s CWR part), the delivery-rate sample
+//! Linux and ns-3 do; the state's rules are in the sibling `cwr`), the
+//! delivery-rate sample
 //! for a controller that sets its window from it, and an ACK in a recovery
 //! (with `recovery_exit_growth`, the one that ends it also grows the
 //! window).
@@ -60,14 +60,6 @@ impl Sender {
         let ssthresh = c.tcb.ssthresh;
         c.recovery_cwnd(ssthresh);
         c.ecn_reduced(now);
-    }
-
-    /// The ECN echo starts a CWR state paced by PRR (`ecn_response` linux
-    /// or ns3, which resolve with the prr recovery only).
-    pub(super) fn cwr_enter(&mut self, now: SimTime, advanced: bool) {
-        if let Some(p) = self.recovery.prr_mut() {
-            p.cwr_start(&mut self.c, now, advanced);
-        }
     }
 
     /// The controller that sets its window from delivery rates (BBR) gets

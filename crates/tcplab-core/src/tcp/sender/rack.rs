@@ -18,11 +18,7 @@ impl Sender {
     pub(super) fn rack_recovery(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         if self.c.tcb.ca_state == CaState::Cwr && self.recovery.loss_detected(&self.c) {
             // Linux: the ECN reduction under way continues as the recovery.
-            if let Some(p) = self.recovery.prr_mut() {
-                if self.c.cfg.ecn_response == crate::tcp::EcnResponse::Linux {
-                    p.cwr_to_recovery(&mut self.c, now);
-                }
-            }
+            self.cwr_loss(now);
             return;
         }
         let c = &self.c;
