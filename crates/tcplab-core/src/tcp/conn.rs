@@ -16,7 +16,7 @@ use super::rate::RateSampler;
 use super::rtt::{Bounds, RttEstimator};
 use super::rtt_timing::{RttSampling, RttTiming};
 use super::scoreboard::Scoreboard;
-use super::sender::{SenderStats, TcpEvent, TcpEventKind};
+use super::sender::{ColdStats, SentStats, TcpEvent, TcpEventKind};
 use super::{
     base_options, window_shift, RackMode, RtoRestart, TcpConfig, TcpHeader, TimeoutSsthresh, ACK,
     CWR, FIN,
@@ -60,7 +60,6 @@ pub struct Conn {
     /// The send times the controller's samples come from, with `cc_rtt =
     /// "newest"`.
     pub newest: Option<Box<NewestRtt>>,
-    pub syn_sent_at: SimTime,
     /// How the connection is being set up.
     pub setup: Setup,
     pub last_send: SimTime,
@@ -70,7 +69,12 @@ pub struct Conn {
     pub wnd_field: u16,
     /// The retransmission timer's deadline, if running.
     pub rto_deadline: Option<SimTime>,
-    pub stats: SenderStats,
+    /// The counters every segment adds to.
+    pub stats: SentStats,
+    /// The cold record: the other counters and what only a handshake or a
+    /// rare event touches (allocated with the connection, never per
+    /// packet; growing it leaves this layout alone).
+    pub cold: Box<ColdStats>,
     /// When recording the event log.
     pub events: Option<Box<Vec<TcpEvent>>>,
     /// Vegas's fine-grained retransmission, when on.
@@ -182,12 +186,12 @@ impl Conn {
             data_end: 1,
             closing: false,
             timing,
-            syn_sent_at: SimTime::ZERO,
             setup: Setup::Plain,
             last_send: SimTime::ZERO,
             ts_recent: 0,
             rto_deadline: None,
-            stats: SenderStats::default(),
+            stats: SentStats::default(),
+            cold: Box::default(),
             events: None,
             fine,
             cc_owns_cwnd: full,
@@ -347,7 +351,7 @@ impl Conn {
     pub fn ecn_reduced(&mut self, now: SimTime) {
         self.ecn.high = self.tcb.snd_max;
         self.ecn.cwr_pending = true;
-        self.stats.ecn_reductions += 1;
+        self.cold.ecn_reductions += 1;
         self.log(now, TcpEventKind::EcnReduction, self.tcb.snd_una);
     }
 
@@ -415,8 +419,8 @@ impl Conn {
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len;
         if retx {
-            self.stats.retransmitted_segments += 1;
-            self.stats.retransmitted_bytes += len;
+            self.cold.retransmitted_segments += 1;
+            self.cold.retransmitted_bytes += len;
             self.log(now, TcpEventKind::Retransmit, seq);
             if let Some(r) = &mut self.resent {
                 r.advance(self.tcb.snd_una);

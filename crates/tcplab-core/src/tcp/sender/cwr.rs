@@ -122,7 +122,7 @@ fn start(p: &mut Prr, c: &mut Conn, now: SimTime, advanced: bool) {
 /// Linux's `tcp_enter_recovery` inside a reduction, which keeps ssthresh,
 /// the recovery point and PRR's counts.
 fn to_recovery(p: &mut Prr, c: &mut Conn, now: SimTime) {
-    c.stats.fast_retransmits += 1;
+    c.cold.fast_retransmits += 1;
     c.loss_episode(now);
     c.set_state(CaState::Recovery);
     c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);

@@ -24,27 +24,12 @@ use crate::time::{SimDuration, SimTime};
 mod cwr;
 mod rack;
 mod signals;
+mod stats;
 mod timers;
 
-pub use super::event::{TcpEvent, TcpEventKind};
+pub use stats::{ColdStats, SenderStats, SentStats};
 
-#[derive(Clone, Debug, Default)]
-pub struct SenderStats {
-    /// Segments transmitted in the data direction (SYN, data, FIN),
-    /// retransmissions included, and their payload bytes.
-    pub segments_sent: u64,
-    pub bytes_sent: u64,
-    pub retransmitted_segments: u64,
-    pub retransmitted_bytes: u64,
-    /// Counts of events (u32: the connection stays within its cache lines;
-    /// four billion timeouts or duplicate ACKs are out of any run's reach).
-    pub timeouts: u32,
-    pub fast_retransmits: u32,
-    /// Duplicate ACKs received (RFC 5681's definition).
-    pub dupacks: u32,
-    /// Window reductions for ECN echoes (RFC 3168 6.1.2).
-    pub ecn_reductions: u32,
-}
+pub use super::event::{TcpEvent, TcpEventKind};
 
 /// The sending end of a connection: its state and machinery ([`Conn`]) and
 /// its loss-recovery strategy.
@@ -90,8 +75,9 @@ impl Sender {
         self.c.cc.as_mut()
     }
 
-    pub fn stats(&self) -> &SenderStats {
-        &self.c.stats
+    /// The connection's counters, hot and cold.
+    pub fn stats(&self) -> SenderStats {
+        SenderStats::new(&self.c.stats, &self.c.cold)
     }
 
     /// The SACK scoreboard (tests).
@@ -174,7 +160,7 @@ impl Sender {
 
     fn send_syn(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         let c = &mut self.c;
-        c.syn_sent_at = now;
+        c.cold.syn_sent_at = now;
         c.tcb.snd_nxt = 1;
         c.tcb.snd_max = 1;
         let h = TcpHeader {
@@ -256,12 +242,12 @@ impl Sender {
         let sample = if c.cfg.timestamps && h.ts_ecr > 0 {
             Some(now - SimTime::from_nanos(h.ts_ecr))
         } else if c.setup != Setup::SynRetransmitted {
-            Some(now - c.syn_sent_at)
+            Some(now - c.cold.syn_sent_at)
         } else {
             None
         };
         if let Some(f) = &mut c.fine {
-            f.on_handshake(sample.unwrap_or(now - c.syn_sent_at));
+            f.on_handshake(sample.unwrap_or(now - c.cold.syn_sent_at));
         }
         if let Some(r) = sample {
             c.rtt.sample(&mut c.tcb, r);
@@ -326,7 +312,7 @@ impl Sender {
         } else if ack == self.c.tcb.snd_una && h.len == 0 && self.c.tcb.snd_una < self.c.tcb.snd_max
         {
             is_dup = true;
-            self.c.stats.dupacks += 1;
+            self.c.cold.dupacks += 1;
             let sacked = self.c.sb.sacked_bytes();
             self.c.delivered = sacked.saturating_sub(sacked_before).min(u32::MAX as u64) as u32;
             let new_sack = sacked > sacked_before;
@@ -532,7 +518,7 @@ impl Sender {
     }
 
     fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
-        self.c.stats.fast_retransmits += 1;
+        self.c.cold.fast_retransmits += 1;
         self.recovery.start(&mut self.c, now, out);
         if self.c.cfg.rto_restart == RtoRestart::FastRetransmit {
             // ns-2's dupack_action: reset_rtx_timer(1, 0).

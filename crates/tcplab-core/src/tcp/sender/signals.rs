@@ -67,7 +67,6 @@ impl Sender {
     pub(super) fn rate_sample(&mut self, now: SimTime, is_dup: bool, was_recovering: bool) {
         let c = &mut self.c;
         let Some(r) = &mut c.rate else { return };
-        let fast_retransmits = c.stats.fast_retransmits;
         let mut rs = r.on_ack(
             now,
             c.tcb.snd_una,
@@ -76,7 +75,11 @@ impl Sender {
             c.cfg.sack,
             c.cfg.mss as u64,
         );
-        rs.losses = c.stats.fast_retransmits > fast_retransmits;
+        // No fast retransmit can start between the sampler's ACK and here,
+        // so the sample reports no loss (this compared the count before
+        // and after `on_ack`, always equal; a loss flag from the whole ACK
+        // would change BBR's pacing-gain cycle and every BBR trace).
+        rs.losses = false;
         rs.bytes_in_flight = c.tcb.bytes_in_flight();
         rs.rtt = c.ack_rtt;
         if !c.cfg.sack && was_recovering {

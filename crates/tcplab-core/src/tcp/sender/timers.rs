@@ -30,8 +30,8 @@ impl Sender {
             SndState::SynSent => {
                 c.rtt.back_off();
                 c.setup = Setup::SynRetransmitted;
-                c.stats.retransmitted_segments += 1;
-                c.stats.timeouts += 1;
+                c.cold.retransmitted_segments += 1;
+                c.cold.timeouts += 1;
                 c.log(now, TcpEventKind::Timeout, 0);
                 c.log(now, TcpEventKind::Retransmit, 0);
                 self.send_syn(now, out);
@@ -40,7 +40,7 @@ impl Sender {
             SndState::Established if c.tcb.snd_una < c.tcb.snd_max => {}
             _ => return,
         }
-        c.stats.timeouts += 1;
+        c.cold.timeouts += 1;
         if c.setup == Setup::InitPending {
             c.init_cc();
         }

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The sender's counters: the two every segment adds to stay in the
+//! connection ([`SentStats`]); the rest, and the state only a handshake or
+//! a rare event touches, go into one cold record per connection
+//! ([`ColdStats`]), behind a box allocated with the connection, so that a
+//! counter added there never moves the hot connection's layout.
+//! [`SenderStats`] is what the world reads: both, by value.
+
+use crate::time::SimTime;
+
+/// What every transmitted segment counts (the hot part of the counters).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SentStats {
+    /// Segments transmitted in the data direction (SYN, data, FIN),
+    /// retransmissions included, and their payload bytes.
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+}
+
+/// The connection's cold record: counters off the per-segment path and
+/// rarely touched state. A new per-connection counter goes here (and into
+/// [`SenderStats`] if the world reads it).
+#[derive(Clone, Debug, Default)]
+pub struct ColdStats {
+    pub retransmitted_segments: u64,
+    pub retransmitted_bytes: u64,
+    /// Counts of events (u32, as [`SenderStats`] gives them).
+    pub timeouts: u32,
+    pub fast_retransmits: u32,
+    /// Duplicate ACKs received (RFC 5681's definition).
+    pub dupacks: u32,
+    /// Window reductions for ECN echoes (RFC 3168 6.1.2).
+    pub ecn_reductions: u32,
+    /// When the (last) SYN was sent: the handshake's RTT sample.
+    pub syn_sent_at: SimTime,
+}
+
+/// A connection's counters, as the world reads them ([`super::Sender::stats`]).
+#[derive(Clone, Debug, Default)]
+pub struct SenderStats {
+    /// Segments transmitted in the data direction (SYN, data, FIN),
+    /// retransmissions included, and their payload bytes.
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    pub retransmitted_segments: u64,
+    pub retransmitted_bytes: u64,
+    /// Counts of events (four billion timeouts or duplicate ACKs are out
+    /// of any run's reach).
+    pub timeouts: u32,
+    pub fast_retransmits: u32,
+    /// Duplicate ACKs received (RFC 5681's definition).
+    pub dupacks: u32,
+    /// Window reductions for ECN echoes (RFC 3168 6.1.2).
+    pub ecn_reductions: u32,
+}
+
+impl SenderStats {
+    /// The hot and the cold counters together.
+    pub fn new(sent: &SentStats, cold: &ColdStats) -> Self {
+        SenderStats {
+            segments_sent: sent.segments_sent,
+            bytes_sent: sent.bytes_sent,
+            retransmitted_segments: cold.retransmitted_segments,
+            retransmitted_bytes: cold.retransmitted_bytes,
+            timeouts: cold.timeouts,
+            fast_retransmits: cold.fast_retransmits,
+            dupacks: cold.dupacks,
+            ecn_reductions: cold.ecn_reductions,
+        }
+    }
+}
