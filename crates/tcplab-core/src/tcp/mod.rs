@@ -15,7 +15,6 @@
 //! in-order data at once, so the advertised window is the receive buffer.
 
 pub mod ca_rtt;
-pub mod conn;
 pub mod event;
 pub mod fine_retx;
 pub mod rack;
@@ -28,7 +27,6 @@ pub mod scoreboard;
 pub mod sender;
 #[cfg(test)]
 mod tests;
-pub mod timeout_ssthresh;
 
 pub use recovery::Recovery;
 

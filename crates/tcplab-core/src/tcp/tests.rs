@@ -665,21 +665,6 @@ fn vegas_bsd_timeout_retransmits_exactly_when_algorithm_1_says() {
     assert_eq!(f.s.stats().fast_retransmits, 1);
 }
 
-/// A counter added to the cold record must not move the hot connection:
-/// the connection holds the record through one pointer (this fails to
-/// compile if the field stops being a box), whatever the record's size.
-#[test]
-#[allow(clippy::borrowed_box)]
-fn the_cold_record_sits_behind_a_box_whatever_its_size() {
-    use super::conn::Conn;
-    use super::sender::ColdStats;
-    use std::mem::size_of;
-    let cold: fn(&Conn) -> &Box<ColdStats> = |c| &c.cold;
-    let _ = cold;
-    assert_eq!(size_of::<Box<ColdStats>>(), size_of::<usize>());
-    assert!(size_of::<ColdStats>() > size_of::<usize>());
-}
-
 #[path = "recovery_tests.rs"]
 mod recovery_tests;
 

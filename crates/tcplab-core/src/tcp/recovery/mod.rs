@@ -6,13 +6,19 @@
 //! table below makes, from one row per strategy, both the name a scenario
 //! gives ([`Recovery`]) and the enum a connection carries ([`Strategy`]),
 //! dispatched by `match` (no allocation, no `dyn` call per event). A
-//! strategy works on the connection ([`Conn`]): the [`Tcb`](crate::cc::Tcb)
-//! with the windows and the recovery point, the scoreboard, and the
-//! machinery to retransmit. What any recovery combines with lives in the
-//! connection as components: the RTO policy ([`super::rtt::RtoPolicy`]),
-//! Vegas's fine-grained retransmission ([`super::fine_retx`]), the rate
-//! sampler ([`super::rate`]); on the congestion-control side, the slow-start
-//! components ([`crate::cc::slow_start`]).
+//! strategy works on the connection ([`Conn`]) through its narrow
+//! interface (`tcp/sender/view.rs` and the public actions of
+//! `tcp/sender/conn.rs`; the fields are the sender's): it reads the
+//! [`Tcb`](crate::cc::Tcb) with the windows and the recovery point, the
+//! scoreboard, RACK's marks and what the ACK delivered, and it reduces,
+//! sets cwnd, retransmits, sends, changes state and logs. What any
+//! recovery combines with lives in the connection as components: the RTO
+//! policy ([`super::rtt::RtoPolicy`]), Vegas's fine-grained retransmission
+//! ([`super::fine_retx`]), the rate sampler ([`super::rate`]); on the
+//! congestion-control side, the slow-start components
+//! ([`crate::cc::slow_start`]). PRR ([`Prr`]) is a component too, which
+//! the prr recovery lends the ECN response's CWR state through
+//! [`RecoveryStrategy::prr`].
 //!
 //! Fast retransmit is entered only when the cumulative ACK is above the
 //! previous recovery point (RFC 6582 3.2 step 1) for tahoe and newreno, at
@@ -31,7 +37,7 @@ mod tahoe;
 
 use serde::{Serialize, Serializer};
 
-use super::conn::Conn;
+use super::sender::Conn;
 use super::{TcpConfig, TcpHeader};
 use crate::time::SimTime;
 
@@ -91,7 +97,7 @@ pub trait RecoveryStrategy {
     }
     /// Whether a loss is detected: DupThresh duplicate ACKs, by default.
     fn loss_detected(&self, c: &Conn) -> bool {
-        c.dupacks >= c.dupthresh()
+        c.dupacks() >= c.dupthresh()
     }
     /// Whether a recovery may start now (the guard on the cumulative ACK).
     fn may_start(&self, c: &Conn) -> bool;
@@ -135,12 +141,13 @@ pub trait RecoveryStrategy {
         sent_at: SimTime,
         out: &mut Vec<TcpHeader>,
     ) -> bool {
-        let fine = c.fine.as_mut().expect("fine_expired needs it");
+        let fine = c.fine_mut().expect("fine_expired needs it");
         fine.retransmitted();
-        if sent_at > fine.last_reduction && c.tcb.snd_una > c.tcb.recover {
+        let last_reduction = fine.last_reduction;
+        if sent_at > last_reduction && c.tcb().snd_una > c.tcb().recover {
             return true;
         }
-        let s = c.tcb.snd_una;
+        let s = c.tcb().snd_una;
         c.retransmit(now, s, out);
         c.retransmit_backoff(now);
         false

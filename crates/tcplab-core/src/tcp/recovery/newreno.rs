@@ -8,7 +8,7 @@
 
 use super::reno::{inflate, start_inflated};
 use super::RecoveryStrategy;
-use crate::tcp::conn::Conn;
+use crate::tcp::sender::Conn;
 use crate::tcp::sender::TcpEventKind;
 use crate::tcp::{RecoveryExit, TcpConfig, TcpHeader};
 use crate::time::SimTime;
@@ -28,7 +28,7 @@ impl RecoveryStrategy for NewReno {
     /// RFC 6582 3.2 step 1: only when the cumulative ACK covers more than
     /// the previous recovery point.
     fn may_start(&self, c: &Conn) -> bool {
-        c.tcb.snd_una > c.tcb.recover
+        c.tcb().snd_una > c.tcb().recover
     }
 
     fn start(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {
@@ -41,20 +41,23 @@ impl RecoveryStrategy for NewReno {
 
     fn on_ack(&mut self, c: &mut Conn, now: SimTime, ack: u64, acked: u64) {
         let mss = c.mss();
-        if ack >= c.tcb.recover {
+        if ack >= c.tcb().recover {
             let cwnd = match self.exit {
-                RecoveryExit::Flight => c.tcb.ssthresh.min(c.tcb.bytes_in_flight().max(mss) + mss),
-                RecoveryExit::Ssthresh => c.tcb.ssthresh,
+                RecoveryExit::Flight => c
+                    .tcb()
+                    .ssthresh
+                    .min(c.tcb().bytes_in_flight().max(mss) + mss),
+                RecoveryExit::Ssthresh => c.tcb().ssthresh,
             };
             c.recovery_cwnd(cwnd);
             c.exit_recovery(now, ack);
         } else {
             // A partial ACK: retransmit the next hole, deflate.
             let add_back = if acked >= mss { mss } else { 0 };
-            let cwnd = c.tcb.cwnd.saturating_sub(acked) + add_back;
+            let cwnd = c.tcb().cwnd.saturating_sub(acked) + add_back;
             c.recovery_cwnd(cwnd);
             c.log(now, TcpEventKind::PartialAck, ack);
-            c.pending_retx = Some(c.tcb.snd_una);
+            c.retransmit_soon(c.tcb().snd_una);
         }
     }
 }

@@ -33,7 +33,7 @@
 
 use super::RecoveryStrategy;
 use crate::cc::{CaState, LossCause};
-use crate::tcp::conn::Conn;
+use crate::tcp::sender::Conn;
 use crate::tcp::sender::TcpEventKind;
 use crate::tcp::{TcpConfig, TcpHeader};
 use crate::time::SimTime;
@@ -64,51 +64,47 @@ impl RecoveryStrategy for Ns2Vegas {
     /// retransmission of a segment sent before.
     fn start(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {
         let mss = c.mss();
-        let head = c.tcb.snd_una;
-        let since = c.fine.as_ref().map_or(SimTime::ZERO, |f| f.last_reduction);
-        let (sends, last) = c
-            .fine
-            .as_ref()
-            .and_then(|f| f.sends(head))
-            .unwrap_or((1, now));
-        if let Some(f) = &mut c.fine {
+        let head = c.tcb().snd_una;
+        let since = c.fine().map_or(SimTime::ZERO, |f| f.last_reduction);
+        let (sends, last) = c.fine().and_then(|f| f.sends(head)).unwrap_or((1, now));
+        if let Some(f) = c.fine_mut() {
             // v_timeout_ stretches before the segment goes out again.
             f.retransmitted();
         }
         if last > since {
             // ns-2's window(): cwnd, bounded by the receiver's window.
-            let win = c.tcb.cwnd.min(c.rwnd) / mss;
+            let win = c.tcb().cwnd.min(c.rwnd()) / mss;
             c.reduce(now, CaState::Recovery, LossCause::DupAcks);
             if sends > 1 && win > 3 {
-                c.tcb.ssthresh = (win / 2) * mss;
+                c.set_ssthresh((win / 2) * mss);
             }
-            self.newcwnd = c.tcb.ssthresh;
-            let cwnd = self.newcwnd + u64::from(c.dupacks) * mss;
+            self.newcwnd = c.tcb().ssthresh;
+            let cwnd = self.newcwnd + u64::from(c.dupacks()) * mss;
             c.recovery_cwnd(cwnd);
         } else {
             c.set_state(CaState::Recovery);
-            c.tcb.recover = c.tcb.snd_max;
+            c.mark_recovery_point();
         }
         if sends == 1 {
-            c.dupacks = c.dupthresh();
+            c.set_dupacks(c.dupthresh());
         }
         c.log(now, TcpEventKind::FastRetransmit, head);
         c.retransmit(now, head, out);
     }
 
     fn on_dupack(&mut self, c: &mut Conn) {
-        if c.dupacks > c.dupthresh() {
-            let cwnd = c.tcb.cwnd + c.mss();
+        if c.dupacks() > c.dupthresh() {
+            let cwnd = c.tcb().cwnd + c.mss();
             c.recovery_cwnd(cwnd);
         }
     }
 
     fn on_ack(&mut self, c: &mut Conn, now: SimTime, ack: u64, _acked: u64) {
-        if c.dupacks > c.dupthresh() && c.tcb.cwnd > self.newcwnd {
+        if c.dupacks() > c.dupthresh() && c.tcb().cwnd > self.newcwnd {
             // (ns-2 would set a window of 0 after a timeout; one segment.)
             let to = self.newcwnd.max(c.mss());
             c.recovery_cwnd(to);
-            c.tcb.ssthresh = 2 * c.mss();
+            c.set_ssthresh(2 * c.mss());
         }
         c.exit_recovery(now, ack);
     }
@@ -123,7 +119,7 @@ impl RecoveryStrategy for Ns2Vegas {
     /// A duplicate ACK in the recovery retransmits again (`start`) if the
     /// retransmission is overdue or this is the DupThresh-th duplicate.
     fn resends(&self, c: &Conn, now: SimTime) -> bool {
-        c.dupacks == c.dupthresh() || c.fine_expired(now).is_some()
+        c.dupacks() == c.dupthresh() || c.fine_expired(now).is_some()
     }
 
     /// An overdue segment on a duplicate ACK always goes to `start`, which
@@ -146,6 +142,6 @@ impl RecoveryStrategy for Ns2Vegas {
     /// reduction's. The recovery state stands for that.
     fn fine_resent(&mut self, c: &mut Conn) {
         c.set_state(CaState::Recovery);
-        c.dupacks = c.dupthresh();
+        c.set_dupacks(c.dupthresh());
     }
 }

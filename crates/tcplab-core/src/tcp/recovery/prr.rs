@@ -53,7 +53,7 @@
 use super::sack::{sack_loss_detected, NextSeg};
 use super::RecoveryStrategy;
 use crate::cc::{CaState, LossCause};
-use crate::tcp::conn::Conn;
+use crate::tcp::sender::Conn;
 use crate::tcp::sender::TcpEventKind;
 use crate::tcp::{PrrForm, TcpConfig, TcpHeader};
 use crate::time::SimTime;
@@ -88,7 +88,7 @@ pub struct Prr {
 
 impl Prr {
     fn prr_out(&self, c: &Conn) -> u64 {
-        c.stats.bytes_sent - self.sent_before
+        c.bytes_sent() - self.sent_before
     }
 
     /// The bytes in flight (RFC 6675 SetPipe with SACK; without it, the
@@ -99,11 +99,11 @@ impl Prr {
             return self.next.pipe(c);
         }
         let head = if self.head_due {
-            c.segment_end(c.tcb.snd_una) - c.tcb.snd_una
+            c.segment_end(c.tcb().snd_una) - c.tcb().snd_una
         } else {
             0
         };
-        c.tcb
+        c.tcb()
             .bytes_in_flight()
             .saturating_sub(self.dup_bytes)
             .saturating_sub(head)
@@ -124,7 +124,7 @@ impl Prr {
         }
         let mss = c.mss();
         let pipe = self.pipe(c) + unreported;
-        let ssthresh = c.tcb.ssthresh;
+        let ssthresh = c.tcb().ssthresh;
         self.prr_delivered += delivered;
         let mut sndcnt = if delivered == 0 {
             0
@@ -149,10 +149,10 @@ impl Prr {
     pub(crate) fn dup_delivered(&mut self, c: &Conn) -> u64 {
         if self.sack {
             self.newly_lost(c);
-            return c.delivered as u64;
+            return c.delivered();
         }
         let mss = c.mss();
-        if self.dup_bytes + mss < c.tcb.bytes_in_flight() {
+        if self.dup_bytes + mss < c.tcb().bytes_in_flight() {
             self.dup_bytes += mss;
             mss
         } else {
@@ -165,7 +165,7 @@ impl Prr {
     /// duplicates already reported are not counted again.
     pub(crate) fn ack_delivered(&mut self, c: &Conn, acked: u64) -> (u64, bool) {
         if self.sack {
-            return (c.delivered as u64, !self.newly_lost(c));
+            return (c.delivered(), !self.newly_lost(c));
         }
         let one = acked.min(c.mss());
         let delivered = acked.saturating_sub(self.dup_bytes).max(one);
@@ -180,12 +180,12 @@ impl Prr {
     /// window before the reduction, `prior_cwnd` (Linux's).
     pub(crate) fn begin_cwr(&mut self, c: &Conn, prior_cwnd: u64, pipe_fs: bool) {
         self.prr_delivered = 0;
-        self.sent_before = c.stats.bytes_sent;
+        self.sent_before = c.bytes_sent();
         self.dup_bytes = 0;
         self.head_due = false;
         if self.sack {
             self.next.begin_cwr(c);
-            self.lost_until = c.sb.lost_until(c.tcb.snd_una, c.mss(), c.dupthresh());
+            self.lost_until = c.sb().lost_until(c.tcb().snd_una, c.mss(), c.dupthresh());
         }
         self.recover_fs = if pipe_fs {
             self.pipe(c).max(1)
@@ -225,12 +225,12 @@ impl Prr {
         }
         let mss = c.mss();
         loop {
-            if c.tcb.cwnd < self.pipe(c) + mss || c.paced_out(now) {
+            if c.tcb().cwnd < self.pipe(c) + mss || c.paced_out(now) {
                 return;
             }
             if self.head_due {
                 self.head_due = false;
-                let s = c.tcb.snd_una;
+                let s = c.tcb().snd_una;
                 c.retransmit(now, s, out);
                 continue;
             }
@@ -245,10 +245,10 @@ impl Prr {
         if !self.sack {
             return false;
         }
-        if let Some(r) = &c.rack {
+        if let Some(r) = c.rack() {
             return r.newly_lost;
         }
-        let until = c.sb.lost_until(c.tcb.snd_una, c.mss(), c.dupthresh());
+        let until = c.sb().lost_until(c.tcb().snd_una, c.mss(), c.dupthresh());
         let grew = until > self.lost_until;
         self.lost_until = until;
         grew
@@ -299,38 +299,38 @@ impl RecoveryStrategy for PrrRecovery {
     /// RFC 6675 5.1 with SACK, RFC 6582 3.2 step 1 without.
     fn may_start(&self, c: &Conn) -> bool {
         if self.prr.sack {
-            c.tcb.snd_una >= c.tcb.recover
+            c.tcb().snd_una >= c.tcb().recover
         } else {
-            c.tcb.snd_una > c.tcb.recover
+            c.tcb().snd_una > c.tcb().recover
         }
     }
 
     fn start(&mut self, c: &mut Conn, now: SimTime, _out: &mut Vec<TcpHeader>) {
         let mss = c.mss();
-        self.prr.recover_fs = c.tcb.bytes_in_flight();
+        self.prr.recover_fs = c.tcb().bytes_in_flight();
         if self.prr.sack {
             // RFC 9937: less what was SACKed before this ACK (what this ACK
             // delivered, cumulatively or by SACK, counts).
-            self.prr.recover_fs = (self.prr.recover_fs + c.delivered as u64)
-                .saturating_sub(c.sb.sacked_bytes())
+            self.prr.recover_fs = (self.prr.recover_fs + c.delivered())
+                .saturating_sub(c.sb().sacked_bytes())
                 .max(mss);
         }
         c.reduce(now, CaState::Recovery, LossCause::DupAcks);
         // Linux's tcp_init_cwnd_reduction forgets the growth credit, as at
         // the start of a CWR (cwr_start).
-        c.tcb.cwnd_cnt = 0;
-        c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);
+        c.clear_growth_credit();
+        c.log(now, TcpEventKind::FastRetransmit, c.tcb().snd_una);
         self.prr.prr_delivered = 0;
-        self.prr.sent_before = c.stats.bytes_sent;
+        self.prr.sent_before = c.bytes_sent();
         self.prr.head_due = !self.prr.sack;
         let delivered = if self.prr.sack {
             self.prr.next.begin(c);
-            self.prr.lost_until = c.sb.lost_until(c.tcb.snd_una, mss, c.dupthresh());
-            c.delivered as u64
+            self.prr.lost_until = c.sb().lost_until(c.tcb().snd_una, mss, c.dupthresh());
+            c.delivered()
         } else {
             // The duplicates so far each reported a segment, the hole aside.
             let cap = self.prr.recover_fs.saturating_sub(mss);
-            self.prr.dup_bytes = (c.dupacks as u64 * mss).min(cap);
+            self.prr.dup_bytes = (c.dupacks() as u64 * mss).min(cap);
             mss.min(self.prr.dup_bytes)
         };
         if self.prr.ns3 {
@@ -368,10 +368,10 @@ impl RecoveryStrategy for PrrRecovery {
     }
 
     fn on_ack(&mut self, c: &mut Conn, now: SimTime, ack: u64, acked: u64) {
-        if ack >= c.tcb.recover {
+        if ack >= c.tcb().recover {
             // RFC 6937: the recovery ends at ssthresh (Linux's
             // tcp_end_cwnd_reduction, ns-3's ExitRecovery).
-            let ssthresh = c.tcb.ssthresh;
+            let ssthresh = c.tcb().ssthresh;
             c.recovery_cwnd(ssthresh);
             c.exit_recovery(now, ack);
             return;
@@ -391,7 +391,7 @@ impl RecoveryStrategy for PrrRecovery {
             // more; safe, as it acknowledges the retransmission; without
             // SACK, the pipe still counts the head marked lost after.
             let (delivered, unreported) = if self.prr.sack {
-                (c.delivered as u64, 0)
+                (c.delivered(), 0)
             } else {
                 (acked, c.segment_end(ack) - ack)
             };

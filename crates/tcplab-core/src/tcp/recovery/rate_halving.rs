@@ -48,7 +48,7 @@
 use super::sack::{sack_loss_detected, NextSeg};
 use super::RecoveryStrategy;
 use crate::cc::{CaState, LossCause};
-use crate::tcp::conn::Conn;
+use crate::tcp::sender::Conn;
 use crate::tcp::sender::TcpEventKind;
 use crate::tcp::{RateHalvingFloor, TcpConfig, TcpHeader};
 use crate::time::SimTime;
@@ -94,18 +94,18 @@ impl RateHalving {
     /// Forgets the retransmissions acknowledged or SACKed, and marks lost
     /// those that later data or later retransmissions show lost.
     fn track(&mut self, c: &Conn) {
-        let una = c.tcb.snd_una;
+        let una = c.tcb().snd_una;
         let mut acked = self.acked_id;
         self.rtx.retain(|r| {
-            let gone = r.end <= una || c.sb.is_sacked(r.seq);
+            let gone = r.end <= una || c.sb().is_sacked(r.seq);
             if gone {
                 acked = acked.max(Some(r.id));
             }
             !gone
         });
         self.acked_id = acked;
-        let high = c.sb.high_sacked().unwrap_or(0);
-        let later = |id: u64| acked.is_some_and(|a| id + c.cfg.dupthresh as u64 + 1 < a);
+        let high = c.sb().high_sacked().unwrap_or(0);
+        let later = |id: u64| acked.is_some_and(|a| id + c.cfg().dupthresh as u64 + 1 < a);
         for r in &mut self.rtx {
             r.lost |= high > r.sent_max || later(r.id);
         }
@@ -134,7 +134,7 @@ impl RateHalving {
     fn send_within(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>, cwnd: u64) {
         let mss = c.mss();
         let first = out.len();
-        let mut max = c.tcb.snd_max;
+        let mut max = c.tcb().snd_max;
         while self.pipe(c) + mss <= cwnd && !c.paced_out(now) {
             let Some(i) = self.rtx.iter().position(|r| r.lost) else {
                 break;
@@ -144,7 +144,7 @@ impl RateHalving {
             c.retransmit(now, seq, out);
         }
         // NextSeg's pipe still counts what is lost and not yet resent.
-        c.tcb.cwnd = cwnd + self.lost_bytes();
+        c.send_by(cwnd + self.lost_bytes());
         self.next.send(c, now, out);
         for h in &out[first..] {
             if h.retx && h.len > 0 {
@@ -186,23 +186,23 @@ impl RecoveryStrategy for RateHalving {
     }
 
     fn may_start(&self, c: &Conn) -> bool {
-        c.tcb.snd_una >= c.tcb.recover
+        c.tcb().snd_una >= c.tcb().recover
     }
 
     fn start(&mut self, c: &mut Conn, now: SimTime, _out: &mut Vec<TcpHeader>) {
-        let prior = c.tcb.cwnd;
+        let prior = c.tcb().cwnd;
         c.reduce(now, CaState::Recovery, LossCause::DupAcks);
         // TCP-Linux forgets the growth credit at a fast retransmit
         // (tcp-linux.cc: snd_cwnd_cnt = 0), as Linux does.
-        c.tcb.cwnd_cnt = 0;
+        c.clear_growth_credit();
         let mss = c.mss();
-        let ssthresh = c.tcb.ssthresh;
-        self.floor = match c.cc.min_cwnd(&c.tcb) {
+        let ssthresh = c.tcb().ssthresh;
+        self.floor = match c.cc_min_cwnd() {
             Some(floor) => floor,
             None if self.half_floor => (ssthresh / mss / 2).max(1) * mss,
             None => ssthresh,
         };
-        c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);
+        c.log(now, TcpEventKind::FastRetransmit, c.tcb().snd_una);
         // The first segment is due: pipe no longer counts it.
         self.next.begin(c);
         self.track(c);
@@ -212,10 +212,10 @@ impl RecoveryStrategy for RateHalving {
     }
 
     fn on_ack(&mut self, c: &mut Conn, now: SimTime, ack: u64, _acked: u64) {
-        if ack >= c.tcb.recover {
-            let ssthresh = c.tcb.ssthresh;
+        if ack >= c.tcb().recover {
+            let ssthresh = c.tcb().ssthresh;
             let cwnd = if self.floor < ssthresh {
-                let flight = c.tcb.snd_max - c.tcb.snd_una;
+                let flight = c.tcb().snd_max - c.tcb().snd_una;
                 ssthresh.min(flight + MAX_BURST * c.mss())
             } else {
                 self.floor
@@ -230,7 +230,7 @@ impl RecoveryStrategy for RateHalving {
     }
 
     fn send(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) -> bool {
-        if c.cc_owns_cwnd {
+        if c.cc_owns_cwnd() {
             // The controller's window rules (BBR): NextSeg alone.
             self.next.send(c, now, out);
             return true;
@@ -240,20 +240,20 @@ impl RecoveryStrategy for RateHalving {
         let win = self.shown();
         let pipe = self.pipe(c);
         let next = self.allowed.min(pipe + mss);
-        let before = c.stats.bytes_sent;
+        let before = c.bytes_sent();
         // Segments go out while cwnd - pipe allows one: first up to `win`;
         // then, if nothing went out, one segment when pipe < next (once
         // one has gone out, next is below pipe).
         self.send_within(c, now, out, win);
-        if c.stats.bytes_sent == before && pipe + mss <= next {
+        if c.bytes_sent() == before && pipe + mss <= next {
             self.send_within(c, now, out, pipe + mss);
         }
-        self.allowed = if c.stats.bytes_sent > before {
+        self.allowed = if c.bytes_sent() > before {
             next.min(self.pipe(c).saturating_sub(mss).max(mss))
         } else {
             next
         };
-        c.tcb.set_cwnd(self.shown());
+        c.force_cwnd(self.shown());
         true
     }
 

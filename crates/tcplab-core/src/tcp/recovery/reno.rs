@@ -5,7 +5,7 @@
 
 use super::RecoveryStrategy;
 use crate::cc::{CaState, LossCause};
-use crate::tcp::conn::Conn;
+use crate::tcp::sender::Conn;
 use crate::tcp::sender::TcpEventKind;
 use crate::tcp::{TcpConfig, TcpHeader};
 use crate::time::SimTime;
@@ -16,16 +16,16 @@ pub struct Reno;
 /// Fast retransmit and the inflated window, as Reno and NewReno start.
 pub(super) fn start_inflated(c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {
     c.reduce(now, CaState::Recovery, LossCause::DupAcks);
-    let cwnd = c.tcb.ssthresh + 3 * c.mss();
+    let cwnd = c.tcb().ssthresh + 3 * c.mss();
     c.recovery_cwnd(cwnd);
-    c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);
-    let s = c.tcb.snd_una;
+    c.log(now, TcpEventKind::FastRetransmit, c.tcb().snd_una);
+    let s = c.tcb().snd_una;
     c.retransmit(now, s, out);
 }
 
 /// Window inflation: each duplicate ACK means a segment has left the network.
 pub(super) fn inflate(c: &mut Conn) {
-    let cwnd = c.tcb.cwnd + c.mss();
+    let cwnd = c.tcb().cwnd + c.mss();
     c.recovery_cwnd(cwnd);
 }
 
@@ -37,7 +37,7 @@ impl RecoveryStrategy for Reno {
     /// RFC 5681 has no guard; with `reno_recover_guard` (ns-2's `bugFix_`),
     /// only when the cumulative ACK is above the last recovery point.
     fn may_start(&self, c: &Conn) -> bool {
-        !c.cfg.reno_recover_guard || c.tcb.snd_una > c.tcb.recover
+        !c.cfg().reno_recover_guard || c.tcb().snd_una > c.tcb().recover
     }
 
     fn start(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {
@@ -49,7 +49,7 @@ impl RecoveryStrategy for Reno {
     }
 
     fn on_ack(&mut self, c: &mut Conn, now: SimTime, ack: u64, _acked: u64) {
-        let ssthresh = c.tcb.ssthresh;
+        let ssthresh = c.tcb().ssthresh;
         c.recovery_cwnd(ssthresh);
         c.exit_recovery(now, ack);
     }

@@ -9,7 +9,7 @@
 
 use super::RecoveryStrategy;
 use crate::cc::{CaState, LossCause};
-use crate::tcp::conn::Conn;
+use crate::tcp::sender::Conn;
 use crate::tcp::sender::TcpEventKind;
 use crate::tcp::{TcpConfig, TcpHeader};
 use crate::time::SimTime;
@@ -31,16 +31,16 @@ impl NextSeg {
     /// The recovery starts with the retransmission of the first segment
     /// (with RACK, the first it marked lost).
     pub fn start(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {
-        if let Some(r) = &c.rack {
+        if let Some(r) = c.rack() {
             self.begin(c);
-            if let Some(s) = r.next_lost(c.tcb.snd_una) {
+            if let Some(s) = r.next_lost(c.tcb().snd_una) {
                 let end = c.retransmit(now, s, out);
                 self.high_rxt = self.high_rxt.max(end);
             }
             return;
         }
         self.rescue_used = false;
-        let s = c.tcb.snd_una;
+        let s = c.tcb().snd_una;
         self.high_rxt = s;
         self.high_rxt = c.retransmit(now, s, out);
     }
@@ -55,30 +55,30 @@ impl NextSeg {
     pub fn begin(&mut self, c: &Conn) {
         self.rescue_used = false;
         // With RACK, its marks say what is lost, the first segment included.
-        self.head_due = c.rack.is_none() && self.high_rxt <= c.tcb.snd_una;
-        self.high_rxt = self.high_rxt.max(c.tcb.snd_una);
+        self.head_due = c.rack().is_none() && self.high_rxt <= c.tcb().snd_una;
+        self.high_rxt = self.high_rxt.max(c.tcb().snd_una);
     }
 
     /// An ECN reduction (CWR) starts: nothing is known lost, so no
     /// retransmission waits; what was retransmitted stays in flight.
     pub fn begin_cwr(&mut self, c: &Conn) {
         self.head_due = false;
-        self.high_rxt = self.high_rxt.max(c.tcb.snd_una);
+        self.high_rxt = self.high_rxt.max(c.tcb().snd_una);
     }
 
     /// A partial ACK: HighRxt never stays below the cumulative ACK.
     pub fn on_partial_ack(&mut self, c: &Conn) {
-        self.high_rxt = self.high_rxt.max(c.tcb.snd_una);
+        self.high_rxt = self.high_rxt.max(c.tcb().snd_una);
     }
 
     /// RFC 6675 SetPipe (with RACK, from its marks).
     pub fn pipe(&self, c: &Conn) -> u64 {
-        if let Some(r) = &c.rack {
+        if let Some(r) = c.rack() {
             return r.pipe();
         }
-        c.sb.pipe(
-            c.tcb.snd_una,
-            c.tcb.snd_max,
+        c.sb().pipe(
+            c.tcb().snd_una,
+            c.tcb().snd_max,
             self.high_rxt,
             c.mss(),
             c.dupthresh(),
@@ -101,18 +101,18 @@ impl NextSeg {
         let mss = c.mss();
         let dt = c.dupthresh();
         loop {
-            if c.tcb.cwnd < self.pipe(c) + mss || c.paced_out(now) {
+            if c.tcb().cwnd < self.pipe(c) + mss || c.paced_out(now) {
                 return;
             }
             if std::mem::take(&mut self.head_due) {
-                let s = c.tcb.snd_una;
+                let s = c.tcb().snd_una;
                 self.high_rxt = c.retransmit(now, s, out);
                 continue;
             }
-            let from = self.high_rxt.max(c.tcb.snd_una);
-            let lost = match &c.rack {
-                Some(r) => r.next_lost(c.tcb.snd_una),
-                None => c.sb.next_hole(from, mss, dt, true),
+            let from = self.high_rxt.max(c.tcb().snd_una);
+            let lost = match c.rack() {
+                Some(r) => r.next_lost(c.tcb().snd_una),
+                None => c.sb().next_hole(from, mss, dt, true),
             };
             if let Some(s) = lost {
                 self.high_rxt = self.high_rxt.max(c.retransmit(now, s, out));
@@ -121,17 +121,17 @@ impl NextSeg {
             if c.send_new_in_recovery(now, out) {
                 continue;
             }
-            if c.rack.is_some() || !holes {
+            if c.rack().is_some() || !holes {
                 // RACK retransmits only what it marked lost (as Linux), and
                 // the tail loss probe stands for the rescue retransmission.
                 return;
             }
-            if let Some(s) = c.sb.next_hole(from, mss, dt, false) {
+            if let Some(s) = c.sb().next_hole(from, mss, dt, false) {
                 self.high_rxt = c.retransmit(now, s, out);
                 continue;
             }
-            if c.cfg.rescue_retransmit && !self.rescue_used {
-                if let Some(s) = c.sb.rescue_segment(c.tcb.snd_una, c.tcb.snd_max, mss) {
+            if c.cfg().rescue_retransmit && !self.rescue_used {
+                if let Some(s) = c.sb().rescue_segment(c.tcb().snd_una, c.tcb().snd_max, mss) {
                     // HighRxt stays where it is.
                     self.rescue_used = true;
                     c.retransmit(now, s, out);
@@ -143,7 +143,7 @@ impl NextSeg {
 
     /// After a timeout the sender goes back to `snd_una`.
     pub fn on_timeout(&mut self, c: &Conn) {
-        self.high_rxt = c.tcb.snd_una;
+        self.high_rxt = c.tcb().snd_una;
         self.head_due = false;
     }
 }
@@ -170,19 +170,19 @@ impl RecoveryStrategy for Sack {
 
     /// RFC 6675 5.1: HighACK at or above the recovery point.
     fn may_start(&self, c: &Conn) -> bool {
-        c.tcb.snd_una >= c.tcb.recover
+        c.tcb().snd_una >= c.tcb().recover
     }
 
     fn start(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {
         c.reduce(now, CaState::Recovery, LossCause::DupAcks);
-        let ssthresh = c.tcb.ssthresh;
+        let ssthresh = c.tcb().ssthresh;
         c.recovery_cwnd(ssthresh);
-        c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);
+        c.log(now, TcpEventKind::FastRetransmit, c.tcb().snd_una);
         self.next.start(c, now, out);
     }
 
     fn on_ack(&mut self, c: &mut Conn, now: SimTime, ack: u64, _acked: u64) {
-        if ack >= c.tcb.recover {
+        if ack >= c.tcb().recover {
             c.exit_recovery(now, ack);
         } else {
             c.log(now, TcpEventKind::PartialAck, ack);
@@ -203,9 +203,9 @@ impl RecoveryStrategy for Sack {
 /// RFC 6675 5: DupThresh duplicate ACKs, or the scoreboard's IsLost for
 /// the first unacknowledged segment; with RACK, a segment it marked lost.
 pub(crate) fn sack_loss_detected(c: &Conn) -> bool {
-    if let Some(r) = &c.rack {
+    if let Some(r) = c.rack() {
         return r.has_lost();
     }
-    c.dupacks >= c.dupthresh()
-        || (c.cfg.sack && c.sb.is_lost(c.tcb.snd_una, c.mss(), c.dupthresh()))
+    c.dupacks() >= c.dupthresh()
+        || (c.cfg().sack && c.sb().is_lost(c.tcb().snd_una, c.mss(), c.dupthresh()))
 }

@@ -28,7 +28,7 @@
 
 use super::RecoveryStrategy;
 use crate::cc::{CaState, LossCause};
-use crate::tcp::conn::Conn;
+use crate::tcp::sender::Conn;
 use crate::tcp::sender::TcpEventKind;
 use crate::tcp::{TcpConfig, TcpHeader};
 use crate::time::SimTime;
@@ -54,13 +54,13 @@ impl RecoveryStrategy for Sack1 {
     /// Outside a recovery, a duplicate ACK counts if it SACKs new data
     /// (`CheckUpdate`); in one, every ACK takes one from the pipe.
     fn counts_dupack(&self, c: &Conn, new_sack: bool) -> bool {
-        new_sack || c.tcb.ca_state == CaState::Recovery
+        new_sack || c.tcb().ca_state == CaState::Recovery
     }
 
     /// In a recovery every ACK's blocks are taken; outside one only a
     /// duplicate ACK's, and none until a timeout's window is acknowledged.
     fn takes_sack(&self, c: &Conn, new_ack: bool) -> bool {
-        match c.tcb.ca_state {
+        match c.tcb().ca_state {
             CaState::Recovery => true,
             CaState::Loss => false,
             _ => !new_ack,
@@ -68,18 +68,18 @@ impl RecoveryStrategy for Sack1 {
     }
 
     fn may_start(&self, c: &Conn) -> bool {
-        self.guard.is_none_or(|g| c.tcb.snd_una > g)
+        self.guard.is_none_or(|g| c.tcb().snd_una > g)
     }
 
     fn start(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<TcpHeader>) {
         let mss = c.mss();
-        let outstanding = (c.tcb.snd_max - c.tcb.snd_una).div_ceil(mss) as i64;
-        self.pipe = outstanding - c.cfg.dupthresh as i64;
+        let outstanding = (c.tcb().snd_max - c.tcb().snd_una).div_ceil(mss) as i64;
+        self.pipe = outstanding - c.cfg().dupthresh as i64;
         c.reduce(now, CaState::Recovery, LossCause::DupAcks);
-        let ssthresh = c.tcb.ssthresh;
+        let ssthresh = c.tcb().ssthresh;
         c.recovery_cwnd(ssthresh);
-        c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);
-        let s = c.tcb.snd_una;
+        c.log(now, TcpEventKind::FastRetransmit, c.tcb().snd_una);
+        let s = c.tcb().snd_una;
         self.next_rxt = c.retransmit(now, s, out);
         // Sack1's own `sack_action` restarts the timer (reset_rtx_timer(1,
         // 0) in tcp-sack1.cc), whatever `rto_restart`, which
@@ -94,8 +94,8 @@ impl RecoveryStrategy for Sack1 {
 
     fn on_ack(&mut self, c: &mut Conn, now: SimTime, ack: u64, _acked: u64) {
         self.pipe -= 1;
-        if ack >= c.tcb.recover {
-            c.sb.clear();
+        if ack >= c.tcb().recover {
+            c.clear_sacks();
             self.guard = None;
             c.exit_recovery(now, ack);
         } else {
@@ -112,12 +112,12 @@ impl RecoveryStrategy for Sack1 {
             return true;
         }
         let mss = c.mss();
-        while self.pipe < (c.tcb.cwnd / mss) as i64 {
-            let from = self.next_rxt.max(c.tcb.snd_una);
+        while self.pipe < (c.tcb().cwnd / mss) as i64 {
+            let from = self.next_rxt.max(c.tcb().snd_una);
             // GetNextRetran: any hole below the highest SACK (no IsLost).
             let dt = c.dupthresh();
-            if let Some(s) = c.sb.next_hole(from, mss, dt, false) {
-                if s + mss > c.tcb.snd_una + c.rwnd {
+            if let Some(s) = c.sb().next_hole(from, mss, dt, false) {
+                if s + mss > c.tcb().snd_una + c.rwnd() {
                     break;
                 }
                 self.next_rxt = c.retransmit(now, s, out);
@@ -130,8 +130,8 @@ impl RecoveryStrategy for Sack1 {
     }
 
     fn on_timeout(&mut self, c: &mut Conn) {
-        c.sb.clear();
-        self.guard = Some(c.tcb.snd_max);
+        c.clear_sacks();
+        self.guard = Some(c.tcb().snd_max);
         self.next_rxt = 0;
         self.quiet = false;
     }

@@ -7,7 +7,7 @@
 
 use super::RecoveryStrategy;
 use crate::cc::{CaState, LossCause};
-use crate::tcp::conn::Conn;
+use crate::tcp::sender::Conn;
 use crate::tcp::sender::TcpEventKind;
 use crate::tcp::{TcpConfig, TcpHeader};
 use crate::time::SimTime;
@@ -22,22 +22,22 @@ impl RecoveryStrategy for Tahoe {
 
     /// As NewReno (and ns-2): only above the previous recovery point.
     fn may_start(&self, c: &Conn) -> bool {
-        c.tcb.snd_una > c.tcb.recover
+        c.tcb().snd_una > c.tcb().recover
     }
 
     fn start(&mut self, c: &mut Conn, now: SimTime, _out: &mut Vec<TcpHeader>) {
         c.reduce(now, CaState::Loss, LossCause::DupAcks);
         // Going back N needs the 1-MSS window whoever controls cwnd.
         let mss = c.mss();
-        c.tcb.set_cwnd(mss);
-        c.tcb.snd_nxt = c.tcb.snd_una;
-        c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);
+        c.force_cwnd(mss);
+        c.go_back_n();
+        c.log(now, TcpEventKind::FastRetransmit, c.tcb().snd_una);
     }
 
     /// Not reached: Tahoe's recovery is the Loss state, whose ACKs grow the
     /// window as after a timeout.
     fn on_ack(&mut self, c: &mut Conn, now: SimTime, ack: u64, _acked: u64) {
-        let ssthresh = c.tcb.ssthresh;
+        let ssthresh = c.tcb().ssthresh;
         c.recovery_cwnd(ssthresh);
         c.exit_recovery(now, ack);
     }

@@ -8,9 +8,9 @@
 //! what was sent when it started. Both forms resolve with the prr recovery
 //! only, so a strategy without the component never reaches CWR.
 
+use super::conn::Conn;
 use super::{Sender, TcpEventKind};
 use crate::cc::{CaState, LossCause};
-use crate::tcp::conn::Conn;
 use crate::tcp::recovery::{sack_loss_detected, Prr, RecoveryStrategy};
 use crate::tcp::{EcnResponse, TcpHeader};
 use crate::time::SimTime;

@@ -13,20 +13,24 @@
 //! Limited transmit (RFC 3042) lives in the connection's window
 //! ([`Conn::send_window`]).
 
-use super::conn::{Conn, Setup, SndState};
 use super::recovery::{RecoveryStrategy, Strategy};
 use super::rtt::RttEstimator;
 use super::{syn_options, EcnResponse, RtoRestart, TcpConfig, TcpHeader};
 use super::{ACK, CWR, ECE, SYN};
 use crate::cc::{Ack, CaState, CongestionControl, CwndEvent, Tcb};
 use crate::time::{SimDuration, SimTime};
+use conn::{Setup, SndState};
 
+mod conn;
 mod cwr;
 mod rack;
 mod signals;
 mod stats;
+mod timeout_ssthresh;
 mod timers;
+mod view;
 
+pub use conn::Conn;
 pub use stats::{ColdStats, SenderStats, SentStats};
 
 pub use super::event::{TcpEvent, TcpEventKind};

@@ -4,9 +4,9 @@
 //! calls for, the probe timer, and what the reordering and probe timers do
 //! when they fire.
 
+use super::conn::SndState;
 use super::{Sender, TcpEventKind};
 use crate::cc::{CaState, LossCause};
-use crate::tcp::conn::SndState;
 use crate::tcp::rack::Fired;
 use crate::tcp::recovery::RecoveryStrategy;
 use crate::tcp::TcpHeader;

@@ -69,3 +69,23 @@ impl SenderStats {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::conn::Conn;
+    use super::ColdStats;
+    use std::mem::size_of;
+
+    /// A counter added to the cold record must not move the hot
+    /// connection: the connection holds the record through one pointer
+    /// (this fails to compile if the field stops being a box), whatever
+    /// the record's size.
+    #[test]
+    #[allow(clippy::borrowed_box)]
+    fn the_cold_record_sits_behind_a_box_whatever_its_size() {
+        let cold: fn(&Conn) -> &Box<ColdStats> = |c| &c.cold;
+        let _ = cold;
+        assert_eq!(size_of::<Box<ColdStats>>(), size_of::<usize>());
+        assert!(size_of::<ColdStats>() > size_of::<usize>());
+    }
+}

@@ -5,9 +5,9 @@
 //! hear of it; RACK's reordering and probe timers share the deadline) and
 //! the pacing timer.
 
+use super::conn::Setup;
 use super::{Sender, SndState, TcpEventKind};
 use crate::cc::{CaState, LossCause};
-use crate::tcp::conn::Setup;
 use crate::tcp::recovery::RecoveryStrategy;
 use crate::tcp::TcpHeader;
 use crate::time::SimTime;

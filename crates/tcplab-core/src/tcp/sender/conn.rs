@@ -9,20 +9,20 @@
 //! The control state (windows, sequence numbers, the recovery point, RTT
 //! estimates) lives in the [`Tcb`] and nowhere else.
 
-use super::ca_rtt::{CcRtt, NewestRtt};
-use super::fine_retx::{FineRetransmit, FineTimeout};
-use super::rack::Rack;
-use super::rate::RateSampler;
-use super::rtt::{Bounds, RttEstimator};
-use super::rtt_timing::{RttSampling, RttTiming};
-use super::scoreboard::Scoreboard;
-use super::sender::{ColdStats, SentStats, TcpEvent, TcpEventKind};
-use super::{
+use super::{ColdStats, SentStats, TcpEvent, TcpEventKind};
+use crate::cc::slow_start::SlowStart;
+use crate::cc::{CaState, CongestionControl, CwndEvent, LossCause, Tcb};
+use crate::tcp::ca_rtt::{CcRtt, NewestRtt};
+use crate::tcp::fine_retx::{FineRetransmit, FineTimeout};
+use crate::tcp::rack::Rack;
+use crate::tcp::rate::RateSampler;
+use crate::tcp::rtt::{Bounds, RttEstimator};
+use crate::tcp::rtt_timing::{RttSampling, RttTiming};
+use crate::tcp::scoreboard::Scoreboard;
+use crate::tcp::{
     base_options, window_shift, RackMode, RtoRestart, TcpConfig, TcpHeader, TimeoutSsthresh, ACK,
     CWR, FIN,
 };
-use crate::cc::slow_start::SlowStart;
-use crate::cc::{CaState, CongestionControl, CwndEvent, LossCause, Tcb};
 use crate::time::{SimDuration, SimTime};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,73 +37,75 @@ pub enum SndState {
 
 #[derive(Debug)]
 pub struct Conn {
-    pub cfg: TcpConfig,
-    pub cc: Box<dyn CongestionControl>,
-    pub tcb: Tcb,
-    pub state: SndState,
-    pub rtt: RttEstimator,
+    pub(super) cfg: TcpConfig,
+    pub(super) cc: Box<dyn CongestionControl>,
+    pub(super) tcb: Tcb,
+    pub(super) state: SndState,
+    pub(super) rtt: RttEstimator,
     /// The peer's window, bytes.
-    pub rwnd: u64,
-    pub peer_shift: u8,
+    pub(super) rwnd: u64,
+    pub(super) peer_shift: u8,
     /// Duplicate ACKs in a row (RFC 5681's definition).
-    pub dupacks: u32,
+    pub(super) dupacks: u32,
     /// A segment to retransmit at the next chance to send (a NewReno
     /// partial ACK, Vegas's fine-grained retransmission).
-    pub pending_retx: Option<u64>,
-    pub sb: Scoreboard,
+    pub(super) pending_retx: Option<u64>,
+    pub(super) sb: Scoreboard,
     /// Sequence number just past the application's data (u64::MAX: endless).
-    pub data_end: u64,
+    pub(super) data_end: u64,
     /// The application will write no more: send a FIN after `data_end`.
-    pub closing: bool,
+    pub(super) closing: bool,
     /// The send times RTT samples come from, without timestamps.
-    pub timing: RttTiming,
+    pub(super) timing: RttTiming,
     /// The send times the controller's samples come from, with `cc_rtt =
     /// "newest"`.
-    pub newest: Option<Box<NewestRtt>>,
+    pub(super) newest: Option<Box<NewestRtt>>,
     /// How the connection is being set up.
-    pub setup: Setup,
-    pub last_send: SimTime,
+    pub(super) setup: Setup,
+    pub(super) last_send: SimTime,
     /// Latest TSval from the peer, echoed in TSecr.
-    pub ts_recent: u64,
-    pub base_opts: u8,
-    pub wnd_field: u16,
+    pub(super) ts_recent: u64,
+    pub(super) base_opts: u8,
+    pub(super) wnd_field: u16,
     /// The retransmission timer's deadline, if running.
-    pub rto_deadline: Option<SimTime>,
+    pub(super) rto_deadline: Option<SimTime>,
     /// The counters every segment adds to.
-    pub stats: SentStats,
+    pub(super) stats: SentStats,
     /// The cold record: the other counters and what only a handshake or a
     /// rare event touches (allocated with the connection, never per
     /// packet; growing it leaves this layout alone).
-    pub cold: Box<ColdStats>,
+    pub(super) cold: Box<ColdStats>,
     /// When recording the event log.
-    pub events: Option<Box<Vec<TcpEvent>>>,
+    /// (Boxed: one pointer in the hot connection, not a Vec's three words.)
+    #[allow(clippy::box_collection)]
+    pub(super) events: Option<Box<Vec<TcpEvent>>>,
     /// Vegas's fine-grained retransmission, when on.
-    pub fine: Option<Box<FineRetransmit>>,
+    pub(super) fine: Option<Box<FineRetransmit>>,
     /// The controller sets cwnd itself (BBR): recoveries leave it alone.
-    pub cc_owns_cwnd: bool,
+    pub(super) cc_owns_cwnd: bool,
     /// The delivery-rate sampler, for a controller that uses rate samples.
-    pub rate: Option<Box<RateSampler>>,
+    pub(super) rate: Option<Box<RateSampler>>,
     /// Pacing: when the next segment may leave.
-    pub next_send: SimTime,
+    pub(super) next_send: SimTime,
     /// The RTT sample carried by the ACK being processed, if any.
-    pub ack_rtt: Option<SimDuration>,
+    pub(super) ack_rtt: Option<SimDuration>,
     /// What the ACK being processed reports delivered: bytes newly
     /// acknowledged, cumulatively or by SACK (RFC 6937 DeliveredData); 0 at
     /// each ACK, then set for those a recovery can see (duplicates, ACKs in
     /// a recovery, and with RACK any ACK, which may start one).
-    pub delivered: u32,
+    pub(super) delivered: u32,
     /// The pacing timer's deadline, if the sender waits for it.
-    pub pace_deadline: Option<SimTime>,
+    pub(super) pace_deadline: Option<SimTime>,
     /// HyStart or HyStart++, when on.
-    pub slow_start: Option<Box<SlowStart>>,
+    pub(super) slow_start: Option<Box<SlowStart>>,
     /// RACK-TLP loss detection, when on.
-    pub rack: Option<Box<Rack>>,
+    pub(super) rack: Option<Box<Rack>>,
     /// ECN, when asked for.
-    pub ecn: EcnState,
+    pub(super) ecn: EcnState,
     /// What was retransmitted since the last timeout, above the cumulative
     /// ACK as of the last retransmission (ns-3's retransmitted marks), for
     /// `timeout_ssthresh = "ns3"`.
-    pub resent: Option<Box<Scoreboard>>,
+    pub(super) resent: Option<Box<Scoreboard>>,
 }
 
 /// The sender's ECN state (RFC 3168 6.1).
@@ -137,7 +139,11 @@ pub enum Setup {
 }
 
 impl Conn {
-    pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>, fine_retransmit: bool) -> Self {
+    pub(super) fn new(
+        cfg: TcpConfig,
+        cc: Box<dyn CongestionControl>,
+        fine_retransmit: bool,
+    ) -> Self {
         let fine_timeout = cfg.fine_timeout;
         let mss = cfg.mss as u64;
         let fine = fine_retransmit.then(|| {
@@ -232,7 +238,7 @@ impl Conn {
     /// The connection is established, the SYN's byte acknowledged (or, without
     /// a handshake, taken as such): ECN is on if `ecn_ok`, and the peer's
     /// window is `rwnd` bytes.
-    pub fn establish(&mut self, ecn_ok: bool, rwnd: u64) {
+    pub(super) fn establish(&mut self, ecn_ok: bool, rwnd: u64) {
         self.state = SndState::Established;
         self.tcb.snd_una = 1;
         self.ecn.ok = ecn_ok;
@@ -243,7 +249,7 @@ impl Conn {
     /// Initialises the controller and the slow-start component (once the
     /// connection is established and, with a handshake, the SYN's RTT
     /// sampled).
-    pub fn init_cc(&mut self) {
+    pub(super) fn init_cc(&mut self) {
         self.setup = Setup::Plain;
         self.cc.init(&mut self.tcb);
         if let Some(ss) = &mut self.slow_start {
@@ -275,7 +281,7 @@ impl Conn {
     }
 
     /// Starts the timer if it is not running.
-    pub fn arm_rto_if_idle(&mut self, now: SimTime) {
+    pub(super) fn arm_rto_if_idle(&mut self, now: SimTime) {
         if self.rto_deadline.is_none() {
             self.arm_rto(now);
         }
@@ -312,7 +318,7 @@ impl Conn {
     /// `EnterRecovery` marks it before asking for ssthresh). Without SACK,
     /// each duplicate ACK counts a segment delivered (ns-3's emulated SACK
     /// less its lost head, which it counts back in).
-    pub fn set_pipe(&mut self, head_lost: bool) {
+    pub(super) fn set_pipe(&mut self, head_lost: bool) {
         let (una, max, mss) = (self.tcb.snd_una, self.tcb.snd_max, self.tcb.mss);
         let pipe = if !self.cfg.sack {
             (max - una).saturating_sub(self.dupacks as u64 * mss)
@@ -335,7 +341,7 @@ impl Conn {
     /// A loss episode begins (with or without a new ssthresh): Vegas's
     /// last reduction is now, RACK's episode ends, and no segment stays
     /// timed for an RTT sample (Karn).
-    pub fn loss_episode(&mut self, now: SimTime) {
+    pub(super) fn loss_episode(&mut self, now: SimTime) {
         if let Some(f) = &mut self.fine {
             f.last_reduction = now;
         }
@@ -348,7 +354,7 @@ impl Conn {
     /// An ECN echo reduced the window: no other reduction for it before
     /// snd_una passes what is sent now, the next new segment carries CWR,
     /// and it is counted and logged.
-    pub fn ecn_reduced(&mut self, now: SimTime) {
+    pub(super) fn ecn_reduced(&mut self, now: SimTime) {
         self.ecn.high = self.tcb.snd_max;
         self.ecn.cwr_pending = true;
         self.cold.ecn_reductions += 1;
@@ -357,7 +363,7 @@ impl Conn {
 
     /// Before an ACK of `ack` grows the window: the slow-start component
     /// (HyStart, HyStart++) may end slow start.
-    pub fn slow_start_check(&mut self, now: SimTime, ack: u64, rtt: Option<SimDuration>) {
+    pub(super) fn slow_start_check(&mut self, now: SimTime, ack: u64, rtt: Option<SimDuration>) {
         if let Some(ss) = &mut self.slow_start {
             if ss.on_ack(&mut self.tcb, rtt) {
                 self.log(now, TcpEventKind::SlowStartExit, ack);
@@ -376,7 +382,7 @@ impl Conn {
 
     /// A segment from this end: sequence, flags and payload length, with
     /// the window and the options every non-SYN segment carries.
-    pub fn header(&self, now: SimTime, seq: u64, flags: u8, len: u64) -> TcpHeader {
+    pub(super) fn header(&self, now: SimTime, seq: u64, flags: u8, len: u64) -> TcpHeader {
         TcpHeader {
             seq,
             ack: 1,
@@ -394,7 +400,7 @@ impl Conn {
         }
     }
 
-    pub fn pure_ack(&self, now: SimTime) -> TcpHeader {
+    pub(super) fn pure_ack(&self, now: SimTime) -> TcpHeader {
         TcpHeader {
             ect: self.ecn.all,
             ..self.header(now, self.tcb.snd_nxt.max(1), ACK, 0)
@@ -402,7 +408,14 @@ impl Conn {
     }
 
     /// Builds and records one segment [seq, seq + len), FIN if `fin`.
-    pub fn emit(&mut self, now: SimTime, seq: u64, len: u64, fin: bool, out: &mut Vec<TcpHeader>) {
+    pub(super) fn emit(
+        &mut self,
+        now: SimTime,
+        seq: u64,
+        len: u64,
+        fin: bool,
+        out: &mut Vec<TcpHeader>,
+    ) {
         let retx = seq < self.tcb.snd_max;
         let mut flags = if fin { ACK | FIN } else { ACK };
         let ect = self.ecn.ok && len > 0 && (!retx || self.ecn.all);
@@ -517,7 +530,7 @@ impl Conn {
 
     /// Sends new data (and FIN) while min(cwnd, rwnd) allows, from snd_nxt
     /// on, skipping SACKed data.
-    pub fn send_window(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+    pub(super) fn send_window(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         // Limited transmit (RFC 3042): before a recovery starts, each of the
         // first two duplicate ACKs lets one segment more out; cwnd stays.
         let extra = if self.cfg.limited_transmit && self.tcb.ca_state == CaState::Disorder {
@@ -561,7 +574,7 @@ impl Conn {
 
     /// With RACK on, it marks what is lost now (RFC 8985 6.2), its
     /// reordering window as the state allows.
-    pub fn rack_detect_loss(&mut self, now: SimTime) {
+    pub(super) fn rack_detect_loss(&mut self, now: SimTime) {
         let dupthresh = self.dupthresh();
         if let Some(r) = &mut self.rack {
             let in_recovery = matches!(self.tcb.ca_state, CaState::Recovery | CaState::Loss);

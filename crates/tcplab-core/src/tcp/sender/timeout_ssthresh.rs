@@ -39,14 +39,14 @@
 //! at 1% loss (1.03 with this form).
 
 use super::conn::Conn;
-use super::TimeoutSsthresh;
 use crate::cc::CaState;
+use crate::tcp::TimeoutSsthresh;
 
 impl Conn {
     /// Records in `tcb.pipe` the flight a retransmission timeout halves,
     /// as `timeout_ssthresh` counts it, and starts ns-3's count of
     /// retransmissions again.
-    pub fn timeout_flight(&mut self) {
+    pub(super) fn timeout_flight(&mut self) {
         if self.resent.is_none() {
             return self.set_pipe(false);
         }
@@ -60,7 +60,7 @@ impl Conn {
     /// Whether this timeout sets ssthresh: always in ns-3's forms; in RFC
     /// 5681's, unless it repeats one (`first`: the timer had not backed
     /// off) in the Loss state.
-    pub fn timeout_sets_ssthresh(&self, first: bool) -> bool {
+    pub(super) fn timeout_sets_ssthresh(&self, first: bool) -> bool {
         self.cfg.timeout_ssthresh != TimeoutSsthresh::Rfc5681
             || first
             || self.tcb.ca_state != CaState::Loss
@@ -68,7 +68,7 @@ impl Conn {
 
     /// ns-3 3.44's `BytesInFlight` as its retransmission timeout reads it
     /// (see the module's header).
-    pub fn ns3_flight(&self) -> u64 {
+    pub(super) fn ns3_flight(&self) -> u64 {
         let (una, max, mss) = (self.tcb.snd_una, self.tcb.snd_max, self.tcb.mss);
         let dupthresh = self.dupthresh();
         let resent = self.resent.as_ref();
