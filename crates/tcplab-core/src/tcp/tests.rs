@@ -665,15 +665,10 @@ fn vegas_bsd_timeout_retransmits_exactly_when_algorithm_1_says() {
     assert_eq!(f.s.stats().fast_retransmits, 1);
 }
 
-#[path = "recovery_tests.rs"]
 mod recovery_tests;
 
-#[path = "prr_ns3_tests.rs"]
 mod prr_ns3_tests;
 
-#[path = "cc_rtt_tests.rs"]
 mod cc_rtt_tests;
-#[path = "cwr_tests.rs"]
 mod cwr_tests;
-#[path = "timeout_ssthresh_tests.rs"]
 mod timeout_ssthresh_tests;

@@ -465,16 +465,12 @@ fn ns2_s_vegas_backs_the_timer_off_at_each_retransmission() {
     assert_eq!(rto, SimDuration::from_secs(2), "1 s doubled");
 }
 
-#[path = "rto_restart_tests.rs"]
 mod rto_restart;
 
-#[path = "rate_halving_tests.rs"]
 mod rate_halving;
 
-#[path = "sack1_tests.rs"]
 mod sack1;
 
-#[path = "ns2_vegas_tests.rs"]
 mod ns2_vegas;
 
 #[test]
