@@ -8,8 +8,7 @@
 
 use super::reno::{inflate, start_inflated};
 use super::RecoveryStrategy;
-use crate::tcp::sender::Conn;
-use crate::tcp::sender::TcpEventKind;
+use crate::tcp::sender::{Conn, TcpEventKind};
 use crate::tcp::{RecoveryExit, TcpConfig, TcpHeader};
 use crate::time::SimTime;
 

@@ -53,8 +53,7 @@
 use super::sack::{sack_loss_detected, NextSeg};
 use super::RecoveryStrategy;
 use crate::cc::{CaState, LossCause};
-use crate::tcp::sender::Conn;
-use crate::tcp::sender::TcpEventKind;
+use crate::tcp::sender::{Conn, TcpEventKind};
 use crate::tcp::{PrrForm, TcpConfig, TcpHeader};
 use crate::time::SimTime;
 

@@ -5,8 +5,7 @@
 
 use super::RecoveryStrategy;
 use crate::cc::{CaState, LossCause};
-use crate::tcp::sender::Conn;
-use crate::tcp::sender::TcpEventKind;
+use crate::tcp::sender::{Conn, TcpEventKind};
 use crate::tcp::{TcpConfig, TcpHeader};
 use crate::time::SimTime;
 
