@@ -88,7 +88,7 @@ def test_ns2_s_vegas_measures_its_rounds_as_ns2_does():
 
 
 def test_ns2_s_vegas_recovers_by_its_own_rules_without_the_reno_guard():
-    # tcp-vegas.cc: Reno's shape with its own rules (tcp/ns2_vegas_tests.rs);
+    # tcp-vegas.cc: Reno's shape with its own rules (tcp/tests/recovery_tests/ns2_vegas.rs);
     # bugFix_ blocks another fast retransmit only after a timeout.
     f = effective(cc="vegas")
     assert (f["recovery"], f["reno_recover_guard"]) == ("ns2_vegas", False)
