@@ -168,9 +168,18 @@ fn estimate(w: &World) -> Vec<Part> {
         ),
     }];
     let active = active_ns(w);
-    let link_name = |ld: u32| &w.link_names[w.links[ld as usize].link as usize];
+    parts.extend(udp_part(w, &active));
+    parts.extend(interval_part(w, &active));
+    if !w.scenario.trace.is_empty() {
+        trace_parts(w, &active, &mut parts);
+    }
+    parts
+}
 
-    // ---- UDP packets piling up ---------------------------------------------
+/// UDP packets piling up: all flows' together, named by the worst one's
+/// link.
+fn udp_part(w: &World, active: &[u64]) -> Option<Part> {
+    let link_name = |ld: u32| &w.link_names[w.links[ld as usize].link as usize];
     let mut udp_packets = 0u64;
     let mut udp_worst: (u64, Option<(usize, u32, bool)>) = (0, None);
     for (i, &a) in active.iter().enumerate() {
@@ -202,7 +211,7 @@ fn estimate(w: &World) -> Vec<Part> {
                 ),
             )
         };
-        parts.push(Part {
+        return Some(Part {
             bytes: udp_packets.saturating_mul(PACKET_BYTES),
             field,
             what: format!(
@@ -213,36 +222,50 @@ fn estimate(w: &World) -> Vec<Part> {
             ),
         });
     }
+    None
+}
 
-    // ---- per-interval rows -------------------------------------------------
-    if let Some(iv) = w.scenario.interval {
-        let horizon = w
-            .end
-            .map(|e| e.as_nanos())
-            .unwrap_or_else(|| active.iter().copied().max().unwrap_or(0));
-        let rows = (w.flows.len() as u64).saturating_mul(horizon.div_ceil(iv.as_nanos()));
-        parts.push(Part {
-            bytes: rows.saturating_mul(INTERVAL_ROW_BYTES),
-            field: "interval".into(),
-            what: format!(
-                "{} per-interval rows ({} flows, windows of {iv} over {:.3} s)",
-                grouped(rows as f64),
-                w.flows.len(),
-                secs(horizon)
-            ),
-        });
-    }
+/// The per-interval rows.
+fn interval_part(w: &World, active: &[u64]) -> Option<Part> {
+    let iv = w.scenario.interval?;
+    let horizon = w
+        .end
+        .map(|e| e.as_nanos())
+        .unwrap_or_else(|| active.iter().copied().max().unwrap_or(0));
+    let rows = (w.flows.len() as u64).saturating_mul(horizon.div_ceil(iv.as_nanos()));
+    Some(Part {
+        bytes: rows.saturating_mul(INTERVAL_ROW_BYTES),
+        field: "interval".into(),
+        what: format!(
+            "{} per-interval rows ({} flows, windows of {iv} over {:.3} s)",
+            grouped(rows as f64),
+            w.flows.len(),
+            secs(horizon)
+        ),
+    })
+}
 
-    // ---- recorded series and logs ------------------------------------------
-    let trace = &w.scenario.trace;
-    if trace.is_empty() {
-        return parts;
-    }
-    // Each TCP flow's slowest link (data direction); flows that share it
-    // share its packet rate.
-    let mut bottleneck_rate: BTreeMap<u32, f64> = BTreeMap::new();
-    let mut bottleneck_time: BTreeMap<u32, u64> = BTreeMap::new();
-    let mut flow_bottleneck = vec![NO_ROUTE; w.flows.len()];
+/// Each TCP flow's slowest link (data direction), and what flows through
+/// the bottlenecks.
+struct Bottlenecks {
+    /// Per bottleneck, its packet rate and the longest active time of the
+    /// flows through it.
+    rate: BTreeMap<u32, f64>,
+    time: BTreeMap<u32, u64>,
+    /// Per flow, its bottleneck (`NO_ROUTE` for none or a UDP flow).
+    of_flow: Vec<u32>,
+    /// The most series a TCP flow records.
+    tcp_series: u64,
+    /// The fewest segments per ACK among the flows (delayed ACK).
+    per_ack: f64,
+}
+
+/// Each TCP flow's slowest link (data direction); flows that share it
+/// share its packet rate.
+fn bottlenecks(w: &World, active: &[u64]) -> Bottlenecks {
+    let mut rate: BTreeMap<u32, f64> = BTreeMap::new();
+    let mut time: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut of_flow = vec![NO_ROUTE; w.flows.len()];
     let mut tcp_series = 0u64;
     // The fewest segments per ACK among the flows (delayed ACK).
     let mut per_ack = f64::INFINITY;
@@ -254,24 +277,34 @@ fn estimate(w: &World) -> Vec<Part> {
         let Some(&b) = p.iter().min_by_key(|&&ld| (w.links[ld as usize].rate, ld)) else {
             continue;
         };
-        flow_bottleneck[i] = b;
+        of_flow[i] = b;
         let r = packet_rate(w, b, size);
-        let e = bottleneck_rate.entry(b).or_insert(r);
+        let e = rate.entry(b).or_insert(r);
         *e = e.max(r);
-        let tm = bottleneck_time.entry(b).or_insert(0);
+        let tm = time.entry(b).or_insert(0);
         *tm = (*tm).max(active[i]);
         tcp_series = tcp_series.max(t.series.len() as u64);
         per_ack = per_ack.min(t.snd.config().delayed_ack as f64);
     }
+    Bottlenecks {
+        rate,
+        time,
+        of_flow,
+        tcp_series,
+        per_ack,
+    }
+}
+
+/// The recorded series and logs.
+fn trace_parts(w: &World, active: &[u64], parts: &mut Vec<Part>) {
+    let b = bottlenecks(w, active);
+    let (tcp_series, per_ack) = (b.tcp_series, b.per_ack);
     // Segments over the run through all bottlenecks.
-    let tcp_segments: f64 = bottleneck_rate
-        .iter()
-        .map(|(b, r)| r * secs(bottleneck_time[b]))
-        .sum();
+    let tcp_segments: f64 = b.rate.iter().map(|(l, r)| r * secs(b.time[l])).sum();
     let udp_sent: f64 =
         w.flows
             .iter()
-            .zip(&active)
+            .zip(active)
             .map(|(f, &a)| match &f.app {
                 App::Cbr(c) => ((a / c.interval.as_nanos().max(1)) as f64)
                     .min(c.count.unwrap_or(u64::MAX) as f64),
@@ -290,61 +323,7 @@ fn estimate(w: &World) -> Vec<Part> {
             ),
         });
     }
-    // Samples per packet and link: two for the queue (its arrival and its
-    // departure), one for the sojourn.
-    let per_packet = 2.0 * w.scenario.traces(TraceKind::Queue) as u8 as f64
-        + w.scenario.traces(TraceKind::Sojourn) as u8 as f64;
-    if per_packet > 0.0 {
-        // Packets through each link direction: at most its own rate, and at
-        // most what the flows crossing it send, each TCP flow its fair share
-        // of its bottleneck (and an ACK per delayed-ACK count of segments).
-        let mut sharing: BTreeMap<u32, f64> = BTreeMap::new();
-        for &b in &flow_bottleneck {
-            if b != NO_ROUTE {
-                *sharing.entry(b).or_insert(0.0) += 1.0;
-            }
-        }
-        let mut offered = vec![0.0f64; w.links.len()];
-        for (i, f) in w.flows.iter().enumerate() {
-            match &f.app {
-                &App::Tcp(t) => {
-                    let t = &w.tcps[t as usize];
-                    let b = flow_bottleneck[i];
-                    if b == NO_ROUTE {
-                        continue;
-                    }
-                    let share = bottleneck_rate[&b] / sharing[&b];
-                    for ld in path(w, f.egress[0], f.dst) {
-                        offered[ld as usize] += share;
-                    }
-                    let acks = share / t.snd.config().delayed_ack as f64;
-                    for ld in path(w, f.egress[1], f.src) {
-                        offered[ld as usize] += acks;
-                    }
-                }
-                App::Cbr(c) => {
-                    for ld in path(w, f.egress[0], f.dst) {
-                        offered[ld as usize] += 1e9 / c.interval.as_nanos().max(1) as f64;
-                    }
-                }
-            }
-        }
-        let horizon = secs(active.iter().copied().max().unwrap_or(0));
-        let samples: f64 = offered
-            .iter()
-            .enumerate()
-            .map(|(ld, &r)| per_packet * r.min(packet_rate(w, ld as u32, 40)) * horizon)
-            .sum();
-        parts.push(Part {
-            bytes: (samples * SAMPLE_BYTES as f64) as u64,
-            field: "trace".into(),
-            what: format!(
-                "about {} samples of the queue and sojourn series (per packet and link: two \
-                 and one)",
-                grouped(samples)
-            ),
-        });
-    }
+    parts.extend(link_series_part(w, active, &b));
     if w.scenario.traces(TraceKind::Drops) {
         // At most every packet; a run drops a small share, so this is an
         // upper estimate that only very long runs approach.
@@ -366,7 +345,66 @@ fn estimate(w: &World) -> Vec<Part> {
             what: format!("the TCP event log (about {} events)", grouped(events)),
         });
     }
-    parts
+}
+
+/// The queue and sojourn series.
+fn link_series_part(w: &World, active: &[u64], b: &Bottlenecks) -> Option<Part> {
+    // Samples per packet and link: two for the queue (its arrival and its
+    // departure), one for the sojourn.
+    let per_packet = 2.0 * w.scenario.traces(TraceKind::Queue) as u8 as f64
+        + w.scenario.traces(TraceKind::Sojourn) as u8 as f64;
+    if per_packet <= 0.0 {
+        return None;
+    }
+    // Packets through each link direction: at most its own rate, and at
+    // most what the flows crossing it send, each TCP flow its fair share
+    // of its bottleneck (and an ACK per delayed-ACK count of segments).
+    let mut sharing: BTreeMap<u32, f64> = BTreeMap::new();
+    for &l in &b.of_flow {
+        if l != NO_ROUTE {
+            *sharing.entry(l).or_insert(0.0) += 1.0;
+        }
+    }
+    let mut offered = vec![0.0f64; w.links.len()];
+    for (i, f) in w.flows.iter().enumerate() {
+        match &f.app {
+            &App::Tcp(t) => {
+                let t = &w.tcps[t as usize];
+                let l = b.of_flow[i];
+                if l == NO_ROUTE {
+                    continue;
+                }
+                let share = b.rate[&l] / sharing[&l];
+                for ld in path(w, f.egress[0], f.dst) {
+                    offered[ld as usize] += share;
+                }
+                let acks = share / t.snd.config().delayed_ack as f64;
+                for ld in path(w, f.egress[1], f.src) {
+                    offered[ld as usize] += acks;
+                }
+            }
+            App::Cbr(c) => {
+                for ld in path(w, f.egress[0], f.dst) {
+                    offered[ld as usize] += 1e9 / c.interval.as_nanos().max(1) as f64;
+                }
+            }
+        }
+    }
+    let horizon = secs(active.iter().copied().max().unwrap_or(0));
+    let samples: f64 = offered
+        .iter()
+        .enumerate()
+        .map(|(ld, &r)| per_packet * r.min(packet_rate(w, ld as u32, 40)) * horizon)
+        .sum();
+    Some(Part {
+        bytes: (samples * SAMPLE_BYTES as f64) as u64,
+        field: "trace".into(),
+        what: format!(
+            "about {} samples of the queue and sojourn series (per packet and link: two \
+             and one)",
+            grouped(samples)
+        ),
+    })
 }
 
 /// Refuses a scenario whose estimated memory exceeds its budget, naming the
