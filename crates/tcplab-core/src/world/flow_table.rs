@@ -37,10 +37,10 @@ pub(super) struct FlowRow<'a> {
 impl<'a> FlowRow<'a> {
     /// Flow `i`'s row at the end of the run, `end`.
     pub(super) fn new(w: &'a World, i: usize, end: SimTime) -> Self {
-        let f = &w.flows[i];
+        let f = &w.ep.flows[i];
         let (tcp, completion) = match f.app {
             App::Tcp(t) => {
-                let t = &w.tcps[t as usize];
+                let t = &w.ep.tcps[t as usize];
                 (Some(t), t.completion)
             }
             App::Cbr(_) => (None, None),
@@ -71,10 +71,10 @@ impl<'a> FlowRow<'a> {
             f,
             s: &f.stats,
             tcp,
-            src: &w.nodes[f.src as usize].name,
-            dst: &w.nodes[f.dst as usize].name,
+            src: &w.net.nodes[f.src as usize].name,
+            dst: &w.net.nodes[f.dst as usize].name,
             completion,
-            ideal: w.ideal[i],
+            ideal: w.ep.ideal[i],
             active,
             empty: Default::default(),
             rtt,

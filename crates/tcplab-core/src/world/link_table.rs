@@ -25,10 +25,10 @@ impl World {
     /// What a link row reads, apart from the flows.
     pub(super) fn link_view(&self) -> LinkView<'_> {
         LinkView {
-            links: &self.links,
-            link_names: &self.link_names,
-            nodes: &self.nodes,
-            shapers: &self.shapers,
+            links: &self.net.links,
+            link_names: &self.net.link_names,
+            nodes: &self.net.nodes,
+            shapers: &self.net.shapers,
             delay_percentiles: self.delay_percentiles,
         }
     }

@@ -71,13 +71,13 @@ fn secs(ns: u64) -> f64 {
 fn path(w: &World, first: u32, dst: u32) -> Vec<u32> {
     let mut out = Vec::new();
     let mut ld = first;
-    while ld != NO_ROUTE && out.len() <= w.links.len() {
+    while ld != NO_ROUTE && out.len() <= w.net.links.len() {
         out.push(ld);
-        let to = w.links[ld as usize].to;
+        let to = w.net.links[ld as usize].to;
         if to == dst {
             break;
         }
-        ld = w.nodes[to as usize].routes.next(dst);
+        ld = w.net.nodes[to as usize].routes.next(dst);
     }
     out
 }
@@ -87,13 +87,13 @@ fn path(w: &World, first: u32, dst: u32) -> Vec<u32> {
 /// TCP flow the latest time the scenario names.
 fn active_ns(w: &World) -> Vec<u64> {
     let horizon = w.end.map(|e| e.as_nanos()).unwrap_or_else(|| {
-        w.flows
+        w.ep.flows
             .iter()
             .map(|f| f.stop.unwrap_or(f.start).as_nanos())
             .max()
             .unwrap_or(0)
     });
-    w.flows
+    w.ep.flows
         .iter()
         .map(|f| {
             let start = f.start.as_nanos();
@@ -115,7 +115,7 @@ fn active_ns(w: &World) -> Vec<u64> {
 /// Packets a UDP source can have in flight at once, and the link (with
 /// whether its queue, not its delay, holds the most) where they pile up.
 fn udp_in_flight(w: &World, i: usize, active: u64) -> (u64, Option<(u32, bool)>) {
-    let f = &w.flows[i];
+    let f = &w.ep.flows[i];
     let App::Cbr(c) = &f.app else {
         return (0, None);
     };
@@ -128,7 +128,7 @@ fn udp_in_flight(w: &World, i: usize, active: u64) -> (u64, Option<(u32, bool)>)
     let mut held: u64 = 0;
     let mut worst = (0u64, None);
     for ld in path(w, f.egress[0], f.dst) {
-        let l = &w.links[ld as usize];
+        let l = &w.net.links[ld as usize];
         let tx = l.rate.tx_time(wire).as_nanos().max(1);
         let queue = if spacing < tx {
             l.queue
@@ -151,7 +151,11 @@ fn udp_in_flight(w: &World, i: usize, active: u64) -> (u64, Option<(u32, bool)>)
 
 /// Segments per second a link direction can carry at the given IP size.
 fn packet_rate(w: &World, ld: u32, size: u64) -> f64 {
-    1e9 / w.links[ld as usize].rate.tx_time(size).as_nanos().max(1) as f64
+    1e9 / w.net.links[ld as usize]
+        .rate
+        .tx_time(size)
+        .as_nanos()
+        .max(1) as f64
 }
 
 /// The parts of the estimate, largest concerns first.
@@ -179,7 +183,7 @@ fn estimate(w: &World) -> Vec<Part> {
 /// UDP packets piling up: all flows' together, named by the worst one's
 /// link.
 fn udp_part(w: &World, active: &[u64]) -> Option<Part> {
-    let link_name = |ld: u32| &w.link_names[w.links[ld as usize].link as usize];
+    let link_name = |ld: u32| &w.net.link_names[w.net.links[ld as usize].link as usize];
     let mut udp_packets = 0u64;
     let mut udp_worst: (u64, Option<(usize, u32, bool)>) = (0, None);
     for (i, &a) in active.iter().enumerate() {
@@ -190,10 +194,10 @@ fn udp_part(w: &World, active: &[u64]) -> Option<Part> {
         }
     }
     if let Some((i, ld, by_queue)) = udp_worst.1 {
-        let l = &w.links[ld as usize];
+        let l = &w.net.links[ld as usize];
         let (field, why) = if by_queue {
             (
-                format!("links[{}].queue", w.link_entries[l.link as usize]),
+                format!("links[{}].queue", w.net.link_entries[l.link as usize]),
                 match l.device {
                     0 => format!("whose queue holds {}", l.queue.qdisc().describe()),
                     d => format!(
@@ -204,7 +208,7 @@ fn udp_part(w: &World, active: &[u64]) -> Option<Part> {
             )
         } else {
             (
-                format!("links[{}].delay", w.link_entries[l.link as usize]),
+                format!("links[{}].delay", w.net.link_entries[l.link as usize]),
                 format!(
                     "whose delay of {} holds every packet sent meanwhile",
                     l.delay
@@ -217,7 +221,7 @@ fn udp_part(w: &World, active: &[u64]) -> Option<Part> {
             what: format!(
                 "{} UDP packets in flight at once (flow '{}' on link '{}', {why})",
                 grouped(udp_packets as f64),
-                w.flows[i].name,
+                w.ep.flows[i].name,
                 link_name(ld)
             ),
         });
@@ -232,14 +236,14 @@ fn interval_part(w: &World, active: &[u64]) -> Option<Part> {
         .end
         .map(|e| e.as_nanos())
         .unwrap_or_else(|| active.iter().copied().max().unwrap_or(0));
-    let rows = (w.flows.len() as u64).saturating_mul(horizon.div_ceil(iv.as_nanos()));
+    let rows = (w.ep.flows.len() as u64).saturating_mul(horizon.div_ceil(iv.as_nanos()));
     Some(Part {
         bytes: rows.saturating_mul(INTERVAL_ROW_BYTES),
         field: "interval".into(),
         what: format!(
             "{} per-interval rows ({} flows, windows of {iv} over {:.3} s)",
             grouped(rows as f64),
-            w.flows.len(),
+            w.ep.flows.len(),
             secs(horizon)
         ),
     })
@@ -265,16 +269,19 @@ struct Bottlenecks {
 fn bottlenecks(w: &World, active: &[u64]) -> Bottlenecks {
     let mut rate: BTreeMap<u32, f64> = BTreeMap::new();
     let mut time: BTreeMap<u32, u64> = BTreeMap::new();
-    let mut of_flow = vec![NO_ROUTE; w.flows.len()];
+    let mut of_flow = vec![NO_ROUTE; w.ep.flows.len()];
     let mut tcp_series = 0u64;
     // The fewest segments per ACK among the flows (delayed ACK).
     let mut per_ack = f64::INFINITY;
-    for (i, f) in w.flows.iter().enumerate() {
+    for (i, f) in w.ep.flows.iter().enumerate() {
         let App::Tcp(t) = f.app else { continue };
-        let t = &w.tcps[t as usize];
+        let t = &w.ep.tcps[t as usize];
         let size = (t.snd.mss() + (IPV4_HEADER + TCP_HEADER) as u64).max(1);
         let p = path(w, f.egress[0], f.dst);
-        let Some(&b) = p.iter().min_by_key(|&&ld| (w.links[ld as usize].rate, ld)) else {
+        let Some(&b) = p
+            .iter()
+            .min_by_key(|&&ld| (w.net.links[ld as usize].rate, ld))
+        else {
             continue;
         };
         of_flow[i] = b;
@@ -302,7 +309,7 @@ fn trace_parts(w: &World, active: &[u64], parts: &mut Vec<Part>) {
     // Segments over the run through all bottlenecks.
     let tcp_segments: f64 = b.rate.iter().map(|(l, r)| r * secs(b.time[l])).sum();
     let udp_sent: f64 =
-        w.flows
+        w.ep.flows
             .iter()
             .zip(active)
             .map(|(f, &a)| match &f.app {
@@ -365,11 +372,11 @@ fn link_series_part(w: &World, active: &[u64], b: &Bottlenecks) -> Option<Part> 
             *sharing.entry(l).or_insert(0.0) += 1.0;
         }
     }
-    let mut offered = vec![0.0f64; w.links.len()];
-    for (i, f) in w.flows.iter().enumerate() {
+    let mut offered = vec![0.0f64; w.net.links.len()];
+    for (i, f) in w.ep.flows.iter().enumerate() {
         match &f.app {
             &App::Tcp(t) => {
-                let t = &w.tcps[t as usize];
+                let t = &w.ep.tcps[t as usize];
                 let l = b.of_flow[i];
                 if l == NO_ROUTE {
                     continue;
@@ -443,10 +450,10 @@ pub(super) fn check_estimate(w: &World) -> Result<()> {
 /// and what grows, counted as the estimate counts it.
 pub(super) fn in_use(w: &World) -> (u64, [(&'static str, u64); 5]) {
     let packets = slab_bytes(&w.packets);
-    let series = w.series_samples.saturating_mul(SAMPLE_BYTES);
-    let logs = w.drop_log.as_ref().map_or(0, |l| l.len() as u64) * DROP_BYTES
-        + w.event_log.as_ref().map_or(0, |l| l.len() as u64) * EVENT_BYTES;
-    let intervals = w.interval_buckets.saturating_mul(INTERVAL_ROW_BYTES);
+    let series = w.rec.series_samples.saturating_mul(SAMPLE_BYTES);
+    let logs = w.rec.drop_log.as_ref().map_or(0, |l| l.len() as u64) * DROP_BYTES
+        + w.rec.event_log.as_ref().map_or(0, |l| l.len() as u64) * EVENT_BYTES;
+    let intervals = w.ep.interval_buckets.saturating_mul(INTERVAL_ROW_BYTES);
     let parts = [
         ("the network", w.built.bytes),
         ("packets in flight", packets),

@@ -13,7 +13,7 @@ impl World {
     /// their names cost seconds); the returned [`Results`] has no flow or
     /// link rows. The tables are those of `into_results().tables()`.
     pub fn into_tables(self) -> (Tables, Results) {
-        let large = self.flows.len() + self.links.len() >= LARGE;
+        let large = self.ep.flows.len() + self.net.links.len() >= LARGE;
         self.into_tables_on(large)
     }
 
@@ -21,7 +21,7 @@ impl World {
     /// when `two_threads`.
     pub(super) fn into_tables_on(self, two_threads: bool) -> (Tables, Results) {
         let end = self.end();
-        let ids: Vec<usize> = (0..self.flows.len()).collect();
+        let ids: Vec<usize> = (0..self.ep.flows.len()).collect();
         let flow_table = || {
             chunked(&ids, |ids| {
                 flow_columns(
@@ -73,7 +73,7 @@ impl World {
         let end = self.end();
         let (mut flows, mut links) = (Vec::new(), Vec::new());
         if rows {
-            flows = (0..self.flows.len())
+            flows = (0..self.ep.flows.len())
                 .map(|i| FlowResult::of(&FlowRow::new(&self, i, end)).to_owned_names())
                 .collect();
             let view = self.link_view();
@@ -83,7 +83,7 @@ impl World {
                 .map(|l| LinkResult::of(&view.row(l, end)).to_owned_names())
                 .collect();
         }
-        let (dirs, nodes, link_names) = (&self.links, &self.nodes, &self.link_names);
+        let (dirs, nodes, link_names) = (&self.net.links, &self.net.nodes, &self.net.link_names);
         let dir_name = |ld: usize| {
             let l = &dirs[ld];
             (
@@ -95,7 +95,7 @@ impl World {
         };
         // In time order: a discipline that holds its queue records its
         // drops when its link is next brought up to date.
-        let mut log: Vec<DropEntry> = self.drop_log.iter().flatten().copied().collect();
+        let mut log: Vec<DropEntry> = self.rec.drop_log.iter().flatten().copied().collect();
         log.sort_by_key(|e| e.0);
         let drops = log
             .iter()
@@ -106,7 +106,7 @@ impl World {
                     link,
                     src,
                     dst,
-                    flow: self.flows[flow as usize].name.clone(),
+                    flow: self.ep.flows[flow as usize].name.clone(),
                     packet,
                     cause,
                 }
@@ -114,8 +114,8 @@ impl World {
             .collect();
         let mut series = Vec::new();
         for (name, trace) in [
-            ("queue", &mut self.queue_trace),
-            ("sojourn", &mut self.sojourn_trace),
+            ("queue", &mut self.rec.queue_trace),
+            ("sojourn", &mut self.rec.sojourn_trace),
         ] {
             for (ld, (t, v)) in trace.iter_mut().flatten().enumerate() {
                 let (link, src, dst) = dir_name(ld);
@@ -131,6 +131,7 @@ impl World {
         let intervals = self.interval_records(end);
         let histograms = self.histogram_records();
         let pcap = self
+            .rec
             .pcap
             .iter()
             .enumerate()
@@ -181,12 +182,13 @@ impl World {
 
     /// The TCP event log as records.
     fn event_records(&self) -> Vec<EventRecord> {
-        self.event_log
+        self.rec
+            .event_log
             .iter()
             .flatten()
             .map(|&(flow, e)| EventRecord {
                 time_ns: e.time.as_nanos(),
-                flow: self.flows[flow as usize].name.clone(),
+                flow: self.ep.flows[flow as usize].name.clone(),
                 event: e.kind.name().to_string(),
                 seq: e.seq,
                 cwnd: e.cwnd,
@@ -197,9 +199,9 @@ impl World {
 
     /// The TCP connections' series, moved into `series`.
     fn take_tcp_series(&mut self, series: &mut Vec<Series>) {
-        for f in &mut self.flows {
+        for f in &mut self.ep.flows {
             if let App::Tcp(t) = f.app {
-                let t = &mut self.tcps[t as usize];
+                let t = &mut self.ep.tcps[t as usize];
                 for s in &mut t.series {
                     series.push(Series {
                         name: s.of.name(),
@@ -217,7 +219,7 @@ impl World {
         let mut intervals = Vec::new();
         if let Some(iv) = self.scenario.interval {
             let n = end.as_nanos().div_ceil(iv.as_nanos()) as usize;
-            for f in &self.flows {
+            for f in &self.ep.flows {
                 for k in 0..n {
                     let start = SimTime::from_nanos(k as u64 * iv.as_nanos());
                     let stop = (start + iv).min(end);
@@ -244,7 +246,7 @@ impl World {
     fn histogram_records(&self) -> Vec<HistogramRecord> {
         let mut histograms = Vec::new();
         if self.delay_percentiles {
-            for f in &self.flows {
+            for f in &self.ep.flows {
                 let Some(d) = f.delays.as_deref() else {
                     continue;
                 };

@@ -62,7 +62,7 @@ impl World {
     /// Handles a timer event; false if it was stale or cancelled (a no-op).
     pub(super) fn timer(&mut self, flow: u32, kind: TimerKind, gen: u32) -> bool {
         let now = self.now;
-        let slots = &mut self.timers[flow as usize];
+        let slots = &mut self.ep.timers[flow as usize];
         let k = kind as usize;
         if slots.gen[k] != gen {
             return false; // superseded by an earlier deadline
@@ -76,11 +76,11 @@ impl World {
                 false
             }
             _ => {
-                let App::Tcp(i) = self.flows[flow as usize].app else {
+                let App::Tcp(i) = self.ep.flows[flow as usize].app else {
                     return false;
                 };
-                let t = &mut self.tcps[i as usize];
-                let mut out = std::mem::take(&mut self.scratch);
+                let t = &mut self.ep.tcps[i as usize];
+                let mut out = std::mem::take(&mut self.ep.scratch);
                 match kind {
                     TimerKind::Rto => {
                         t.snd.on_rto(now, &mut out);
@@ -95,7 +95,7 @@ impl World {
                         self.emit_tcp(flow, true, &mut out);
                     }
                 }
-                self.scratch = out;
+                self.ep.scratch = out;
                 self.after_tcp(flow);
                 true
             }
@@ -106,11 +106,11 @@ impl World {
     /// an earlier deadline into the event queue.
     #[inline]
     pub(super) fn sync_timers(&mut self, flow: u32) {
-        let App::Tcp(i) = self.flows[flow as usize].app else {
+        let App::Tcp(i) = self.ep.flows[flow as usize].app else {
             return;
         };
-        let t = &self.tcps[i as usize];
-        let slots = &mut self.timers[flow as usize];
+        let t = &self.ep.tcps[i as usize];
+        let slots = &mut self.ep.timers[flow as usize];
         for (kind, deadline) in [
             (TimerKind::Rto, t.snd.rto_deadline()),
             (TimerKind::DelayedAck, t.rcv.delack_deadline),
