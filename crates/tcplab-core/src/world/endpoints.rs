@@ -59,7 +59,7 @@ impl World {
                 if to_receiver {
                     // The sender's state, which the series and the event
                     // log record, is as it was: only the timers may move.
-                    self.sync_timers(flow);
+                    self.ep.sync_timers(&mut self.queue, flow);
                 } else {
                     self.after_tcp(flow);
                 }
@@ -109,9 +109,9 @@ impl World {
     /// After a TCP endpoint acted: sync its timers, record its series.
     #[inline(always)]
     pub(super) fn after_tcp(&mut self, flow: u32) {
-        self.sync_timers(flow);
+        self.ep.sync_timers(&mut self.queue, flow);
         if self.rec.any_series || self.rec.event_log.is_some() {
-            self.record_tcp(flow);
+            self.rec.record_tcp(&mut self.ep, flow, self.now);
         }
     }
 
@@ -185,6 +185,14 @@ impl World {
                 self.after_tcp(flow);
             }
         }
+    }
+}
+
+impl Endpoints {
+    /// The counters of the direction `p` travels in.
+    #[inline]
+    pub(super) fn dir_stats(&mut self, p: &Packet) -> &mut DirStats {
+        self.flows[p.flow as usize].dir_stats(p.src)
     }
 }
 

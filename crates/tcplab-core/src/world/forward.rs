@@ -184,8 +184,8 @@ impl World {
         let shaper = self.net.links[ld as usize].shaper as usize;
         self.net.shapers[shaper].drops += 1;
         let p = self.packets.remove(id);
-        self.dir_stats(&p).lost_error += 1;
-        self.record_drop_at(ld, &p, DropCause::Outage, at);
+        self.ep.dir_stats(&p).lost_error += 1;
+        self.rec.drop_at(ld, &p, DropCause::Outage, at);
     }
 
     /// Sets packet `id`'s next hop beyond link direction `ld` (and asks for
@@ -320,7 +320,7 @@ impl World {
     fn lost_to_error(&mut self, ld: u32, id: PacketId) {
         self.net.links[ld as usize].stats.drops_error += 1;
         let p = self.packets.remove(id);
-        self.dir_stats(&p).lost_error += 1;
+        self.ep.dir_stats(&p).lost_error += 1;
         self.record_drop(ld, &p, DropCause::Error);
     }
 
@@ -419,12 +419,6 @@ impl World {
         }
     }
 
-    /// The counters of the direction `p` travels in.
-    #[inline]
-    pub(super) fn dir_stats(&mut self, p: &Packet) -> &mut DirStats {
-        self.ep.flows[p.flow as usize].dir_stats(p.src)
-    }
-
     /// A verdict other than enqueue: marks the packet, or drops it (then
     /// true).
     #[cold]
@@ -447,7 +441,7 @@ impl World {
                     DropCause::Aqm
                 };
                 let p = self.packets.remove(id);
-                self.dir_stats(&p).lost_queue += 1;
+                self.ep.dir_stats(&p).lost_queue += 1;
                 self.record_drop(ld, &p, cause);
                 true
             }

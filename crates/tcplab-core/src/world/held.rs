@@ -207,7 +207,7 @@ impl World {
         if after != before {
             let (old, new) = (before.0 as usize, after.0 as usize);
             l.stats.note_queue(at, old, before.1, new);
-            self.record_queue_at(ld, at, new);
+            self.rec.queue_at(ld, at, new);
         }
     }
 
@@ -226,8 +226,8 @@ impl World {
                 DropCause::Aqm
             };
             let p = self.packets.remove(d.id);
-            self.dir_stats(&p).lost_queue += 1;
-            self.record_drop_at(ld, &p, cause, d.at);
+            self.ep.dir_stats(&p).lost_queue += 1;
+            self.rec.drop_at(ld, &p, cause, d.at);
         }
         self.net.held_drops = dropped;
     }

@@ -10,7 +10,7 @@ use crate::results::result_rows;
 
 crate::results::link_table!(result_rows pub(super) LinkRow);
 
-/// The parts of the world a link's record reads ([`World::link_view`]): a
+/// The parts of the world a link's record reads ([`Network::view`]): a
 /// link's rows can be built on a thread of their own while the flows' are
 /// built on another.
 pub(super) struct LinkView<'a> {
@@ -21,15 +21,16 @@ pub(super) struct LinkView<'a> {
     delay_percentiles: bool,
 }
 
-impl World {
-    /// What a link row reads, apart from the flows.
-    pub(super) fn link_view(&self) -> LinkView<'_> {
+impl Network {
+    /// What a link row reads: a link's rows can be built apart from the
+    /// flows'.
+    pub(super) fn view(&self, delay_percentiles: bool) -> LinkView<'_> {
         LinkView {
-            links: &self.net.links,
-            link_names: &self.net.link_names,
-            nodes: &self.net.nodes,
-            shapers: &self.net.shapers,
-            delay_percentiles: self.delay_percentiles,
+            links: &self.links,
+            link_names: &self.link_names,
+            nodes: &self.nodes,
+            shapers: &self.shapers,
+            delay_percentiles,
         }
     }
 }

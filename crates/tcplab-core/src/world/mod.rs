@@ -202,7 +202,7 @@ impl World {
     /// checked at the same points ([`Error::OutOfMemory`]).
     pub fn run_polled(&mut self, stop: &mut Poll<'_>) -> Result<()> {
         if let Some(spec) = self.scenario.pcap.clone() {
-            self.open_pcap(&spec)?;
+            self.rec.open_pcap(&spec, &self.net, &self.ep)?;
         }
         let started = std::time::Instant::now();
         loop {

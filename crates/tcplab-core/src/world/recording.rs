@@ -7,14 +7,30 @@ use super::*;
 impl World {
     #[inline]
     pub(super) fn record_queue(&mut self, ld: u32, len: usize) {
-        self.record_queue_at(ld, self.now, len);
+        self.rec.queue_at(ld, self.now, len);
     }
 
-    /// As [`Self::record_queue`], for a change at `at` (a discipline that
+    #[inline]
+    pub(super) fn record_drop(&mut self, ld: u32, p: &Packet, cause: DropCause) {
+        self.rec.drop_at(ld, p, cause, self.now);
+    }
+
+    #[inline]
+    pub(super) fn capture(&mut self, ld: u32, id: PacketId, at: SimTime) {
+        if let Some(w) = &mut self.rec.pcap[ld as usize] {
+            let p = self.packets.get(id);
+            let f = p.flow as usize;
+            w.write(at, p, self.ep.flows[f].src, &self.rec.flow_opts[f]);
+        }
+    }
+}
+
+impl Recording {
+    /// A change of link direction `ld`'s queue at `at` (a discipline that
     /// holds its queue is brought up to date after the fact).
     #[inline(always)]
-    pub(super) fn record_queue_at(&mut self, ld: u32, at: SimTime, len: usize) {
-        if self.rec.queue_trace.is_some() {
+    pub(super) fn queue_at(&mut self, ld: u32, at: SimTime, len: usize) {
+        if self.queue_trace.is_some() {
             self.push_queue_sample(ld, at, len);
         }
     }
@@ -23,39 +39,38 @@ impl World {
     /// that records none).
     #[inline(never)]
     fn push_queue_sample(&mut self, ld: u32, at: SimTime, len: usize) {
-        if let Some(tr) = &mut self.rec.queue_trace {
+        if let Some(tr) = &mut self.queue_trace {
             let (t, v) = &mut tr[ld as usize];
             alloc::push(t, at.as_nanos(), "the queue series");
             alloc::push(v, len as f64, "the queue series");
-            self.rec.series_samples += 1;
+            self.series_samples += 1;
         }
     }
 
+    /// A drop at `at`, in the drop log if one is kept.
     #[inline]
-    pub(super) fn record_drop(&mut self, ld: u32, p: &Packet, cause: DropCause) {
-        self.record_drop_at(ld, p, cause, self.now);
-    }
-
-    /// As [`Self::record_drop`], for a drop at `at`.
-    #[inline]
-    pub(super) fn record_drop_at(&mut self, ld: u32, p: &Packet, cause: DropCause, at: SimTime) {
-        if let Some(log) = &mut self.rec.drop_log {
+    pub(super) fn drop_at(&mut self, ld: u32, p: &Packet, cause: DropCause, at: SimTime) {
+        if let Some(log) = &mut self.drop_log {
             alloc::push(log, (at, ld, p.flow, p.number, cause), "the drop log");
         }
     }
 
     /// Creates the trace files, before the first event.
-    pub(super) fn open_pcap(&mut self, spec: &PcapSpec) -> Result<()> {
+    pub(super) fn open_pcap(
+        &mut self,
+        spec: &PcapSpec,
+        net: &Network,
+        ep: &Endpoints,
+    ) -> Result<()> {
         let dir = Path::new(&spec.dir);
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::Io(format!("pcap.dir '{}': {e}", spec.dir)))?;
-        self.rec.pcap_rx = spec.capture == CapturePoint::Rx;
-        self.rec.pcap = (0..self.net.links.len()).map(|_| None).collect();
+        self.pcap_rx = spec.capture == CapturePoint::Rx;
+        self.pcap = (0..net.links.len()).map(|_| None).collect();
         // Names stay distinct on case-insensitive file systems too: a name
         // equal to an earlier one but for case gets the link's index.
         let mut taken = std::collections::HashSet::new();
-        let stems: Vec<String> = self
-            .net
+        let stems: Vec<String> = net
             .link_names
             .iter()
             .enumerate()
@@ -68,8 +83,8 @@ impl World {
                 }
             })
             .collect();
-        for (ld, l) in self.net.links.iter().enumerate() {
-            let name = &self.net.link_names[l.link as usize];
+        for (ld, l) in net.links.iter().enumerate() {
+            let name = &net.link_names[l.link as usize];
             if spec.links.as_ref().is_some_and(|v| !v.contains(name)) {
                 continue;
             }
@@ -77,16 +92,15 @@ impl World {
             let path = dir.join(format!("{file}-{}.pcap", ld % 2));
             let w = PcapWriter::create(&path, spec.snaplen)
                 .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
-            self.rec.pcap[ld] = Some(w);
+            self.pcap[ld] = Some(w);
         }
-        self.rec.pcap_tx = !self.rec.pcap_rx;
-        self.rec.flow_opts = self
-            .ep
+        self.pcap_tx = !self.pcap_rx;
+        self.flow_opts = ep
             .flows
             .iter()
             .map(|f| match f.app {
                 App::Tcp(i) => {
-                    let c = self.ep.tcps[i as usize].snd.config();
+                    let c = ep.tcps[i as usize].snd.config();
                     FlowOptions {
                         mss: c.mss.min(65_535) as u16,
                         wscale: c
@@ -102,25 +116,15 @@ impl World {
         Ok(())
     }
 
-    #[inline]
-    pub(super) fn capture(&mut self, ld: u32, id: PacketId, at: SimTime) {
-        if let Some(w) = &mut self.rec.pcap[ld as usize] {
-            let p = self.packets.get(id);
-            let f = p.flow as usize;
-            w.write(at, p, self.ep.flows[f].src, &self.rec.flow_opts[f]);
-        }
-    }
-
     /// After a TCP endpoint acted, when something is recorded: its time
     /// series and its event log.
     #[inline(never)]
-    pub(super) fn record_tcp(&mut self, flow: u32) {
-        let now = self.now;
-        let App::Tcp(i) = self.ep.flows[flow as usize].app else {
+    pub(super) fn record_tcp(&mut self, ep: &mut Endpoints, flow: u32, now: SimTime) {
+        let App::Tcp(i) = ep.flows[flow as usize].app else {
             return;
         };
-        let t = &mut self.ep.tcps[i as usize];
-        if self.rec.any_series && !t.series.is_empty() {
+        let t = &mut ep.tcps[i as usize];
+        if self.any_series && !t.series.is_empty() {
             let snd = &t.snd;
             let new_sample = snd.rtt().samples != t.rtt_samples;
             t.rtt_samples = snd.rtt().samples;
@@ -129,7 +133,7 @@ impl World {
                     TraceSpec::Kind(k) => *k,
                     TraceSpec::Probe(name) => match snd.cc().probe(name) {
                         Some(v) => {
-                            record_change(s, now, v, &mut self.rec.series_samples);
+                            record_change(s, now, v, &mut self.series_samples);
                             continue;
                         }
                         None => continue,
@@ -156,7 +160,7 @@ impl World {
                         let v = snd.tcb().latest_rtt.map_or(f64::NAN, |d| d.as_secs_f64());
                         alloc::push(&mut s.times, now.as_nanos(), "a TCP series");
                         alloc::push(&mut s.values, v, "a TCP series");
-                        self.rec.series_samples += 1;
+                        self.series_samples += 1;
                         continue;
                     }
                     TraceKind::Queue
@@ -164,10 +168,10 @@ impl World {
                     | TraceKind::Drops
                     | TraceKind::Events => continue,
                 };
-                record_change(s, now, v, &mut self.rec.series_samples);
+                record_change(s, now, v, &mut self.series_samples);
             }
         }
-        let Some(log) = &mut self.rec.event_log else {
+        let Some(log) = &mut self.event_log else {
             return;
         };
         if let Some(ev) = t.snd.events_mut() {

@@ -31,7 +31,7 @@ impl World {
                 )
             })
         };
-        let view = self.link_view();
+        let view = self.net.view(self.delay_percentiles);
         let link_rows = |l: &[LinkDir]| {
             link_columns(
                 &l.iter()
@@ -76,7 +76,7 @@ impl World {
             flows = (0..self.ep.flows.len())
                 .map(|i| FlowResult::of(&FlowRow::new(&self, i, end)).to_owned_names())
                 .collect();
-            let view = self.link_view();
+            let view = self.net.view(self.delay_percentiles);
             links = view
                 .links
                 .iter()

@@ -101,16 +101,18 @@ impl World {
             }
         }
     }
+}
 
+impl Endpoints {
     /// After a TCP endpoint acted: its timers' deadlines into the slots, and
     /// an earlier deadline into the event queue.
     #[inline]
-    pub(super) fn sync_timers(&mut self, flow: u32) {
-        let App::Tcp(i) = self.ep.flows[flow as usize].app else {
+    pub(super) fn sync_timers(&mut self, queue: &mut EventQueue, flow: u32) {
+        let App::Tcp(i) = self.flows[flow as usize].app else {
             return;
         };
-        let t = &self.ep.tcps[i as usize];
-        let slots = &mut self.ep.timers[flow as usize];
+        let t = &self.tcps[i as usize];
+        let slots = &mut self.timers[flow as usize];
         for (kind, deadline) in [
             (TimerKind::Rto, t.snd.rto_deadline()),
             (TimerKind::DelayedAck, t.rcv.delack_deadline),
@@ -119,7 +121,7 @@ impl World {
             let d = deadline.unwrap_or(NEVER);
             slots.deadline[kind as usize] = d;
             if d < slots.scheduled[kind as usize] {
-                slots.arm(&mut self.queue, flow, kind, d);
+                slots.arm(queue, flow, kind, d);
             }
         }
     }
