@@ -111,7 +111,7 @@ impl World {
     pub(super) fn after_tcp(&mut self, flow: u32) {
         self.ep.sync_timers(&mut self.queue, flow);
         if self.rec.any_series || self.rec.event_log.is_some() {
-            self.rec.record_tcp(&mut self.ep, flow, self.now);
+            self.record_tcp(flow);
         }
     }
 

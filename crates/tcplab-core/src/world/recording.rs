@@ -23,6 +23,14 @@ impl World {
             w.write(at, p, self.ep.flows[f].src, &self.rec.flow_opts[f]);
         }
     }
+
+    /// After a TCP endpoint acted, when something is recorded: its time
+    /// series and its event log ([`Recording::record_tcp`], out of line, so
+    /// that the packet path calls it as before with the world and the flow).
+    #[inline(never)]
+    pub(super) fn record_tcp(&mut self, flow: u32) {
+        self.rec.record_tcp(&mut self.ep, flow, self.now);
+    }
 }
 
 impl Recording {
@@ -118,8 +126,8 @@ impl Recording {
 
     /// After a TCP endpoint acted, when something is recorded: its time
     /// series and its event log.
-    #[inline(never)]
-    pub(super) fn record_tcp(&mut self, ep: &mut Endpoints, flow: u32, now: SimTime) {
+    #[inline]
+    fn record_tcp(&mut self, ep: &mut Endpoints, flow: u32, now: SimTime) {
         let App::Tcp(i) = ep.flows[flow as usize].app else {
             return;
         };
