@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The flows table, declared once: one line per column, its name, type,
-//! unit, meaning and the expression that computes it from a `FlowRow` (the
-//! world's view of one flow, world/flow_table.rs). `flow_table!(m)`
-//! hands the list to the macro `m`: [`result_table!`] makes [`FlowResult`],
-//! [`FLOW_COLUMNS`] and [`flow_columns`] here; `result_rows!` makes the world's rows
-//! from the expressions, which are compiled only there. A column that
-//! needs more than an expression gets a method on `FlowRow`.
+//! The flows table, declared once: one line per column, its name, type, unit,
+//! meaning and the expression that computes it from a `FlowRow` (the world's
+//! view of one flow, world/flow_table.rs). `flow_table!(m)` hands the list to
+//! the macro `m`: [`result_table!`] makes [`FlowResult`], [`FLOW_COLUMNS`] and
+//! [`flow_columns`] here; `result_rows!` makes the world's rows from the
+//! expressions, which are compiled only there. A column that needs more than an
+//! expression gets a method on `FlowRow`.
 
 use super::result_table;
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The links table, declared once: one line per column, its name, type,
-//! unit, meaning and the expression that computes it from a `LinkRow` (the
-//! world's view of one link direction, world/link_table.rs). `link_table!(m)`
-//! hands the list to the macro `m`: [`result_table!`] makes [`LinkResult`],
-//! [`LINK_COLUMNS`] and [`link_columns`] here; `result_rows!` makes the world's rows
-//! from the expressions, which are compiled only there. A column that
+//! The links table, declared once: one line per column, its name, type, unit,
+//! meaning and the expression that computes it from a `LinkRow` (the world's
+//! view of one link direction, world/link_table.rs). `link_table!(m)` hands the
+//! list to the macro `m`: [`result_table!`] makes [`LinkResult`],
+//! [`LINK_COLUMNS`] and [`link_columns`] here; `result_rows!` makes the world's
+//! rows from the expressions, which are compiled only there. A column that
 //! needs more than an expression gets a method on `LinkRow`.
 
 use super::result_table;
