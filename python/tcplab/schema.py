@@ -34,6 +34,21 @@ def columns(table: str) -> list[dict[str, str]]:
     return list(_schema()["results"][table])
 
 
+#: The pandas dtype of each type of result column (its ``kind``): text is
+#: ``str`` (pandas 3's string dtype; object under pandas 2).
+_DTYPES = {"int": "int64", "float": "float64", "str": "str"}
+
+
+def dtypes(table: str) -> dict[str, str]:
+    """The pandas dtype of each column of a results table, in the table's order.
+
+    From the core's metadata (``kind``: int, float or str), the one
+    declaration the core's columns are also made from: ``res.flows`` and
+    ``res.links`` have exactly these dtypes.
+    """
+    return {c["name"]: _DTYPES[c["kind"]] for c in _schema()["results"][table]}
+
+
 def float_columns() -> set[str]:
     """Names of the float columns of every results table (NaN where they do not apply)."""
     return {c["name"] for t in _schema()["results"].values() for c in t if c["kind"] == "float"}

@@ -9,131 +9,19 @@ use crate::scenario::Scenario;
 
 #[path = "results/columns.rs"]
 mod columns;
-pub use columns::{Column, FLOW_COLUMNS, LINK_COLUMNS};
+pub use columns::Column;
+pub(crate) use columns::{result_rows, result_table};
 
-/// One flow's record. The names are `String`s; the world also makes rows
-/// that borrow them (`FlowResult<&str>`) to build the columns without a
-/// copy of every name.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct FlowResult<S = String> {
-    pub flow: S,
-    pub kind: S,
-    pub src: S,
-    pub dst: S,
-    pub start_s: f64,
-    /// Packets the source sent (and their payload bytes).
-    pub sent_packets: u64,
-    pub sent_bytes: u64,
-    /// Packets that reached the destination (and their payload bytes).
-    pub delivered_packets: u64,
-    pub delivered_bytes: u64,
-    /// Packets dropped by full queues and by error models.
-    pub lost_queue: u64,
-    pub lost_error: u64,
-    /// Packets still in the network when the run ended:
-    /// sent = delivered + lost_queue + lost_error + in_flight.
-    pub in_flight_packets: u64,
-    /// Delivered payload bits / the flow's active time (from its start to
-    /// its stop or the end of the run, whichever is first).
-    pub goodput_bps: f64,
-    /// One-way delay of delivered packets, source to destination, and of
-    /// a TCP flow's ACKs (NaN when none was delivered).
-    pub delay_min_s: f64,
-    pub delay_mean_s: f64,
-    pub delay_p50_s: f64,
-    pub delay_p95_s: f64,
-    pub delay_p99_s: f64,
-    pub delay_max_s: f64,
-    pub jitter_s: f64,
-    pub ack_delay_mean_s: f64,
-    pub ack_delay_p50_s: f64,
-    pub ack_delay_p95_s: f64,
-    pub ack_delay_p99_s: f64,
-    pub ack_delay_max_s: f64,
-    pub ack_jitter_s: f64,
-    /// TCP (NaN or 0 for UDP): all payload bytes sent, retransmissions
-    /// included, / active time.
-    pub throughput_bps: f64,
-    /// TCP: (payload bytes sent - retransmitted) / active time.
-    pub unique_sent_bps: f64,
-    pub retransmitted_segments: u64,
-    /// Retransmitted segments / data segments sent.
-    pub retransmission_ratio: f64,
-    pub timeouts: u64,
-    pub fast_retransmits: u64,
-    /// TCP: duplicate ACKs the sender received.
-    pub dupacks: u64,
-    pub ecn_reductions: u64,
-    /// TCP: the RTT samples the sender took (Karn's rule, or every ACK
-    /// with timestamps): how many, the smallest, mean and largest (NaN if
-    /// none).
-    pub rtt_samples: u64,
-    pub rtt_min_s: f64,
-    pub rtt_mean_s: f64,
-    pub rtt_max_s: f64,
-    /// From the flow's start to the last byte delivered (transfers); NaN if
-    /// unfinished or not a transfer.
-    pub completion_time_s: f64,
-    /// TCP transfers: the size to deliver (0 for other applications).
-    pub transfer_bytes: u64,
-    /// TCP transfers: the completion time over the ideal one alone on the
-    /// path (NaN if unfinished or not a transfer).
-    pub slowdown: f64,
-    /// TCP: application bytes the sender has seen cumulatively acknowledged
-    /// (an independent count: at the end, acked <= delivered).
-    pub acked_bytes: u64,
-    /// ACKs the receiver sent, and how many were lost on the way back.
-    pub ack_packets: u64,
-    pub acks_lost: u64,
-    /// The variant, recovery and MSS the flow ran with ("" / 0 for UDP).
-    pub cc: S,
-    pub recovery: S,
-    pub mss: u64,
-}
-
-/// One link direction's record (names borrowed or owned, as for
-/// [`FlowResult`]).
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct LinkResult<S = String> {
-    pub link: S,
-    /// The direction: from `src` to `dst`.
-    pub src: S,
-    pub dst: S,
-    pub rate_bps: u64,
-    pub delay_s: f64,
-    /// Packets and IP bytes put on the wire.
-    pub tx_packets: u64,
-    pub tx_bytes: u64,
-    /// Drops by the full egress queue, by the discipline's own decision,
-    /// and by the error model at `dst`; marks by the discipline.
-    pub drops_queue: u64,
-    pub drops_aqm: u64,
-    pub marks: u64,
-    pub drops_error: u64,
-    /// Fraction of the run spent serializing.
-    pub utilization: f64,
-    pub queue_max_packets: u64,
-    /// Time-average number of waiting packets.
-    pub queue_mean_packets: f64,
-    pub queue_mean_bytes: f64,
-    /// The queue sojourns of the packets put on the wire (NaN if none).
-    pub sojourn_mean_s: f64,
-    pub sojourn_p50_s: f64,
-    pub sojourn_p95_s: f64,
-    pub sojourn_p99_s: f64,
-    pub sojourn_max_s: f64,
-    /// The capacity trace driving the direction ("" at a fixed rate; then
-    /// `rate_bps` is the trace's mean capacity) and its period.
-    pub trace: S,
-    pub trace_period_s: f64,
-    /// Drops by the direction's schedule: its outages, with `outage = "drop"`.
-    pub drops_outage: u64,
-    /// The direction's ARQ: retransmissions, packets lost at their last
-    /// attempt, and the mean delay it added to a delivered packet.
-    pub arq_retries: u64,
-    pub arq_residual: u64,
-    pub arq_delay_mean_s: f64,
-}
+// The flows and links tables: each declared once, column by column, with
+// the expression that computes it from the world's view of a row.
+#[path = "results/flows.rs"]
+mod flows;
+#[path = "results/links.rs"]
+mod links;
+pub(crate) use flows::flow_table;
+pub use flows::{flow_columns, FlowResult, FLOW_COLUMNS};
+pub(crate) use links::link_table;
+pub use links::{link_columns, LinkResult, LINK_COLUMNS};
 
 /// What the run simulated: the same for the same scenario and seed.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -278,7 +166,7 @@ pub enum ColumnData {
     Str(String),
 }
 
-fn joined<'a>(values: impl Iterator<Item = &'a str>) -> String {
+pub(crate) fn joined<'a>(values: impl Iterator<Item = &'a str>) -> String {
     let mut out = String::new();
     for (i, v) in values.enumerate() {
         if i > 0 {
@@ -483,33 +371,6 @@ impl DropCause {
     }
 }
 
-/// The flows table as columns, in the order of [`FLOW_COLUMNS`].
-pub fn flow_columns<S: AsRef<str>>(rows: &[FlowResult<S>]) -> Columns {
-    columns!(rows; flow: str, kind: str, src: str, dst: str, start_s: f64, sent_packets: u64,
-        sent_bytes: u64, delivered_packets: u64, delivered_bytes: u64, lost_queue: u64,
-        lost_error: u64, in_flight_packets: u64, goodput_bps: f64, delay_min_s: f64,
-        delay_mean_s: f64, delay_p50_s: f64, delay_p95_s: f64, delay_p99_s: f64,
-        delay_max_s: f64, jitter_s: f64, ack_delay_mean_s: f64, ack_delay_p50_s: f64,
-        ack_delay_p95_s: f64, ack_delay_p99_s: f64, ack_delay_max_s: f64, ack_jitter_s: f64,
-        throughput_bps: f64, unique_sent_bps: f64,
-        retransmitted_segments: u64, retransmission_ratio: f64, timeouts: u64,
-        fast_retransmits: u64, dupacks: u64, ecn_reductions: u64, rtt_samples: u64,
-        rtt_min_s: f64, rtt_mean_s: f64, rtt_max_s: f64, completion_time_s: f64,
-        transfer_bytes: u64, slowdown: f64, acked_bytes: u64,
-        ack_packets: u64, acks_lost: u64, cc: str, recovery: str, mss: u64)
-}
-
-/// The links table as columns, in the order of [`LINK_COLUMNS`].
-pub fn link_columns<S: AsRef<str>>(rows: &[LinkResult<S>]) -> Columns {
-    columns!(rows; link: str, src: str, dst: str, rate_bps: u64, delay_s: f64,
-        tx_packets: u64, tx_bytes: u64, drops_queue: u64, drops_aqm: u64, marks: u64,
-        drops_error: u64, utilization: f64,
-        queue_max_packets: u64, queue_mean_packets: f64, queue_mean_bytes: f64,
-        sojourn_mean_s: f64, sojourn_p50_s: f64, sojourn_p95_s: f64, sojourn_p99_s: f64,
-        sojourn_max_s: f64, trace: str, trace_period_s: f64, drops_outage: u64,
-        arq_retries: u64, arq_residual: u64, arq_delay_mean_s: f64)
-}
-
 pub fn drop_columns(rows: &[DropRecord]) -> Columns {
     columns!(rows; time_ns: u64, link: str, src: str, dst: str, flow: str, packet: u64,
         cause: name)
@@ -649,86 +510,11 @@ mod tests {
 
     #[test]
     fn the_column_tables_list_exactly_the_fields_of_the_records() {
-        let flow = FlowResult {
-            flow: String::new(),
-            kind: String::new(),
-            src: String::new(),
-            dst: String::new(),
-            start_s: 0.0,
-            sent_packets: 0,
-            sent_bytes: 0,
-            delivered_packets: 0,
-            delivered_bytes: 0,
-            lost_queue: 0,
-            lost_error: 0,
-            in_flight_packets: 0,
-            goodput_bps: 0.0,
-            delay_min_s: 0.0,
-            delay_mean_s: 0.0,
-            delay_p50_s: 0.0,
-            delay_p95_s: 0.0,
-            delay_p99_s: 0.0,
-            delay_max_s: 0.0,
-            jitter_s: 0.0,
-            ack_delay_mean_s: 0.0,
-            ack_delay_p50_s: 0.0,
-            ack_delay_p95_s: 0.0,
-            ack_delay_p99_s: 0.0,
-            ack_delay_max_s: 0.0,
-            ack_jitter_s: 0.0,
-            throughput_bps: 0.0,
-            unique_sent_bps: 0.0,
-            retransmitted_segments: 0,
-            retransmission_ratio: 0.0,
-            timeouts: 0,
-            fast_retransmits: 0,
-            dupacks: 0,
-            ecn_reductions: 0,
-            rtt_samples: 0,
-            rtt_min_s: 0.0,
-            rtt_mean_s: 0.0,
-            rtt_max_s: 0.0,
-            completion_time_s: 0.0,
-            transfer_bytes: 0,
-            slowdown: 0.0,
-            acked_bytes: 0,
-            ack_packets: 0,
-            acks_lost: 0,
-            cc: String::new(),
-            recovery: String::new(),
-            mss: 0,
-        };
+        let flow = FlowResult::<String>::default();
         let mut k = keys(&flow);
         k.sort();
         assert_eq!(k, names(FLOW_COLUMNS));
-        let link = LinkResult {
-            link: String::new(),
-            src: String::new(),
-            dst: String::new(),
-            rate_bps: 0,
-            delay_s: 0.0,
-            tx_packets: 0,
-            tx_bytes: 0,
-            drops_queue: 0,
-            drops_aqm: 0,
-            marks: 0,
-            drops_error: 0,
-            utilization: 0.0,
-            queue_max_packets: 0,
-            queue_mean_packets: 0.0,
-            queue_mean_bytes: 0.0,
-            sojourn_mean_s: 0.0,
-            sojourn_p50_s: 0.0,
-            sojourn_p95_s: 0.0,
-            sojourn_p99_s: 0.0,
-            sojourn_max_s: 0.0,
-            trace: String::new(),
-            trace_period_s: 0.0,
-            drops_outage: 0,
-            arq_retries: 0,
-            arq_residual: 0,
-            arq_delay_mean_s: 0.0,
-        };
+        let link = LinkResult::<String>::default();
         let mut k = keys(&link);
         k.sort();
         assert_eq!(k, names(LINK_COLUMNS));

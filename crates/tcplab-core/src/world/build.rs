@@ -52,60 +52,69 @@ impl World {
             || build_links(links, &link_entries, &nodes, seed, run),
             || build_flows(flows, &nodes, seed, run),
         );
+        let queue = EventQueue::new();
+        let packets = Slab::new();
+        let timers = vec![FlowTimers::default(); flows.len()];
         let mut world = World {
             now: SimTime::ZERO,
             end: sc.duration.map(|d| SimTime::ZERO + d),
             horizon: sc.duration.map_or(SimTime::MAX, |d| SimTime::ZERO + d),
-            queue: EventQueue::new(),
-            packets: Slab::new(),
-            nodes,
-            links,
-            link_names,
-            link_entries,
-            timers: vec![FlowTimers::default(); flows.len()],
-            flows,
-            tcps,
+            queue,
+            packets,
+            net: Network {
+                nodes,
+                links,
+                link_names,
+                link_entries,
+                shapers,
+                held_drops: Vec::new(),
+            },
+            ep: Endpoints {
+                timers,
+                flows,
+                tcps,
+                ideal,
+                scratch: Vec::new(),
+                interval_buckets: 0,
+            },
+            rec: Recording {
+                queue_trace: None,
+                sojourn_trace: None,
+                drop_log: None,
+                event_log: None,
+                pcap: Vec::new(),
+                flow_opts: Vec::new(),
+                pcap_rx: false,
+                pcap_tx: false,
+                series_samples: 0,
+                any_series: false,
+            },
             events: 0,
             last_activity: SimTime::ZERO,
             wall_seconds: 0.0,
             finished_at: None,
-            queue_trace: None,
-            sojourn_trace: None,
-            drop_log: None,
-            event_log: None,
-            ideal,
-            scratch: Vec::new(),
-            any_series: false,
-            pcap: Vec::new(),
-            pcap_rx: false,
-            pcap_tx: false,
-            flow_opts: Vec::new(),
             budget,
             built,
-            series_samples: 0,
-            interval_buckets: 0,
-            held_drops: Vec::new(),
-            shapers,
             delay_percentiles: sc.delay_percentiles,
             scenario: sc,
         };
         if world.scenario.traces(TraceKind::Queue) {
             // Every queue starts empty at t = 0.
             let start = (vec![0], vec![0.0]);
-            world.queue_trace = Some(vec![start; world.links.len()]);
+            world.rec.queue_trace = Some(vec![start; world.net.links.len()]);
         }
         if world.scenario.traces(TraceKind::Sojourn) {
-            world.sojourn_trace = Some(vec![(Vec::new(), Vec::new()); world.links.len()]);
+            world.rec.sojourn_trace = Some(vec![(Vec::new(), Vec::new()); world.net.links.len()]);
         }
         if world.scenario.traces(TraceKind::Drops) {
-            world.drop_log = Some(Vec::new());
+            world.rec.drop_log = Some(Vec::new());
         }
         if world.scenario.traces(TraceKind::Events) {
-            world.event_log = Some(Vec::new());
+            world.rec.event_log = Some(Vec::new());
         }
-        world.any_series = world.tcps.iter().any(|t| !t.series.is_empty());
+        world.rec.any_series = world.ep.tcps.iter().any(|t| !t.series.is_empty());
         memory::check_estimate(&world)?;
-        for (i, f) in world.flows.iter().enumerate() {
+        for (i, f) in world.ep.flows.iter().enumerate() {
             world.queue.push(f.start, Event::App { flow: i as u32 });
         }
         Ok(world)

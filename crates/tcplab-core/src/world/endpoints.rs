@@ -13,7 +13,7 @@ impl World {
         let now = self.now;
         let p = self.packets.get(id);
         let flow = p.flow;
-        let f = &mut self.flows[flow as usize];
+        let f = &mut self.ep.flows[flow as usize];
         let to_receiver = p.src == f.src;
         f.dir_stats(p.src).arrived += 1;
         let delay = (now - p.sent_at).as_nanos();
@@ -24,15 +24,15 @@ impl World {
         match &mut f.app {
             App::Cbr(_) => {
                 if let Some(iv) = self.scenario.interval {
-                    self.interval_buckets +=
+                    self.ep.interval_buckets +=
                         add_interval(&mut f.per_interval, now, iv, p.payload as u64);
                 }
                 f.stats.delivered_bytes += p.payload as u64;
                 self.packets.free(id);
             }
             App::Tcp(i) => {
-                let t = &mut self.tcps[*i as usize];
-                let mut out = std::mem::take(&mut self.scratch);
+                let t = &mut self.ep.tcps[*i as usize];
+                let mut out = std::mem::take(&mut self.ep.scratch);
                 if to_receiver {
                     let ce = p.ecn == crate::net::packet::Ecn::Ce;
                     let delivered = t.rcv.on_segment_ce(now, &p.tcp, ce, &mut out);
@@ -40,7 +40,7 @@ impl World {
                     if delivered > 0 {
                         f.stats.delivered_bytes += delivered;
                         if let Some(iv) = self.scenario.interval {
-                            self.interval_buckets +=
+                            self.ep.interval_buckets +=
                                 add_interval(&mut f.per_interval, now, iv, delivered);
                         }
                         if t.transfer.is_some_and(|n| t.rcv.delivered >= n)
@@ -55,11 +55,11 @@ impl World {
                     self.packets.free(id);
                     self.emit_tcp(flow, true, &mut out);
                 }
-                self.scratch = out;
+                self.ep.scratch = out;
                 if to_receiver {
                     // The sender's state, which the series and the event
                     // log record, is as it was: only the timers may move.
-                    self.sync_timers(flow);
+                    self.ep.sync_timers(&mut self.queue, flow);
                 } else {
                     self.after_tcp(flow);
                 }
@@ -75,7 +75,7 @@ impl World {
         // Read in place and cleared after: a header is 112 bytes, and
         // `drain` would copy each out before it is copied into the packet.
         for h in out.iter() {
-            let f = &mut self.flows[flow as usize];
+            let f = &mut self.ep.flows[flow as usize];
             let (src, dst, number, egress) = if from_sender {
                 f.stats.fwd.sent += 1;
                 f.stats.sent_bytes += h.len as u64;
@@ -109,15 +109,15 @@ impl World {
     /// After a TCP endpoint acted: sync its timers, record its series.
     #[inline(always)]
     pub(super) fn after_tcp(&mut self, flow: u32) {
-        self.sync_timers(flow);
-        if self.any_series || self.event_log.is_some() {
+        self.ep.sync_timers(&mut self.queue, flow);
+        if self.rec.any_series || self.rec.event_log.is_some() {
             self.record_tcp(flow);
         }
     }
 
     pub(super) fn app(&mut self, flow: u32) {
         let now = self.now;
-        let f = &mut self.flows[flow as usize];
+        let f = &mut self.ep.flows[flow as usize];
         let (src, dst) = (f.src, f.dst);
         match &mut f.app {
             App::Cbr(c) => {
@@ -151,8 +151,8 @@ impl World {
                 self.send_from(src, pkt);
             }
             App::Tcp(i) => {
-                let t = &mut self.tcps[*i as usize];
-                let mut out = std::mem::take(&mut self.scratch);
+                let t = &mut self.ep.tcps[*i as usize];
+                let mut out = std::mem::take(&mut self.ep.scratch);
                 if !t.opened {
                     t.opened = true;
                     if let Some(n) = t.transfer {
@@ -181,10 +181,18 @@ impl World {
                     self.queue.push(at, Event::App { flow });
                 }
                 self.emit_tcp(flow, true, &mut out);
-                self.scratch = out;
+                self.ep.scratch = out;
                 self.after_tcp(flow);
             }
         }
+    }
+}
+
+impl Endpoints {
+    /// The counters of the direction `p` travels in.
+    #[inline]
+    pub(super) fn dir_stats(&mut self, p: &Packet) -> &mut DirStats {
+        self.flows[p.flow as usize].dir_stats(p.src)
     }
 }
 

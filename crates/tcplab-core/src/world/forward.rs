@@ -19,7 +19,7 @@ impl World {
     #[inline]
     pub(super) fn forward(&mut self, node: u32, id: PacketId) {
         let dst = self.packets.get(id).dst;
-        let ld = self.nodes[node as usize].routes.next(dst);
+        let ld = self.net.nodes[node as usize].routes.next(dst);
         self.send_on(ld, id);
     }
 
@@ -39,7 +39,7 @@ impl World {
     /// transmission started by then leave it (recorded at their start times).
     #[inline(always)]
     pub(super) fn advance_link(&mut self, ld: u32, now: SimTime) {
-        if self.links[ld as usize].queue.due(now) {
+        if self.net.links[ld as usize].queue.due(now) {
             self.advance_link_departures(ld, now);
         }
     }
@@ -62,10 +62,10 @@ impl World {
         above: (u64, u64),
     ) {
         let (above, above_bytes) = above;
-        let l = &mut self.links[ld as usize];
+        let l = &mut self.net.links[ld as usize];
         let stats = &mut l.stats;
-        let mut trace = self.queue_trace.as_mut().map(|tr| &mut tr[ld as usize]);
-        let samples = &mut self.series_samples;
+        let mut trace = self.rec.queue_trace.as_mut().map(|tr| &mut tr[ld as usize]);
+        let samples = &mut self.rec.series_samples;
         l.queue.advance(now, |at, len, bytes, size| {
             let (len, bytes) = (len + above as usize, bytes + above_bytes);
             stats.note_queue(at, len + 1, bytes + size as u64, len);
@@ -85,14 +85,14 @@ impl World {
     pub(super) fn enqueue(&mut self, ld: u32, id: PacketId) {
         // Drop-tail, the common case, in few instructions: nothing to ask
         // of a discipline unless the packet would wait.
-        let l = &self.links[ld as usize];
+        let l = &self.net.links[ld as usize];
         let Some(dt) = l.queue.drop_tail().filter(|_| l.shaper == NO_SHAPER) else {
             return self.enqueue_disciplined(ld, id);
         };
         let now = self.now;
         self.advance_link(ld, now);
         let size = self.route_onwards(ld, id);
-        let l = &mut self.links[ld as usize];
+        let l = &mut self.net.links[ld as usize];
         let tx_start = l.busy_until.max(now);
         if tx_start > now {
             let old = l.queue.len();
@@ -111,7 +111,7 @@ impl World {
     /// direction driven by a capacity trace.
     #[inline(never)]
     fn enqueue_disciplined(&mut self, ld: u32, id: PacketId) {
-        if self.links[ld as usize].queue.holds() {
+        if self.net.links[ld as usize].queue.holds() {
             return self.enqueue_held(ld, id);
         }
         let now = self.now;
@@ -121,7 +121,7 @@ impl World {
         let Some((tx_start, plan)) = self.plan_on(ld, id, size, now) else {
             return;
         };
-        let l = &mut self.links[ld as usize];
+        let l = &mut self.net.links[ld as usize];
         let verdict = l.queue.admit(now, tx_start, size, ect, l.device);
         if !matches!(verdict, Verdict::Enqueue) && self.refused(ld, id, verdict) {
             return;
@@ -141,8 +141,8 @@ impl World {
         size: u32,
         now: SimTime,
     ) -> Option<(SimTime, Option<Plan>)> {
-        let l = &self.links[ld as usize];
-        let plan = match self.shapers.get(l.shaper as usize) {
+        let l = &self.net.links[ld as usize];
+        let plan = match self.net.shapers.get(l.shaper as usize) {
             Some(s) => match s.plan(now, size) {
                 Some(p) => Some(p),
                 None => {
@@ -160,7 +160,7 @@ impl World {
     #[inline]
     fn put(&mut self, ld: u32, id: PacketId, size: u32, tx_start: SimTime, plan: Option<Plan>) {
         let now = self.now;
-        let l = &mut self.links[ld as usize];
+        let l = &mut self.net.links[ld as usize];
         if tx_start > now {
             let old = l.queue.len();
             l.stats.note_queue(now, old, l.queue.bytes(), old + 1);
@@ -168,8 +168,8 @@ impl World {
         }
         match plan {
             Some(p) => {
-                let l = &self.links[ld as usize];
-                let arrive = self.shapers[l.shaper as usize].commit(p, l.delay);
+                let l = &self.net.links[ld as usize];
+                let arrive = self.net.shapers[l.shaper as usize].commit(p, l.delay);
                 self.transmit_until(ld, id, size, now, tx_start, p.done, arrive, now);
             }
             None => self.transmit(ld, id, size, now, tx_start, now),
@@ -181,11 +181,11 @@ impl World {
     #[cold]
     #[inline(never)]
     pub(super) fn lost_to_outage(&mut self, ld: u32, id: PacketId, at: SimTime) {
-        let shaper = self.links[ld as usize].shaper as usize;
-        self.shapers[shaper].drops += 1;
+        let shaper = self.net.links[ld as usize].shaper as usize;
+        self.net.shapers[shaper].drops += 1;
         let p = self.packets.remove(id);
-        self.dir_stats(&p).lost_error += 1;
-        self.record_drop_at(ld, &p, DropCause::Outage, at);
+        self.ep.dir_stats(&p).lost_error += 1;
+        self.rec.drop_at(ld, &p, DropCause::Outage, at);
     }
 
     /// Sets packet `id`'s next hop beyond link direction `ld` (and asks for
@@ -198,18 +198,18 @@ impl World {
         // that the link the packet takes next (or, at its destination, the
         // reverse of this one: a host's one link, over which a reply most
         // likely leaves) can be asked for from memory a hop ahead.
-        let to = self.links[ld as usize].to;
+        let to = self.net.links[ld as usize].to;
         p.next_hop = if to == p.dst {
             NO_ROUTE
         } else {
-            self.nodes[to as usize].routes.next(p.dst)
+            self.net.nodes[to as usize].routes.next(p.dst)
         };
         let ahead = if p.next_hop == NO_ROUTE {
             ld ^ 1
         } else {
             p.next_hop
         };
-        if let Some(l) = self.links.get(ahead as usize) {
+        if let Some(l) = self.net.links.get(ahead as usize) {
             prefetch_bytes(l, LinkDir::HOT_BYTES);
         }
         size
@@ -231,7 +231,7 @@ impl World {
         tx_start: SimTime,
         admitted: SimTime,
     ) {
-        let l = &self.links[ld as usize];
+        let l = &self.net.links[ld as usize];
         let done = tx_start + l.tx_time(size as u64);
         let arrive = done + l.delay;
         self.transmit_until(ld, id, size, queued, tx_start, done, arrive, admitted);
@@ -255,7 +255,7 @@ impl World {
         arrive: SimTime,
         admitted: SimTime,
     ) {
-        let l = &mut self.links[ld as usize];
+        let l = &mut self.net.links[ld as usize];
         l.busy_until = done;
         // Counted (and captured) only if it starts before the run ends.
         let started = tx_start <= self.horizon;
@@ -263,9 +263,9 @@ impl World {
             l.tx_packets += 1;
             l.tx_bytes += size as u64;
             l.busy_ns += (done.min(self.horizon) - tx_start).as_nanos();
-            if let Some(tr) = &mut self.sojourn_trace {
+            if let Some(tr) = &mut self.rec.sojourn_trace {
                 record_sojourn_sample(&mut tr[ld as usize], tx_start, tx_start - queued);
-                self.series_samples += 1;
+                self.rec.series_samples += 1;
             }
             if tx_start > queued {
                 let wait = (tx_start - queued).as_nanos();
@@ -292,14 +292,14 @@ impl World {
             },
             admitted,
         );
-        if started && self.pcap_tx {
+        if started && self.rec.pcap_tx {
             self.capture(ld, id, tx_start);
         }
     }
 
     pub(super) fn arrive(&mut self, ld: u32, id: PacketId) {
         let now = self.now;
-        let l = &mut self.links[ld as usize];
+        let l = &mut self.net.links[ld as usize];
         if let Some(em) = &mut l.error {
             match em.receive(now, self.packets.get(id)) {
                 Fate::Now => {}
@@ -318,9 +318,9 @@ impl World {
     #[cold]
     #[inline(never)]
     fn lost_to_error(&mut self, ld: u32, id: PacketId) {
-        self.links[ld as usize].stats.drops_error += 1;
+        self.net.links[ld as usize].stats.drops_error += 1;
         let p = self.packets.remove(id);
-        self.dir_stats(&p).lost_error += 1;
+        self.ep.dir_stats(&p).lost_error += 1;
         self.record_drop(ld, &p, DropCause::Error);
     }
 
@@ -330,8 +330,8 @@ impl World {
     #[inline(always)]
     pub(super) fn received(&mut self, ld: u32, id: PacketId) {
         let now = self.now;
-        let node = self.links[ld as usize].to;
-        if self.pcap_rx {
+        let node = self.net.links[ld as usize].to;
+        if self.rec.pcap_rx {
             self.capture(ld, id, now);
         }
         let p = self.packets.get(id);
@@ -349,7 +349,7 @@ impl World {
     #[inline(never)]
     fn arq_arrival(&mut self, ld: u32, id: PacketId) {
         let now = self.now;
-        let l = &mut self.links[ld as usize];
+        let l = &mut self.net.links[ld as usize];
         let Some(ErrorModel::Arq(a)) = l.error.as_deref_mut() else {
             unreachable!("an ARQ arrival comes from an ARQ link")
         };
@@ -373,7 +373,8 @@ impl World {
     #[inline(never)]
     fn reorder_arrival(&mut self, ld: u32, id: PacketId) {
         let now = self.now;
-        let Some(ErrorModel::Reordered(r)) = self.links[ld as usize].error.as_deref_mut() else {
+        let Some(ErrorModel::Reordered(r)) = self.net.links[ld as usize].error.as_deref_mut()
+        else {
             unreachable!("a reordering arrival comes from a reordering link")
         };
         let out = r.reorder.arrival(id, now);
@@ -388,7 +389,8 @@ impl World {
     /// A held packet's longest wait is over: on, if no later packets
     /// released it already.
     pub(super) fn unhold(&mut self, ld: u32, tag: u32) {
-        let Some(ErrorModel::Reordered(r)) = self.links[ld as usize].error.as_deref_mut() else {
+        let Some(ErrorModel::Reordered(r)) = self.net.links[ld as usize].error.as_deref_mut()
+        else {
             unreachable!("a held packet comes from a reordering link")
         };
         if let Some(id) = r.reorder.timed_out(tag) {
@@ -409,7 +411,7 @@ impl World {
             return self.put(ld, id, size, tx_start, plan);
         }
         // Lost to a schedule's outage: the packets held behind it go on.
-        let Some(ErrorModel::Arq(a)) = self.links[ld as usize].error.as_deref_mut() else {
+        let Some(ErrorModel::Arq(a)) = self.net.links[ld as usize].error.as_deref_mut() else {
             unreachable!("a retransmission comes from an ARQ link")
         };
         for id in a.arq.abandon(id, now) {
@@ -417,18 +419,12 @@ impl World {
         }
     }
 
-    /// The counters of the direction `p` travels in.
-    #[inline]
-    pub(super) fn dir_stats(&mut self, p: &Packet) -> &mut DirStats {
-        self.flows[p.flow as usize].dir_stats(p.src)
-    }
-
     /// A verdict other than enqueue: marks the packet, or drops it (then
     /// true).
     #[cold]
     #[inline(never)]
     fn refused(&mut self, ld: u32, id: PacketId, verdict: Verdict) -> bool {
-        let l = &mut self.links[ld as usize];
+        let l = &mut self.net.links[ld as usize];
         match verdict {
             Verdict::Enqueue => false,
             Verdict::Mark => {
@@ -445,7 +441,7 @@ impl World {
                     DropCause::Aqm
                 };
                 let p = self.packets.remove(id);
-                self.dir_stats(&p).lost_queue += 1;
+                self.ep.dir_stats(&p).lost_queue += 1;
                 self.record_drop(ld, &p, cause);
                 true
             }

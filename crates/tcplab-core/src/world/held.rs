@@ -39,7 +39,7 @@ impl World {
             // One flow per connection and direction.
             hash: p.flow.wrapping_mul(2) | (p.src > p.dst) as u32,
         };
-        let l = &mut self.links[ld as usize];
+        let l = &mut self.net.links[ld as usize];
         let before = l.queue.waiting();
         let device = l.device;
         // The device asked the emptied discipline for a packet as soon as
@@ -47,10 +47,10 @@ impl World {
         // CoDel's dropping state, and retires FQ-CoDel's emptied flows).
         let room = device > 0 && l.queue.device_room_at(device).is_none_or(|t| t <= now);
         if room && l.queue.qdisc().waiting().0 == 0 {
-            let none = l.queue.qdisc_mut().take(now, &mut self.held_drops);
+            let none = l.queue.qdisc_mut().take(now, &mut self.net.held_drops);
             debug_assert!(none.is_none());
         }
-        l.queue.qdisc_mut().offer(q, &mut self.held_drops);
+        l.queue.qdisc_mut().offer(q, &mut self.net.held_drops);
         // An idle link sends at once: the packet passes through the
         // discipline (which sees it leave after no wait) without counting
         // in the queue, as it would not behind a drop-tail. An idle trace
@@ -58,11 +58,11 @@ impl World {
         // room, the packet goes down to it at once.
         let mut idle = l.busy_until <= now || room;
         if idle && l.shaper != NO_SHAPER {
-            l.busy_until = self.shapers[l.shaper as usize].idle_start(now);
+            l.busy_until = self.net.shapers[l.shaper as usize].idle_start(now);
             idle = l.busy_until <= now;
         }
         let out = if idle {
-            l.queue.qdisc_mut().take(now, &mut self.held_drops)
+            l.queue.qdisc_mut().take(now, &mut self.net.held_drops)
         } else {
             None
         };
@@ -81,7 +81,7 @@ impl World {
     /// so no arrival would bring the link up to date then.
     #[inline(always)]
     pub(super) fn wake_held(&mut self, ld: u32) {
-        if self.links[ld as usize].shaper != NO_SHAPER {
+        if self.net.links[ld as usize].shaper != NO_SHAPER {
             self.wake_shaped(ld);
         }
     }
@@ -89,11 +89,11 @@ impl World {
     /// [`Self::wake_held`] for a link direction driven by a capacity trace.
     #[inline(never)]
     fn wake_shaped(&mut self, ld: u32) {
-        let l = &self.links[ld as usize];
+        let l = &self.net.links[ld as usize];
         if l.queue.qdisc().waiting().0 == 0 {
             return;
         }
-        let t = &mut self.shapers[l.shaper as usize];
+        let t = &mut self.net.shapers[l.shaper as usize];
         if t.wake < l.busy_until && l.busy_until < SimTime::MAX {
             t.wake = l.busy_until;
             self.queue.push(l.busy_until, Event::Dequeue { ld });
@@ -105,11 +105,11 @@ impl World {
     /// the one before (or, over a device queue, when the device has room).
     #[inline(always)]
     pub(super) fn advance_held(&mut self, ld: u32, now: SimTime) {
-        if self.links[ld as usize].device > 0 {
+        if self.net.links[ld as usize].device > 0 {
             return self.advance_device(ld, now);
         }
         loop {
-            let l = &self.links[ld as usize];
+            let l = &self.net.links[ld as usize];
             let at = l.busy_until;
             if at > now || l.queue.qdisc().waiting().0 == 0 {
                 return self.wake_held(ld);
@@ -126,7 +126,7 @@ impl World {
     #[inline(never)]
     fn advance_device(&mut self, ld: u32, now: SimTime) {
         loop {
-            let l = &self.links[ld as usize];
+            let l = &self.net.links[ld as usize];
             if l.queue.qdisc().waiting().0 == 0 {
                 break;
             }
@@ -145,7 +145,7 @@ impl World {
     /// The packets of `ld`'s device queue that started by `at`, the
     /// discipline's counted in the queue above them.
     fn device_departures(&mut self, ld: u32, at: SimTime) {
-        let q = &self.links[ld as usize].queue;
+        let q = &self.net.links[ld as usize].queue;
         if q.due(at) {
             let above = q.qdisc().waiting();
             self.departures::<true>(ld, at, above);
@@ -155,9 +155,9 @@ impl World {
     /// Takes the packet to send at `at` from `ld`'s discipline and puts it
     /// on the wire.
     fn dequeue_held(&mut self, ld: u32, at: SimTime) {
-        let l = &mut self.links[ld as usize];
+        let l = &mut self.net.links[ld as usize];
         let before = l.queue.waiting();
-        let out = l.queue.qdisc_mut().take(at, &mut self.held_drops);
+        let out = l.queue.qdisc_mut().take(at, &mut self.net.held_drops);
         if let Some(q) = out {
             self.send_held(ld, q, at);
         }
@@ -168,10 +168,10 @@ impl World {
     #[inline(always)]
     fn send_held(&mut self, ld: u32, q: Queued, at: SimTime) {
         if q.ce {
-            self.links[ld as usize].stats.marks += 1;
+            self.net.links[ld as usize].stats.marks += 1;
             self.packets.get_mut(q.id).ecn = Ecn::Ce;
         }
-        let l = &self.links[ld as usize];
+        let l = &self.net.links[ld as usize];
         let shaper = l.shaper;
         if shaper == NO_SHAPER {
             // Handed to a device queue, it starts when the link is done
@@ -181,8 +181,8 @@ impl World {
         }
         // A shaped link: from `at` as its plan allows; the next dequeue
         // comes when the link can start another packet.
-        let delay = self.links[ld as usize].delay;
-        let t = &mut self.shapers[shaper as usize];
+        let delay = self.net.links[ld as usize].delay;
+        let t = &mut self.net.shapers[shaper as usize];
         let Some(p) = t.plan_dequeued(at, q.size) else {
             return self.lost_to_outage(ld, q.id, at);
         };
@@ -191,7 +191,7 @@ impl World {
         self.transmit_until(
             ld, q.id, q.size, q.enqueued, p.tx_start, p.done, arrive, self.now,
         );
-        self.links[ld as usize].busy_until = next;
+        self.net.links[ld as usize].busy_until = next;
     }
 
     /// Accounts for what one call to `ld`'s discipline at `at` did: the
@@ -199,15 +199,15 @@ impl World {
     /// bytes).
     #[inline(always)]
     fn settle_held(&mut self, ld: u32, at: SimTime, before: (u64, u64)) {
-        if !self.held_drops.is_empty() {
+        if !self.net.held_drops.is_empty() {
             self.record_held_drops(ld);
         }
-        let l = &mut self.links[ld as usize];
+        let l = &mut self.net.links[ld as usize];
         let after = l.queue.waiting();
         if after != before {
             let (old, new) = (before.0 as usize, after.0 as usize);
             l.stats.note_queue(at, old, before.1, new);
-            self.record_queue_at(ld, at, new);
+            self.rec.queue_at(ld, at, new);
         }
     }
 
@@ -215,9 +215,9 @@ impl World {
     /// call (each at its own time).
     #[inline(never)]
     fn record_held_drops(&mut self, ld: u32) {
-        let mut dropped = std::mem::take(&mut self.held_drops);
+        let mut dropped = std::mem::take(&mut self.net.held_drops);
         for d in dropped.drain(..) {
-            let l = &mut self.links[ld as usize];
+            let l = &mut self.net.links[ld as usize];
             let cause = if d.why == QueueDrop::Overflow {
                 l.stats.drops_queue += 1;
                 DropCause::Queue
@@ -226,19 +226,19 @@ impl World {
                 DropCause::Aqm
             };
             let p = self.packets.remove(d.id);
-            self.dir_stats(&p).lost_queue += 1;
-            self.record_drop_at(ld, &p, cause, d.at);
+            self.ep.dir_stats(&p).lost_queue += 1;
+            self.rec.drop_at(ld, &p, cause, d.at);
         }
-        self.held_drops = dropped;
+        self.net.held_drops = dropped;
     }
 
     /// The packet arriving now at the far end of `ld`, after the dequeues
     /// due by now; schedules the arrival of the next one when the engine
     /// could not (it was not on the wire yet when this arrival popped).
     pub(super) fn pop_arrival_held(&mut self, ld: u32, now: SimTime) -> InFlight {
-        let followed = self.links[ld as usize].queue.second().is_some();
+        let followed = self.net.links[ld as usize].queue.second().is_some();
         self.advance_held(ld, now);
-        let q = &mut self.links[ld as usize].queue;
+        let q = &mut self.net.links[ld as usize].queue;
         let e = q.pop_arrival().expect("an arrival has a packet");
         if !followed {
             if let Some(next) = q.front() {

@@ -48,23 +48,23 @@ impl World {
     #[inline(never)]
     pub(super) fn prefetch_timers(&self) {
         if let Some((_, Event::Timer { flow, .. })) = self.queue.upcoming_timer(1) {
-            prefetch_bytes(&self.flows[flow as usize], Flow::HOT_BYTES);
-            prefetch(&self.timers[flow as usize]);
+            prefetch_bytes(&self.ep.flows[flow as usize], Flow::HOT_BYTES);
+            prefetch(&self.ep.timers[flow as usize]);
         }
         let Some((at, Event::Timer { flow, kind, gen })) = self.queue.upcoming_timer(0) else {
             return;
         };
-        let slots = &self.timers[flow as usize];
+        let slots = &self.ep.timers[flow as usize];
         let k = kind as usize;
         if slots.gen[k] == gen && slots.deadline[k] <= at {
-            let f = &self.flows[flow as usize];
+            let f = &self.ep.flows[flow as usize];
             if let App::Tcp(i) = f.app {
-                if let Some(t) = self.tcps.get(i as usize) {
+                if let Some(t) = self.ep.tcps.get(i as usize) {
                     prefetch(t);
                 }
             }
             let dir = (kind == TimerKind::DelayedAck) as usize;
-            if let Some(l) = self.links.get(f.egress[dir] as usize) {
+            if let Some(l) = self.net.links.get(f.egress[dir] as usize) {
                 prefetch_bytes(l, LinkDir::HOT_BYTES);
             }
         }

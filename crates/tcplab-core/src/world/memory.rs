@@ -71,13 +71,13 @@ fn secs(ns: u64) -> f64 {
 fn path(w: &World, first: u32, dst: u32) -> Vec<u32> {
     let mut out = Vec::new();
     let mut ld = first;
-    while ld != NO_ROUTE && out.len() <= w.links.len() {
+    while ld != NO_ROUTE && out.len() <= w.net.links.len() {
         out.push(ld);
-        let to = w.links[ld as usize].to;
+        let to = w.net.links[ld as usize].to;
         if to == dst {
             break;
         }
-        ld = w.nodes[to as usize].routes.next(dst);
+        ld = w.net.nodes[to as usize].routes.next(dst);
     }
     out
 }
@@ -87,13 +87,13 @@ fn path(w: &World, first: u32, dst: u32) -> Vec<u32> {
 /// TCP flow the latest time the scenario names.
 fn active_ns(w: &World) -> Vec<u64> {
     let horizon = w.end.map(|e| e.as_nanos()).unwrap_or_else(|| {
-        w.flows
+        w.ep.flows
             .iter()
             .map(|f| f.stop.unwrap_or(f.start).as_nanos())
             .max()
             .unwrap_or(0)
     });
-    w.flows
+    w.ep.flows
         .iter()
         .map(|f| {
             let start = f.start.as_nanos();
@@ -115,7 +115,7 @@ fn active_ns(w: &World) -> Vec<u64> {
 /// Packets a UDP source can have in flight at once, and the link (with
 /// whether its queue, not its delay, holds the most) where they pile up.
 fn udp_in_flight(w: &World, i: usize, active: u64) -> (u64, Option<(u32, bool)>) {
-    let f = &w.flows[i];
+    let f = &w.ep.flows[i];
     let App::Cbr(c) = &f.app else {
         return (0, None);
     };
@@ -128,7 +128,7 @@ fn udp_in_flight(w: &World, i: usize, active: u64) -> (u64, Option<(u32, bool)>)
     let mut held: u64 = 0;
     let mut worst = (0u64, None);
     for ld in path(w, f.egress[0], f.dst) {
-        let l = &w.links[ld as usize];
+        let l = &w.net.links[ld as usize];
         let tx = l.rate.tx_time(wire).as_nanos().max(1);
         let queue = if spacing < tx {
             l.queue
@@ -151,7 +151,11 @@ fn udp_in_flight(w: &World, i: usize, active: u64) -> (u64, Option<(u32, bool)>)
 
 /// Segments per second a link direction can carry at the given IP size.
 fn packet_rate(w: &World, ld: u32, size: u64) -> f64 {
-    1e9 / w.links[ld as usize].rate.tx_time(size).as_nanos().max(1) as f64
+    1e9 / w.net.links[ld as usize]
+        .rate
+        .tx_time(size)
+        .as_nanos()
+        .max(1) as f64
 }
 
 /// The parts of the estimate, largest concerns first.
@@ -168,9 +172,18 @@ fn estimate(w: &World) -> Vec<Part> {
         ),
     }];
     let active = active_ns(w);
-    let link_name = |ld: u32| &w.link_names[w.links[ld as usize].link as usize];
+    parts.extend(udp_part(w, &active));
+    parts.extend(interval_part(w, &active));
+    if !w.scenario.trace.is_empty() {
+        trace_parts(w, &active, &mut parts);
+    }
+    parts
+}
 
-    // ---- UDP packets piling up ---------------------------------------------
+/// UDP packets piling up: all flows' together, named by the worst one's
+/// link.
+fn udp_part(w: &World, active: &[u64]) -> Option<Part> {
+    let link_name = |ld: u32| &w.net.link_names[w.net.links[ld as usize].link as usize];
     let mut udp_packets = 0u64;
     let mut udp_worst: (u64, Option<(usize, u32, bool)>) = (0, None);
     for (i, &a) in active.iter().enumerate() {
@@ -181,10 +194,10 @@ fn estimate(w: &World) -> Vec<Part> {
         }
     }
     if let Some((i, ld, by_queue)) = udp_worst.1 {
-        let l = &w.links[ld as usize];
+        let l = &w.net.links[ld as usize];
         let (field, why) = if by_queue {
             (
-                format!("links[{}].queue", w.link_entries[l.link as usize]),
+                format!("links[{}].queue", w.net.link_entries[l.link as usize]),
                 match l.device {
                     0 => format!("whose queue holds {}", l.queue.qdisc().describe()),
                     d => format!(
@@ -195,83 +208,110 @@ fn estimate(w: &World) -> Vec<Part> {
             )
         } else {
             (
-                format!("links[{}].delay", w.link_entries[l.link as usize]),
+                format!("links[{}].delay", w.net.link_entries[l.link as usize]),
                 format!(
                     "whose delay of {} holds every packet sent meanwhile",
                     l.delay
                 ),
             )
         };
-        parts.push(Part {
+        return Some(Part {
             bytes: udp_packets.saturating_mul(PACKET_BYTES),
             field,
             what: format!(
                 "{} UDP packets in flight at once (flow '{}' on link '{}', {why})",
                 grouped(udp_packets as f64),
-                w.flows[i].name,
+                w.ep.flows[i].name,
                 link_name(ld)
             ),
         });
     }
+    None
+}
 
-    // ---- per-interval rows -------------------------------------------------
-    if let Some(iv) = w.scenario.interval {
-        let horizon = w
-            .end
-            .map(|e| e.as_nanos())
-            .unwrap_or_else(|| active.iter().copied().max().unwrap_or(0));
-        let rows = (w.flows.len() as u64).saturating_mul(horizon.div_ceil(iv.as_nanos()));
-        parts.push(Part {
-            bytes: rows.saturating_mul(INTERVAL_ROW_BYTES),
-            field: "interval".into(),
-            what: format!(
-                "{} per-interval rows ({} flows, windows of {iv} over {:.3} s)",
-                grouped(rows as f64),
-                w.flows.len(),
-                secs(horizon)
-            ),
-        });
-    }
+/// The per-interval rows.
+fn interval_part(w: &World, active: &[u64]) -> Option<Part> {
+    let iv = w.scenario.interval?;
+    let horizon = w
+        .end
+        .map(|e| e.as_nanos())
+        .unwrap_or_else(|| active.iter().copied().max().unwrap_or(0));
+    let rows = (w.ep.flows.len() as u64).saturating_mul(horizon.div_ceil(iv.as_nanos()));
+    Some(Part {
+        bytes: rows.saturating_mul(INTERVAL_ROW_BYTES),
+        field: "interval".into(),
+        what: format!(
+            "{} per-interval rows ({} flows, windows of {iv} over {:.3} s)",
+            grouped(rows as f64),
+            w.ep.flows.len(),
+            secs(horizon)
+        ),
+    })
+}
 
-    // ---- recorded series and logs ------------------------------------------
-    let trace = &w.scenario.trace;
-    if trace.is_empty() {
-        return parts;
-    }
-    // Each TCP flow's slowest link (data direction); flows that share it
-    // share its packet rate.
-    let mut bottleneck_rate: BTreeMap<u32, f64> = BTreeMap::new();
-    let mut bottleneck_time: BTreeMap<u32, u64> = BTreeMap::new();
-    let mut flow_bottleneck = vec![NO_ROUTE; w.flows.len()];
+/// Each TCP flow's slowest link (data direction), and what flows through
+/// the bottlenecks.
+struct Bottlenecks {
+    /// Per bottleneck, its packet rate and the longest active time of the
+    /// flows through it.
+    rate: BTreeMap<u32, f64>,
+    time: BTreeMap<u32, u64>,
+    /// Per flow, its bottleneck (`NO_ROUTE` for none or a UDP flow).
+    of_flow: Vec<u32>,
+    /// The most series a TCP flow records.
+    tcp_series: u64,
+    /// The fewest segments per ACK among the flows (delayed ACK).
+    per_ack: f64,
+}
+
+/// Each TCP flow's slowest link (data direction); flows that share it
+/// share its packet rate.
+fn bottlenecks(w: &World, active: &[u64]) -> Bottlenecks {
+    let mut rate: BTreeMap<u32, f64> = BTreeMap::new();
+    let mut time: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut of_flow = vec![NO_ROUTE; w.ep.flows.len()];
     let mut tcp_series = 0u64;
     // The fewest segments per ACK among the flows (delayed ACK).
     let mut per_ack = f64::INFINITY;
-    for (i, f) in w.flows.iter().enumerate() {
+    for (i, f) in w.ep.flows.iter().enumerate() {
         let App::Tcp(t) = f.app else { continue };
-        let t = &w.tcps[t as usize];
+        let t = &w.ep.tcps[t as usize];
         let size = (t.snd.mss() + (IPV4_HEADER + TCP_HEADER) as u64).max(1);
         let p = path(w, f.egress[0], f.dst);
-        let Some(&b) = p.iter().min_by_key(|&&ld| (w.links[ld as usize].rate, ld)) else {
+        let Some(&b) = p
+            .iter()
+            .min_by_key(|&&ld| (w.net.links[ld as usize].rate, ld))
+        else {
             continue;
         };
-        flow_bottleneck[i] = b;
+        of_flow[i] = b;
         let r = packet_rate(w, b, size);
-        let e = bottleneck_rate.entry(b).or_insert(r);
+        let e = rate.entry(b).or_insert(r);
         *e = e.max(r);
-        let tm = bottleneck_time.entry(b).or_insert(0);
+        let tm = time.entry(b).or_insert(0);
         *tm = (*tm).max(active[i]);
         tcp_series = tcp_series.max(t.series.len() as u64);
         per_ack = per_ack.min(t.snd.config().delayed_ack as f64);
     }
+    Bottlenecks {
+        rate,
+        time,
+        of_flow,
+        tcp_series,
+        per_ack,
+    }
+}
+
+/// The recorded series and logs.
+fn trace_parts(w: &World, active: &[u64], parts: &mut Vec<Part>) {
+    let b = bottlenecks(w, active);
+    let (tcp_series, per_ack) = (b.tcp_series, b.per_ack);
     // Segments over the run through all bottlenecks.
-    let tcp_segments: f64 = bottleneck_rate
-        .iter()
-        .map(|(b, r)| r * secs(bottleneck_time[b]))
-        .sum();
+    let tcp_segments: f64 = b.rate.iter().map(|(l, r)| r * secs(b.time[l])).sum();
     let udp_sent: f64 =
-        w.flows
+        w.ep.flows
             .iter()
-            .zip(&active)
+            .zip(active)
             .map(|(f, &a)| match &f.app {
                 App::Cbr(c) => ((a / c.interval.as_nanos().max(1)) as f64)
                     .min(c.count.unwrap_or(u64::MAX) as f64),
@@ -290,61 +330,7 @@ fn estimate(w: &World) -> Vec<Part> {
             ),
         });
     }
-    // Samples per packet and link: two for the queue (its arrival and its
-    // departure), one for the sojourn.
-    let per_packet = 2.0 * w.scenario.traces(TraceKind::Queue) as u8 as f64
-        + w.scenario.traces(TraceKind::Sojourn) as u8 as f64;
-    if per_packet > 0.0 {
-        // Packets through each link direction: at most its own rate, and at
-        // most what the flows crossing it send, each TCP flow its fair share
-        // of its bottleneck (and an ACK per delayed-ACK count of segments).
-        let mut sharing: BTreeMap<u32, f64> = BTreeMap::new();
-        for &b in &flow_bottleneck {
-            if b != NO_ROUTE {
-                *sharing.entry(b).or_insert(0.0) += 1.0;
-            }
-        }
-        let mut offered = vec![0.0f64; w.links.len()];
-        for (i, f) in w.flows.iter().enumerate() {
-            match &f.app {
-                &App::Tcp(t) => {
-                    let t = &w.tcps[t as usize];
-                    let b = flow_bottleneck[i];
-                    if b == NO_ROUTE {
-                        continue;
-                    }
-                    let share = bottleneck_rate[&b] / sharing[&b];
-                    for ld in path(w, f.egress[0], f.dst) {
-                        offered[ld as usize] += share;
-                    }
-                    let acks = share / t.snd.config().delayed_ack as f64;
-                    for ld in path(w, f.egress[1], f.src) {
-                        offered[ld as usize] += acks;
-                    }
-                }
-                App::Cbr(c) => {
-                    for ld in path(w, f.egress[0], f.dst) {
-                        offered[ld as usize] += 1e9 / c.interval.as_nanos().max(1) as f64;
-                    }
-                }
-            }
-        }
-        let horizon = secs(active.iter().copied().max().unwrap_or(0));
-        let samples: f64 = offered
-            .iter()
-            .enumerate()
-            .map(|(ld, &r)| per_packet * r.min(packet_rate(w, ld as u32, 40)) * horizon)
-            .sum();
-        parts.push(Part {
-            bytes: (samples * SAMPLE_BYTES as f64) as u64,
-            field: "trace".into(),
-            what: format!(
-                "about {} samples of the queue and sojourn series (per packet and link: two \
-                 and one)",
-                grouped(samples)
-            ),
-        });
-    }
+    parts.extend(link_series_part(w, active, &b));
     if w.scenario.traces(TraceKind::Drops) {
         // At most every packet; a run drops a small share, so this is an
         // upper estimate that only very long runs approach.
@@ -366,7 +352,66 @@ fn estimate(w: &World) -> Vec<Part> {
             what: format!("the TCP event log (about {} events)", grouped(events)),
         });
     }
-    parts
+}
+
+/// The queue and sojourn series.
+fn link_series_part(w: &World, active: &[u64], b: &Bottlenecks) -> Option<Part> {
+    // Samples per packet and link: two for the queue (its arrival and its
+    // departure), one for the sojourn.
+    let per_packet = 2.0 * w.scenario.traces(TraceKind::Queue) as u8 as f64
+        + w.scenario.traces(TraceKind::Sojourn) as u8 as f64;
+    if per_packet <= 0.0 {
+        return None;
+    }
+    // Packets through each link direction: at most its own rate, and at
+    // most what the flows crossing it send, each TCP flow its fair share
+    // of its bottleneck (and an ACK per delayed-ACK count of segments).
+    let mut sharing: BTreeMap<u32, f64> = BTreeMap::new();
+    for &l in &b.of_flow {
+        if l != NO_ROUTE {
+            *sharing.entry(l).or_insert(0.0) += 1.0;
+        }
+    }
+    let mut offered = vec![0.0f64; w.net.links.len()];
+    for (i, f) in w.ep.flows.iter().enumerate() {
+        match &f.app {
+            &App::Tcp(t) => {
+                let t = &w.ep.tcps[t as usize];
+                let l = b.of_flow[i];
+                if l == NO_ROUTE {
+                    continue;
+                }
+                let share = b.rate[&l] / sharing[&l];
+                for ld in path(w, f.egress[0], f.dst) {
+                    offered[ld as usize] += share;
+                }
+                let acks = share / t.snd.config().delayed_ack as f64;
+                for ld in path(w, f.egress[1], f.src) {
+                    offered[ld as usize] += acks;
+                }
+            }
+            App::Cbr(c) => {
+                for ld in path(w, f.egress[0], f.dst) {
+                    offered[ld as usize] += 1e9 / c.interval.as_nanos().max(1) as f64;
+                }
+            }
+        }
+    }
+    let horizon = secs(active.iter().copied().max().unwrap_or(0));
+    let samples: f64 = offered
+        .iter()
+        .enumerate()
+        .map(|(ld, &r)| per_packet * r.min(packet_rate(w, ld as u32, 40)) * horizon)
+        .sum();
+    Some(Part {
+        bytes: (samples * SAMPLE_BYTES as f64) as u64,
+        field: "trace".into(),
+        what: format!(
+            "about {} samples of the queue and sojourn series (per packet and link: two \
+             and one)",
+            grouped(samples)
+        ),
+    })
 }
 
 /// Refuses a scenario whose estimated memory exceeds its budget, naming the
@@ -405,10 +450,10 @@ pub(super) fn check_estimate(w: &World) -> Result<()> {
 /// and what grows, counted as the estimate counts it.
 pub(super) fn in_use(w: &World) -> (u64, [(&'static str, u64); 5]) {
     let packets = slab_bytes(&w.packets);
-    let series = w.series_samples.saturating_mul(SAMPLE_BYTES);
-    let logs = w.drop_log.as_ref().map_or(0, |l| l.len() as u64) * DROP_BYTES
-        + w.event_log.as_ref().map_or(0, |l| l.len() as u64) * EVENT_BYTES;
-    let intervals = w.interval_buckets.saturating_mul(INTERVAL_ROW_BYTES);
+    let series = w.rec.series_samples.saturating_mul(SAMPLE_BYTES);
+    let logs = w.rec.drop_log.as_ref().map_or(0, |l| l.len() as u64) * DROP_BYTES
+        + w.rec.event_log.as_ref().map_or(0, |l| l.len() as u64) * EVENT_BYTES;
+    let intervals = w.ep.interval_buckets.saturating_mul(INTERVAL_ROW_BYTES);
     let parts = [
         ("the network", w.built.bytes),
         ("packets in flight", packets),

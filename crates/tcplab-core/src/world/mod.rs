@@ -13,9 +13,11 @@ use std::path::Path;
 mod build;
 mod endpoints;
 mod flow;
+mod flow_table;
 mod forward;
 mod held;
 mod layout;
+mod link_table;
 mod memory;
 mod recording;
 mod results;
@@ -83,17 +85,13 @@ pub struct World {
     horizon: SimTime,
     queue: EventQueue,
     packets: Slab<Packet>,
-    nodes: Vec<Node>,
-    /// Link directions: index `2 * link + dir`, dir 0 is a -> b.
-    links: Vec<LinkDir>,
-    link_names: Vec<String>,
-    /// Per link, its entry in the scenario's `links` (for messages).
-    link_entries: Vec<u32>,
-    flows: Vec<Flow>,
-    /// The TCP connections, indexed by their flows' `App::Tcp`.
-    tcps: Vec<TcpFlow>,
-    /// Timer slots per flow.
-    timers: Vec<FlowTimers>,
+    /// The links, their queues and the routes.
+    net: Network,
+    /// The flows: their applications, connections, timers and counters.
+    ep: Endpoints,
+    /// What the run records besides the counters: series, logs, packet
+    /// traces.
+    rec: Recording,
     events: u64,
     /// When the last event that did something happened.
     last_activity: SimTime,
@@ -101,6 +99,49 @@ pub struct World {
     finished_at: Option<SimTime>,
     /// The scenario with every default filled in.
     scenario: Scenario,
+    /// The scenario's memory budget, bytes (see [`memory`]).
+    budget: u64,
+    /// What the built network is estimated to hold (counted in the budget).
+    built: crate::scenario::budget::Built,
+    /// The scenario's `delay_percentiles`: every link direction's sojourn
+    /// and every flow's delay distribution.
+    delay_percentiles: bool,
+}
+
+/// The network: nodes and their routes, link directions with their queues
+/// and shapers.
+struct Network {
+    nodes: Vec<Node>,
+    /// Link directions: index `2 * link + dir`, dir 0 is a -> b.
+    links: Vec<LinkDir>,
+    link_names: Vec<String>,
+    /// Per link, its entry in the scenario's `links` (for messages).
+    link_entries: Vec<u32>,
+    /// The trace-driven link directions' state ([`LinkDir::shaper`]).
+    shapers: Vec<Shaper>,
+    /// Reused buffer for the packets a discipline that holds its queue
+    /// drops at one call.
+    held_drops: Vec<Dropped>,
+}
+
+/// The endpoints: the flows, their TCP connections, timer slots and
+/// per-flow counters.
+struct Endpoints {
+    flows: Vec<Flow>,
+    /// The TCP connections, indexed by their flows' `App::Tcp`.
+    tcps: Vec<TcpFlow>,
+    /// Timer slots per flow.
+    timers: Vec<FlowTimers>,
+    /// Per flow, a TCP transfer's completion time alone on its path.
+    ideal: Vec<Option<SimDuration>>,
+    /// Reused buffer for the segments a TCP endpoint emits.
+    scratch: Vec<TcpHeader>,
+    /// Per-interval counters allocated so far, over all flows.
+    interval_buckets: u64,
+}
+
+/// The recording: time series, drop and event logs, packet traces.
+struct Recording {
     /// Per link direction, when `trace` asks for "queue": (times, lengths).
     queue_trace: Option<Vec<(Vec<u64>, Vec<f64>)>>,
     /// Per link direction, when `trace` asks for "sojourn": (transmission
@@ -110,38 +151,20 @@ pub struct World {
     drop_log: Option<Vec<DropEntry>>,
     /// When `trace` asks for "events": (flow, event).
     event_log: Option<Vec<(u32, TcpEvent)>>,
-    /// Per flow, a TCP transfer's completion time alone on its path.
-    ideal: Vec<Option<SimDuration>>,
-    /// Reused buffer for the segments a TCP endpoint emits.
-    scratch: Vec<TcpHeader>,
-    /// Some connection records a time series / runs a user-written
-    /// controller. Checked before the per-flow fields, which sit on cache
-    /// lines of their own that a packet need not touch otherwise.
-    any_series: bool,
     /// Packet traces by link direction (empty when none is asked for).
     pcap: Vec<Option<PcapWriter>>,
+    /// Per flow: the options its SYNs carry, for encoding them.
+    flow_opts: Vec<FlowOptions>,
     /// Capture on reception (after the error model) rather than on transmission.
     pcap_rx: bool,
     /// Capture on transmission: some packet trace is open and `pcap_rx` is not set.
     pcap_tx: bool,
-    /// Per flow: the options its SYNs carry, for encoding them.
-    flow_opts: Vec<FlowOptions>,
-    /// The scenario's memory budget, bytes (see [`memory`]).
-    budget: u64,
-    /// What the built network is estimated to hold (counted in the budget).
-    built: crate::scenario::budget::Built,
     /// Samples recorded in time series so far (queue and TCP series).
     series_samples: u64,
-    /// Per-interval counters allocated so far, over all flows.
-    interval_buckets: u64,
-    /// Reused buffer for the packets a discipline that holds its queue
-    /// drops at one call.
-    held_drops: Vec<Dropped>,
-    /// The trace-driven link directions' state ([`LinkDir::shaper`]).
-    shapers: Vec<Shaper>,
-    /// The scenario's `delay_percentiles`: every link direction's sojourn
-    /// and every flow's delay distribution.
-    delay_percentiles: bool,
+    /// Some connection records a time series / runs a user-written
+    /// controller. Checked before the per-flow fields, which sit on cache
+    /// lines of their own that a packet need not touch otherwise.
+    any_series: bool,
 }
 
 /// Every this many events the run asks whether to stop (Ctrl-C) and checks
@@ -179,13 +202,13 @@ impl World {
     /// checked at the same points ([`Error::OutOfMemory`]).
     pub fn run_polled(&mut self, stop: &mut Poll<'_>) -> Result<()> {
         if let Some(spec) = self.scenario.pcap.clone() {
-            self.open_pcap(&spec)?;
+            self.rec.open_pcap(&spec, &self.net, &self.ep)?;
         }
         let started = std::time::Instant::now();
         loop {
             // An arrival's successor on the same link takes its place in the
             // event queue at once.
-            let links = &self.links;
+            let links = &self.net.links;
             let popped = self.queue.pop_and_follow(|ev| match *ev {
                 Event::Arrive { ld } => {
                     links[ld as usize].queue.second().map(|e| (e.arrive, e.seq))
@@ -206,11 +229,11 @@ impl World {
             }
             let acted = match ev {
                 Event::Arrive { ld } => {
-                    let e = if self.links[ld as usize].queue.holds() {
+                    let e = if self.net.links[ld as usize].queue.holds() {
                         self.pop_arrival_held(ld, t)
                     } else {
                         self.advance_link(ld, t);
-                        let q = &mut self.links[ld as usize].queue;
+                        let q = &mut self.net.links[ld as usize].queue;
                         q.pop_arrival().expect("an arrival has a packet")
                     };
                     debug_assert_eq!(e.arrive, t);
@@ -248,14 +271,14 @@ impl World {
         let finished = self.end.unwrap_or(self.last_activity);
         self.finished_at = Some(finished);
         // Queues up to date at the end: departures that happened by then.
-        for ld in 0..self.links.len() as u32 {
-            if self.links[ld as usize].queue.holds() {
+        for ld in 0..self.net.links.len() as u32 {
+            if self.net.links[ld as usize].queue.holds() {
                 self.advance_held(ld, finished);
             } else {
                 self.advance_link(ld, finished);
             }
         }
-        for w in self.pcap.iter_mut().flatten() {
+        for w in self.rec.pcap.iter_mut().flatten() {
             w.flush();
         }
         self.wall_seconds = started.elapsed().as_secs_f64();
@@ -301,7 +324,7 @@ impl World {
     /// results reach the caller meanwhile; a small one here, where a
     /// thread would cost more than the freeing.
     pub fn dispose(self) {
-        if self.flows.len() + self.links.len() < LARGE {
+        if self.ep.flows.len() + self.net.links.len() < LARGE {
             return;
         }
         let freeing = std::thread::Builder::new().name("tcplab-free".into());

@@ -7,13 +7,37 @@ use super::*;
 impl World {
     #[inline]
     pub(super) fn record_queue(&mut self, ld: u32, len: usize) {
-        self.record_queue_at(ld, self.now, len);
+        self.rec.queue_at(ld, self.now, len);
     }
 
-    /// As [`Self::record_queue`], for a change at `at` (a discipline that
+    #[inline]
+    pub(super) fn record_drop(&mut self, ld: u32, p: &Packet, cause: DropCause) {
+        self.rec.drop_at(ld, p, cause, self.now);
+    }
+
+    #[inline]
+    pub(super) fn capture(&mut self, ld: u32, id: PacketId, at: SimTime) {
+        if let Some(w) = &mut self.rec.pcap[ld as usize] {
+            let p = self.packets.get(id);
+            let f = p.flow as usize;
+            w.write(at, p, self.ep.flows[f].src, &self.rec.flow_opts[f]);
+        }
+    }
+
+    /// After a TCP endpoint acted, when something is recorded: its time
+    /// series and its event log ([`Recording::record_tcp`], out of line, so
+    /// that the packet path calls it as before with the world and the flow).
+    #[inline(never)]
+    pub(super) fn record_tcp(&mut self, flow: u32) {
+        self.rec.record_tcp(&mut self.ep, flow, self.now);
+    }
+}
+
+impl Recording {
+    /// A change of link direction `ld`'s queue at `at` (a discipline that
     /// holds its queue is brought up to date after the fact).
     #[inline(always)]
-    pub(super) fn record_queue_at(&mut self, ld: u32, at: SimTime, len: usize) {
+    pub(super) fn queue_at(&mut self, ld: u32, at: SimTime, len: usize) {
         if self.queue_trace.is_some() {
             self.push_queue_sample(ld, at, len);
         }
@@ -31,30 +55,30 @@ impl World {
         }
     }
 
+    /// A drop at `at`, in the drop log if one is kept.
     #[inline]
-    pub(super) fn record_drop(&mut self, ld: u32, p: &Packet, cause: DropCause) {
-        self.record_drop_at(ld, p, cause, self.now);
-    }
-
-    /// As [`Self::record_drop`], for a drop at `at`.
-    #[inline]
-    pub(super) fn record_drop_at(&mut self, ld: u32, p: &Packet, cause: DropCause, at: SimTime) {
+    pub(super) fn drop_at(&mut self, ld: u32, p: &Packet, cause: DropCause, at: SimTime) {
         if let Some(log) = &mut self.drop_log {
             alloc::push(log, (at, ld, p.flow, p.number, cause), "the drop log");
         }
     }
 
     /// Creates the trace files, before the first event.
-    pub(super) fn open_pcap(&mut self, spec: &PcapSpec) -> Result<()> {
+    pub(super) fn open_pcap(
+        &mut self,
+        spec: &PcapSpec,
+        net: &Network,
+        ep: &Endpoints,
+    ) -> Result<()> {
         let dir = Path::new(&spec.dir);
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::Io(format!("pcap.dir '{}': {e}", spec.dir)))?;
         self.pcap_rx = spec.capture == CapturePoint::Rx;
-        self.pcap = (0..self.links.len()).map(|_| None).collect();
+        self.pcap = (0..net.links.len()).map(|_| None).collect();
         // Names stay distinct on case-insensitive file systems too: a name
         // equal to an earlier one but for case gets the link's index.
         let mut taken = std::collections::HashSet::new();
-        let stems: Vec<String> = self
+        let stems: Vec<String> = net
             .link_names
             .iter()
             .enumerate()
@@ -67,8 +91,8 @@ impl World {
                 }
             })
             .collect();
-        for (ld, l) in self.links.iter().enumerate() {
-            let name = &self.link_names[l.link as usize];
+        for (ld, l) in net.links.iter().enumerate() {
+            let name = &net.link_names[l.link as usize];
             if spec.links.as_ref().is_some_and(|v| !v.contains(name)) {
                 continue;
             }
@@ -79,12 +103,12 @@ impl World {
             self.pcap[ld] = Some(w);
         }
         self.pcap_tx = !self.pcap_rx;
-        self.flow_opts = self
+        self.flow_opts = ep
             .flows
             .iter()
             .map(|f| match f.app {
                 App::Tcp(i) => {
-                    let c = self.tcps[i as usize].snd.config();
+                    let c = ep.tcps[i as usize].snd.config();
                     FlowOptions {
                         mss: c.mss.min(65_535) as u16,
                         wscale: c
@@ -100,24 +124,14 @@ impl World {
         Ok(())
     }
 
-    #[inline]
-    pub(super) fn capture(&mut self, ld: u32, id: PacketId, at: SimTime) {
-        if let Some(w) = &mut self.pcap[ld as usize] {
-            let p = self.packets.get(id);
-            let f = p.flow as usize;
-            w.write(at, p, self.flows[f].src, &self.flow_opts[f]);
-        }
-    }
-
     /// After a TCP endpoint acted, when something is recorded: its time
     /// series and its event log.
-    #[inline(never)]
-    pub(super) fn record_tcp(&mut self, flow: u32) {
-        let now = self.now;
-        let App::Tcp(i) = self.flows[flow as usize].app else {
+    #[inline]
+    fn record_tcp(&mut self, ep: &mut Endpoints, flow: u32, now: SimTime) {
+        let App::Tcp(i) = ep.flows[flow as usize].app else {
             return;
         };
-        let t = &mut self.tcps[i as usize];
+        let t = &mut ep.tcps[i as usize];
         if self.any_series && !t.series.is_empty() {
             let snd = &t.snd;
             let new_sample = snd.rtt().samples != t.rtt_samples;

@@ -19,15 +19,15 @@ fn a_marking_verdict_sets_ce_on_the_packet_and_counts_a_mark_not_a_drop() {
     let dir = std::env::temp_dir().join(format!("tcplab-mark-{}", std::process::id()));
     let extra = format!(r#", "pcap": {{"dir": "{}"}}"#, dir.display());
     let mut w = World::build(&two_hosts(&extra)).unwrap();
-    w.links[0].queue.set_qdisc(Qdisc::MarkAll);
+    w.net.links[0].queue.set_qdisc(Qdisc::MarkAll);
     w.run().unwrap();
-    let l = &w.links[0];
+    let l = &w.net.links[0];
     // Three times the link's rate offered: a drop-tail queue would drop;
     // this one marks every packet it admits, and admits them all.
-    assert_eq!(l.stats.marks, w.flows[0].stats.fwd.sent);
+    assert_eq!(l.stats.marks, w.ep.flows[0].stats.fwd.sent);
     assert!(l.stats.marks > 300);
     assert_eq!(l.stats.drops_queue, 0);
-    w.pcap[0].as_mut().unwrap().flush();
+    w.rec.pcap[0].as_mut().unwrap().flush();
     let bytes = std::fs::read(dir.join("a-b-0.pcap")).unwrap();
     // The first record's IPv4 header starts after the 24-byte file header
     // and the 16-byte record header; byte 1 holds the ECN field.
@@ -39,10 +39,10 @@ fn a_marking_verdict_sets_ce_on_the_packet_and_counts_a_mark_not_a_drop() {
 fn drop_tail_drops_what_it_cannot_hold() {
     let mut w = World::build(&two_hosts("")).unwrap();
     w.run().unwrap();
-    let l = &w.links[0];
+    let l = &w.net.links[0];
     // Three times its rate offered for a second: a third goes on the wire,
     // 100 wait, the rest is dropped.
-    let sent = w.flows[0].stats.fwd.sent;
+    let sent = w.ep.flows[0].stats.fwd.sent;
     assert!(
         l.stats.drops_queue > sent / 3,
         "{} of {sent}",
@@ -155,8 +155,8 @@ fn a_world_built_and_reported_on_two_threads_is_the_one_built_on_one() {
         let plan = crate::scenario::plan(&sc, &mut |_| None).unwrap();
         let mut w = World::from_plan_on(plan, two_threads).unwrap();
         w.run().unwrap();
-        assert!(w.links[0].stats.drops_aqm > 0 && w.links[0].stats.drops_error > 0);
-        assert_eq!(w.shapers.len(), 2, "both directions follow the trace");
+        assert!(w.net.links[0].stats.drops_aqm > 0 && w.net.links[0].stats.drops_error > 0);
+        assert_eq!(w.net.shapers.len(), 2, "both directions follow the trace");
         w.into_tables_on(two_threads).0
     };
     assert_eq!(bits(&run(true)), bits(&run(false)));

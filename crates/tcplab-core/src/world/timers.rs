@@ -62,7 +62,7 @@ impl World {
     /// Handles a timer event; false if it was stale or cancelled (a no-op).
     pub(super) fn timer(&mut self, flow: u32, kind: TimerKind, gen: u32) -> bool {
         let now = self.now;
-        let slots = &mut self.timers[flow as usize];
+        let slots = &mut self.ep.timers[flow as usize];
         let k = kind as usize;
         if slots.gen[k] != gen {
             return false; // superseded by an earlier deadline
@@ -76,11 +76,11 @@ impl World {
                 false
             }
             _ => {
-                let App::Tcp(i) = self.flows[flow as usize].app else {
+                let App::Tcp(i) = self.ep.flows[flow as usize].app else {
                     return false;
                 };
-                let t = &mut self.tcps[i as usize];
-                let mut out = std::mem::take(&mut self.scratch);
+                let t = &mut self.ep.tcps[i as usize];
+                let mut out = std::mem::take(&mut self.ep.scratch);
                 match kind {
                     TimerKind::Rto => {
                         t.snd.on_rto(now, &mut out);
@@ -95,17 +95,19 @@ impl World {
                         self.emit_tcp(flow, true, &mut out);
                     }
                 }
-                self.scratch = out;
+                self.ep.scratch = out;
                 self.after_tcp(flow);
                 true
             }
         }
     }
+}
 
+impl Endpoints {
     /// After a TCP endpoint acted: its timers' deadlines into the slots, and
     /// an earlier deadline into the event queue.
     #[inline]
-    pub(super) fn sync_timers(&mut self, flow: u32) {
+    pub(super) fn sync_timers(&mut self, queue: &mut EventQueue, flow: u32) {
         let App::Tcp(i) = self.flows[flow as usize].app else {
             return;
         };
@@ -119,7 +121,7 @@ impl World {
             let d = deadline.unwrap_or(NEVER);
             slots.deadline[kind as usize] = d;
             if d < slots.scheduled[kind as usize] {
-                slots.arm(&mut self.queue, flow, kind, d);
+                slots.arm(queue, flow, kind, d);
             }
         }
     }
