@@ -18,6 +18,8 @@ mod ideal;
 mod member;
 mod names;
 mod parse;
+mod plan_flows;
+mod plan_links;
 pub mod profile_rows;
 pub mod profile_table;
 mod rate;

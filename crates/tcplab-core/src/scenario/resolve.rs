@@ -277,14 +277,16 @@ fn config(f: &FlowSpec, options: RecoveryOptions) -> Result<Config> {
     })
 }
 
+/// Application edges: (time, has data).
+type Edges = Vec<(SimTime, bool)>;
+
 /// The flow's application (bulk unless set): its on/off edges and a
 /// transfer's size.
-#[allow(clippy::type_complexity)]
 fn application(
     f: &mut FlowSpec,
     entry: &str,
     p: &dyn Fn(&str) -> String,
-) -> Result<(Vec<(SimTime, bool)>, Option<u64>)> {
+) -> Result<(Edges, Option<u64>)> {
     let app = f.app.get_or_insert(crate::scenario::AppSpec {
         kind: AppKind::Bulk,
         size: None,
