@@ -46,6 +46,7 @@ def reference(s: dict) -> str:
                    f"{cell(default)} | {cell(f['meaning'])} | {cell(f['source'])} |\n")
     out.append("\nTCP defaults are read back from the resolver for a path with a 1500-byte "
                "MTU (the MSS follows the path's smallest MTU), under each settings profile.\n")
+    out += profile_defaults(s["profile_defaults"])
     out += ["\n## Recordings (`trace`)\n\n", "| name | records |\n", "|---|---|\n"]
     for t in s["traces"]:
         out.append(f"| `{t['name']}` | {cell(t['meaning'])} |\n")
@@ -64,6 +65,40 @@ def reference(s: dict) -> str:
     out.append(f"\nLoss recoveries: {', '.join(s['recoveries'])}. Queue disciplines: "
                f"{', '.join(s['queues'])}.\n")
     return "".join(out)
+
+
+def profile_default(d: dict) -> str:
+    """A cell of the profile table: a value, a rule (in italics) or none."""
+    if d["default"] is None:
+        return "none (unset)"
+    if d["rule"]:
+        return f"*{cell(d['default'])}*"
+    return cell(d["default"])
+
+
+def profile_defaults(t: dict) -> list[str]:
+    """The settings profiles' TCP defaults: one row per setting and profile, with its source."""
+    out = ["\n## TCP defaults by settings profile\n\n",
+           "Each settings profile's TCP defaults are one table in the core "
+           "(`crates/tcplab-core/src/scenario/profile_rows.rs`): one row per setting, holding its "
+           "value under each profile and the source it was read from. A flow's unset fields are "
+           "filled from its profile's column, then checked. A default in italics is a rule, "
+           "computed from the variant or from settings filled before it. `ns3 3.18` "
+           "(`profile = \"ns3\"` with `ns3_release = \"3.18\"`) is listed where that release "
+           "differs from ns-3 3.44.\n\n",
+           "| profile | defaults of |\n", "|---|---|\n"]
+    for c in t["columns"]:
+        out.append(f"| `{c['name']}` | {cell(c['summary'])} |\n")
+    out += ["\n| setting | profile | default | source |\n", "|---|---|---|---|\n"]
+    for r in t["rows"]:
+        name = f"`{r['field']}`"
+        if r["only_with_recovery"]:
+            name += f" (with recovery {r['only_with_recovery']} only)"
+        for col in (c["name"] for c in t["columns"] if c["name"] in r["defaults"]):
+            d = r["defaults"][col]
+            out.append(f"| {name} | {col} | {profile_default(d)} | {cell(d['source'])} |\n")
+            name = ""
+    return out
 
 
 def results(s: dict) -> str:

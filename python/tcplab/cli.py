@@ -316,14 +316,51 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def profiles_help() -> str:
+    """The settings profiles, from the core's profile table (the help of ``tcplab variants``)."""
+    from tcplab import _core
+
+    table = json.loads(_core.profiles_json())
+    return ("List the built-in variants, their recovery and their parameters' defaults under "
+            "each settings profile (a flow's `profile`); with --profiles, every TCP default of "
+            "every profile with its source. Variants: " + ", ".join(table["variants"])
+            + ". Profiles: "
+            + "; ".join(f"{c['name']}: {c['summary']}" for c in table["columns"]) + ".")
+
+
+def print_profiles() -> None:
+    """Every TCP default under every settings profile, with its source (the core's table)."""
+    from tcplab.schema import schema
+
+    table = schema()["profile_defaults"]
+    for c in table["columns"]:
+        print(f"{c['name']:<9} {c['summary']}")
+    for r in table["rows"]:
+        only = f" (with recovery {r['only_with_recovery']} only)" if r["only_with_recovery"] else ""
+        print(f"\n{r['field']}{only}")
+        for col in (c["name"] for c in table["columns"] if c["name"] in r["defaults"]):
+            d = r["defaults"][col]
+            value = "none" if d["default"] is None else (
+                d["default"] if d["rule"] else json.dumps(d["default"]))
+            print(f"    {col:<9} {value}  [{d['source']}]")
+
+
 def cmd_variants(args: argparse.Namespace) -> int:
     """List the built-in variants, their recovery and their parameters' defaults."""
     from tcplab.schema import schema
 
+    if args.profiles:
+        print_profiles()
+        return EXIT_OK
     meta = schema()
     others_profiles = [p for p in meta["profiles"] if p != "paper"]
     for v in meta["variants"]:
         print(f"{v['name']:<13} recovery {v['recovery']:<8} {v['summary']}")
+        by_profile = {c["name"]: v["recoveries"][c["name"]]
+                      for c in meta["profile_defaults"]["columns"]
+                      if v["recoveries"].get(c["name"], v["recovery"]) != v["recovery"]}
+        if by_profile:
+            print("    recovery under " + ", ".join(f"{p}: {r}" for p, r in by_profile.items()))
         for p in v["probes"]:
             print(f"    trace cc:{p['name']:<14} ({p['unit']}) {p['meaning']}")
         paper = v["defaults"]["paper"]
@@ -408,7 +445,11 @@ def build_parser() -> argparse.ArgumentParser:
     scenario_args(c)
     c.set_defaults(func=cmd_check)
 
-    v = sub.add_parser("variants", help="list the TCP variants and their parameters")
+    v = sub.add_parser("variants", help="list the TCP variants and their parameters; "
+                       "--profiles: the settings profiles' TCP defaults",
+                       description=profiles_help())
+    v.add_argument("--profiles", action="store_true",
+                   help="print every TCP default of every settings profile, with its source")
     v.set_defaults(func=cmd_variants)
 
     st = sub.add_parser("studies", help="list the published studies")
