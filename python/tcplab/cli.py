@@ -356,11 +356,15 @@ def cmd_variants(args: argparse.Namespace) -> int:
     others_profiles = [p for p in meta["profiles"] if p != "paper"]
     for v in meta["variants"]:
         print(f"{v['name']:<13} recovery {v['recovery']:<8} {v['summary']}")
-        by_profile = {c["name"]: v["recoveries"][c["name"]]
-                      for c in meta["profile_defaults"]["columns"]
-                      if v["recoveries"].get(c["name"], v["recovery"]) != v["recovery"]}
-        if by_profile:
-            print("    recovery under " + ", ".join(f"{p}: {r}" for p, r in by_profile.items()))
+        # The profiles whose usual recovery is another (resolve.rs's usual_recovery).
+        by_recovery: dict[str, list[str]] = {}
+        for c in meta["profile_defaults"]["columns"]:
+            r = v["recoveries"].get(c["name"], v["recovery"])
+            if r != v["recovery"]:
+                by_recovery.setdefault(r, []).append(c["name"])
+        if by_recovery:
+            print("    recovery " + ", ".join(f"{r} ({', '.join(ps)})"
+                                          for r, ps in by_recovery.items()))
         for p in v["probes"]:
             print(f"    trace cc:{p['name']:<14} ({p['unit']}) {p['meaning']}")
         paper = v["defaults"]["paper"]

@@ -299,6 +299,11 @@ mod tests {
         let recoveries: Vec<&str> = crate::tcp::Recovery::ALL.iter().map(|r| r.name()).collect();
         assert_eq!(kind("flows[tcp].recovery"), recoveries.join(", "));
         assert_eq!(kind("flows[tcp].rto"), "rfc6298, linux, ns2, ns3_18, inet");
+        // The profiles are the table's columns (less ns-3's releases).
+        let profiles: Vec<&str> = Profile::ALL.iter().map(|p| p.name()).collect();
+        assert_eq!(kind("flows[tcp].profile"), profiles.join(", "));
+        let columns: Vec<Profile> = Column::ALL.iter().map(|c| c.profile()).collect();
+        assert!(Profile::ALL.iter().all(|p| columns.contains(p)));
         let rto: Vec<String> = ["rfc6298", "linux", "ns2", "ns3_18", "inet"]
             .iter()
             .map(|n| {
