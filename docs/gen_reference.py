@@ -32,20 +32,18 @@ def reference(s: dict) -> str:
            "options are explained in [tcp.md](tcp.md).\n\n",
            "| field | type | unit | default | meaning | source of the default |\n",
            "|---|---|---|---|---|---|\n"]
-    tcp = s["tcp_defaults"]
+    table = s["profile_defaults"]
+    rows = {r["field"]: r for r in table["rows"]}
     for f in s["fields"]:
-        default = f["default"]
-        if not default and f["path"].startswith("flows[tcp]."):
-            name = f["path"].split(".", 1)[1]
-            vals = {p: tcp[p].get(name, "unlimited") for p in s["profiles"]}
-            if len(set(map(json.dumps, vals.values()))) == 1:
-                default = cell(vals["paper"])
-            else:
-                default = ", ".join(f"{cell(v)} ({p})" for p, v in vals.items())
+        default = cell(f["default"])
+        name = f["path"].removeprefix("flows[tcp].")
+        if not default and name in rows:
+            default = by_profile(rows[name], table["columns"])  # its cells escaped already
         out.append(f"| `{f['path']}` | {cell(f['kind'])} | {cell(f['unit'])} | "
-                   f"{cell(default)} | {cell(f['meaning'])} | {cell(f['source'])} |\n")
-    out.append("\nTCP defaults are read back from the resolver for a path with a 1500-byte "
-               "MTU (the MSS follows the path's smallest MTU), under each settings profile.\n")
+                   f"{default} | {cell(f['meaning'])} | {cell(f['source'])} |\n")
+    out.append("\nA TCP setting's default under each settings profile is the profile table's "
+               "(below, with its sources); in italics, a rule. `tl.schema()[\"tcp_defaults\"]` "
+               "holds them as resolved for a newreno flow over a path with a 1500-byte MTU.\n")
     out += profile_defaults(s["profile_defaults"])
     out += ["\n## Recordings (`trace`)\n\n", "| name | records |\n", "|---|---|\n"]
     for t in s["traces"]:
@@ -74,6 +72,20 @@ def profile_default(d: dict) -> str:
     if d["rule"]:
         return f"*{cell(d['default'])}*"
     return cell(d["default"])
+
+
+def by_profile(row: dict, columns: list[dict]) -> str:
+    """A setting's defaults in one cell: each default with the profiles that take it."""
+    groups: dict[str, list[str]] = {}
+    for c in columns:
+        if c["name"] in row["defaults"]:
+            groups.setdefault(profile_default(row["defaults"][c["name"]]), []).append(c["name"])
+    if len(groups) == 1:
+        text = next(iter(groups))
+    else:
+        text = ", ".join(f"{d} ({', '.join(ps)})" for d, ps in groups.items())
+    only = row["only_with_recovery"]
+    return f"{text}; with recovery {only} only" if only else text
 
 
 def profile_defaults(t: dict) -> list[str]:

@@ -32,8 +32,9 @@ pub struct Field {
     /// table, list, or one of a set (listed in `meaning`).
     pub kind: &'static str,
     pub unit: &'static str,
-    /// The default as text ("" when required; for TCP fields, see
-    /// [`tcp_defaults`]).
+    /// The default as text ("" when required, and for the TCP settings,
+    /// whose defaults per profile are the profile table's:
+    /// [`crate::scenario::profile_table`]).
     pub default: &'static str,
     pub meaning: &'static str,
     /// Where the default comes from.
