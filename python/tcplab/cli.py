@@ -25,7 +25,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -50,8 +50,17 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     """argparse, with its errors as one line (exit code 2) instead of usage text."""
 
+    #: Makes the description when the help is shown, not at every start-up (for text read from
+    #: the core, as ``tcplab variants``'s list of profiles).
+    describe: Callable[[], str] | None = None
+
     def error(self, message: str) -> NoReturn:  # noqa: D102
         raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+    def format_help(self) -> str:  # noqa: D102
+        if self.describe is not None and self.description is None:
+            self.description = self.describe()
+        return super().format_help()
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         # The terminal's width as shutil finds it, without importing shutil
@@ -450,8 +459,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_check)
 
     v = sub.add_parser("variants", help="list the TCP variants and their parameters; "
-                       "--profiles: the settings profiles' TCP defaults",
-                       description=profiles_help())
+                       "--profiles: the settings profiles' TCP defaults")
+    v.describe = profiles_help
     v.add_argument("--profiles", action="store_true",
                    help="print every TCP default of every settings profile, with its source")
     v.set_defaults(func=cmd_variants)
