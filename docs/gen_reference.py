@@ -32,20 +32,19 @@ def reference(s: dict) -> str:
            "options are explained in [tcp.md](tcp.md).\n\n",
            "| field | type | unit | default | meaning | source of the default |\n",
            "|---|---|---|---|---|---|\n"]
-    tcp = s["tcp_defaults"]
+    table = s["profile_defaults"]
+    rows = {r["field"]: r for r in table["rows"]}
     for f in s["fields"]:
-        default = f["default"]
-        if not default and f["path"].startswith("flows[tcp]."):
-            name = f["path"].split(".", 1)[1]
-            vals = {p: tcp[p].get(name, "unlimited") for p in s["profiles"]}
-            if len(set(map(json.dumps, vals.values()))) == 1:
-                default = cell(vals["paper"])
-            else:
-                default = ", ".join(f"{cell(v)} ({p})" for p, v in vals.items())
+        default = cell(f["default"])
+        name = f["path"].removeprefix("flows[tcp].")
+        if not default and name in rows:
+            default = by_profile(rows[name], table["columns"])  # its cells escaped already
         out.append(f"| `{f['path']}` | {cell(f['kind'])} | {cell(f['unit'])} | "
-                   f"{cell(default)} | {cell(f['meaning'])} | {cell(f['source'])} |\n")
-    out.append("\nTCP defaults are read back from the resolver for a path with a 1500-byte "
-               "MTU (the MSS follows the path's smallest MTU), under each settings profile.\n")
+                   f"{default} | {cell(f['meaning'])} | {cell(f['source'])} |\n")
+    out.append("\nA TCP setting's default under each settings profile is the profile table's "
+               "(below, with its sources); in italics, a rule. `tl.schema()[\"tcp_defaults\"]` "
+               "holds them as resolved for a newreno flow over a path with a 1500-byte MTU.\n")
+    out += profile_defaults(s["profile_defaults"])
     out += ["\n## Recordings (`trace`)\n\n", "| name | records |\n", "|---|---|\n"]
     for t in s["traces"]:
         out.append(f"| `{t['name']}` | {cell(t['meaning'])} |\n")
@@ -64,6 +63,54 @@ def reference(s: dict) -> str:
     out.append(f"\nLoss recoveries: {', '.join(s['recoveries'])}. Queue disciplines: "
                f"{', '.join(s['queues'])}.\n")
     return "".join(out)
+
+
+def profile_default(d: dict) -> str:
+    """A cell of the profile table: a value, a rule (in italics) or none."""
+    if d["default"] is None:
+        return "none (unset)"
+    if d["rule"]:
+        return f"*{cell(d['default'])}*"
+    return cell(d["default"])
+
+
+def by_profile(row: dict, columns: list[dict]) -> str:
+    """A setting's defaults in one cell: each default with the profiles that take it."""
+    groups: dict[str, list[str]] = {}
+    for c in columns:
+        if c["name"] in row["defaults"]:
+            groups.setdefault(profile_default(row["defaults"][c["name"]]), []).append(c["name"])
+    if len(groups) == 1:
+        text = next(iter(groups))
+    else:
+        text = ", ".join(f"{d} ({', '.join(ps)})" for d, ps in groups.items())
+    only = row["only_with_recovery"]
+    return f"{text}; with recovery {only} only" if only else text
+
+
+def profile_defaults(t: dict) -> list[str]:
+    """The settings profiles' TCP defaults: one row per setting and profile, with its source."""
+    out = ["\n## TCP defaults by settings profile\n\n",
+           "Each settings profile's TCP defaults are one table in the core "
+           "(`crates/tcplab-core/src/scenario/profile_rows.rs`): one row per setting, holding its "
+           "value under each profile and the source it was read from. A flow's unset fields are "
+           "filled from its profile's column, then checked. A default in italics is a rule, "
+           "computed from the variant or from settings filled before it. `ns3 3.18` "
+           "(`profile = \"ns3\"` with `ns3_release = \"3.18\"`) is listed where that release "
+           "differs from ns-3 3.44.\n\n",
+           "| profile | defaults of |\n", "|---|---|\n"]
+    for c in t["columns"]:
+        out.append(f"| `{c['name']}` | {cell(c['summary'])} |\n")
+    out += ["\n| setting | profile | default | source |\n", "|---|---|---|---|\n"]
+    for r in t["rows"]:
+        name = f"`{r['field']}`"
+        if r["only_with_recovery"]:
+            name += f" (with recovery {r['only_with_recovery']} only)"
+        for col in (c["name"] for c in t["columns"] if c["name"] in r["defaults"]):
+            d = r["defaults"][col]
+            out.append(f"| {name} | {col} | {profile_default(d)} | {cell(d['source'])} |\n")
+            name = ""
+    return out
 
 
 def results(s: dict) -> str:

@@ -264,7 +264,10 @@ class Dctcp(Variant):
 
 
 def variants() -> list[dict[str, Any]]:
-    """Every built-in variant: name, usual recovery, summary, defaults per profile."""
+    """Every built-in variant, as ``tl.schema()["variants"]`` lists it.
+
+    Each: name, usual recovery (and per profile), summary, defaults per profile, probes, forms.
+    """
     return json.loads(_core.variants_json())
 
 

@@ -25,7 +25,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -50,8 +50,17 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     """argparse, with its errors as one line (exit code 2) instead of usage text."""
 
+    #: Makes the description when the help is shown, not at every start-up (for text read from
+    #: the core, as ``tcplab variants``'s list of profiles).
+    describe: Callable[[], str] | None = None
+
     def error(self, message: str) -> NoReturn:  # noqa: D102
         raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+    def format_help(self) -> str:  # noqa: D102
+        if self.describe is not None and self.description is None:
+            self.description = self.describe()
+        return super().format_help()
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         # The terminal's width as shutil finds it, without importing shutil
@@ -316,14 +325,55 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def profiles_help() -> str:
+    """The settings profiles, from the core's profile table (the help of ``tcplab variants``)."""
+    from tcplab import _core
+
+    table = json.loads(_core.profiles_json())
+    return ("List the built-in variants, their recovery and their parameters' defaults under "
+            "each settings profile (a flow's `profile`); with --profiles, every TCP default of "
+            "every profile with its source. Variants: " + ", ".join(table["variants"])
+            + ". Profiles: "
+            + "; ".join(f"{c['name']}: {c['summary']}" for c in table["columns"]) + ".")
+
+
+def print_profiles() -> None:
+    """Every TCP default under every settings profile, with its source (the core's table)."""
+    from tcplab.schema import schema
+
+    table = schema()["profile_defaults"]
+    for c in table["columns"]:
+        print(f"{c['name']:<9} {c['summary']}")
+    for r in table["rows"]:
+        only = f" (with recovery {r['only_with_recovery']} only)" if r["only_with_recovery"] else ""
+        print(f"\n{r['field']}{only}")
+        for col in (c["name"] for c in table["columns"] if c["name"] in r["defaults"]):
+            d = r["defaults"][col]
+            value = "none" if d["default"] is None else (
+                d["default"] if d["rule"] else json.dumps(d["default"]))
+            print(f"    {col:<9} {value}  [{d['source']}]")
+
+
 def cmd_variants(args: argparse.Namespace) -> int:
     """List the built-in variants, their recovery and their parameters' defaults."""
     from tcplab.schema import schema
 
+    if args.profiles:
+        print_profiles()
+        return EXIT_OK
     meta = schema()
     others_profiles = [p for p in meta["profiles"] if p != "paper"]
     for v in meta["variants"]:
         print(f"{v['name']:<13} recovery {v['recovery']:<8} {v['summary']}")
+        # The profiles whose usual recovery is another (resolve.rs's usual_recovery).
+        by_recovery: dict[str, list[str]] = {}
+        for c in meta["profile_defaults"]["columns"]:
+            r = v["recoveries"].get(c["name"], v["recovery"])
+            if r != v["recovery"]:
+                by_recovery.setdefault(r, []).append(c["name"])
+        if by_recovery:
+            print("    recovery " + ", ".join(f"{r} ({', '.join(ps)})"
+                                          for r, ps in by_recovery.items()))
         for p in v["probes"]:
             print(f"    trace cc:{p['name']:<14} ({p['unit']}) {p['meaning']}")
         paper = v["defaults"]["paper"]
@@ -408,7 +458,11 @@ def build_parser() -> argparse.ArgumentParser:
     scenario_args(c)
     c.set_defaults(func=cmd_check)
 
-    v = sub.add_parser("variants", help="list the TCP variants and their parameters")
+    v = sub.add_parser("variants", help="list the TCP variants and their parameters; "
+                       "--profiles: the settings profiles' TCP defaults")
+    v.describe = profiles_help
+    v.add_argument("--profiles", action="store_true",
+                   help="print every TCP default of every settings profile, with its source")
     v.set_defaults(func=cmd_variants)
 
     st = sub.add_parser("studies", help="list the published studies")

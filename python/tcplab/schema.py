@@ -1,9 +1,10 @@
 """What a scenario may say and what a run returns, from the core's one source.
 
 ``tl.schema()`` gives every scenario field (type, unit, default, where the
-default comes from; TCP defaults per settings profile), every variant (its
-parameters' defaults per profile and the quantities it reports), the
-recordings and every result column (unit, type, meaning). The keyword lists
+default comes from; TCP defaults per settings profile, with their sources),
+every variant (its usual recovery and parameters' defaults per profile and
+the quantities it reports), the recordings and every result column (unit,
+type, meaning). The keyword lists
 and column lists of this package and the reference tables in docs/ are
 made from it or checked against it (tests/test_schema.py).
 """
@@ -23,7 +24,13 @@ def _schema() -> dict[str, Any]:
 
 
 def schema() -> dict[str, Any]:
-    """The core's metadata: fields, tcp_defaults, variants, traces, results."""
+    """The core's metadata: fields, tcp_defaults, profile_defaults, variants, traces, results.
+
+    ``profile_defaults`` is the core's table of every settings profile's TCP defaults: its
+    ``columns`` (the profiles, and ns-3 3.18 where that release differs) and ``rows``, one per
+    setting, each holding per column its ``default`` (a value, or a rule's text when ``rule``)
+    and the ``source`` it was read from.
+    """
     import copy  # here: copy and weakref cost every `tcplab run` 2 ms
 
     return copy.deepcopy(_schema())

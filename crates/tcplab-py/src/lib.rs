@@ -416,30 +416,27 @@ fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
     })
 }
 
-/// The named TCP variants: name, usual recovery, summary, and their
-/// parameters' defaults under each settings profile, as JSON text.
+/// The named TCP variants: name, usual recovery (per profile too),
+/// summary, their parameters' defaults under each settings profile, their
+/// quantities and forms, as JSON text: `tl.schema()`'s list.
 #[pyfunction]
 fn variants_json() -> String {
-    use tcplab_core::cc::registry::{defaults, Profile, VARIANTS};
-    let list: Vec<serde_json::Value> = VARIANTS
+    serde_json::Value::Array(tcplab_core::schema::variants()).to_string()
+}
+
+/// The settings profiles' TCP defaults, one row per setting with its value
+/// and source per profile (`tl.schema()["profile_defaults"]`), and the
+/// variants' names, as JSON text: what the CLI's help lists, without
+/// building the rest of the schema.
+#[pyfunction]
+fn profiles_json() -> String {
+    let mut table = tcplab_core::scenario::profile_table::export();
+    let names: Vec<&str> = tcplab_core::cc::registry::VARIANTS
         .iter()
-        .map(|v| {
-            let mut d = serde_json::Map::new();
-            for p in Profile::ALL {
-                d.insert(
-                    p.name().to_string(),
-                    defaults(v.name, p).unwrap_or_default(),
-                );
-            }
-            serde_json::json!({
-                "name": v.name,
-                "recovery": v.recovery,
-                "summary": v.summary,
-                "defaults": d,
-            })
-        })
+        .map(|v| v.name)
         .collect();
-    serde_json::Value::Array(list).to_string()
+    table["variants"] = names.into();
+    table.to_string()
 }
 
 /// Every scenario field, variant, recording and result column, with units,
@@ -494,6 +491,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
     m.add_function(wrap_pyfunction!(variants_json, m)?)?;
     m.add_function(wrap_pyfunction!(schema_json, m)?)?;
+    m.add_function(wrap_pyfunction!(profiles_json, m)?)?;
     m.add_class::<pycc::TcbView>()?;
     m.add_class::<EffectiveScenario>()?;
     m.add_class::<Column>()?;

@@ -94,26 +94,7 @@ pub(super) fn member(
     let entry = c.entry;
     let p = |field: &str| format!("{entry}.{field}");
     let k = c.k;
-    let [gs, gd] = c.guesses;
-    let src = (c.find_node)(c.src.get(k), gs, &|| member_path(entry, "src", c.src, k))?;
-    let dst = (c.find_node)(c.dst.get(k), gd, &|| member_path(entry, "dst", c.dst, k))?;
-    for (field, n, v) in [("src", src, c.src), ("dst", dst, c.dst)] {
-        if !c.nodes[n as usize].is_host {
-            return Err(Error::invalid(
-                member_path(entry, field, v, k),
-                format!(
-                    "'{}' is a router; flows start and end at hosts",
-                    c.nodes[n as usize].name
-                ),
-            ));
-        }
-    }
-    if src == dst {
-        return Err(Error::invalid(
-            member_path(entry, "dst", c.dst, k),
-            "a flow needs two different hosts",
-        ));
-    }
+    let (src, dst) = endpoints(&c)?;
     let route_err = |from: u32, to: u32, detail: String| {
         let mut detail = detail;
         if detail.contains("not connected") && route::connected_through_hosts(c.adj, from, to) {
@@ -176,36 +157,11 @@ pub(super) fn member(
     let mut ideal = None;
     let app = match m.kind {
         FlowKind::Udp => {
-            let rate = m.rate.ok_or_else(|| {
-                Error::invalid(p("rate"), "required for a udp flow (e.g. '1.5Mbps')")
-            })?;
-            let size = m.size.get_or_insert(Bytes(1000)).0;
-            let max = path_mtu.saturating_sub(IPV4_HEADER + UDP_HEADER) as u64;
-            if size == 0 || size > max {
-                return Err(Error::invalid_allowed(
-                    p("size"),
-                    format!(
-                        "{size} B of payload does not fit: the smallest MTU on the path is \
-                         {path_mtu} B, less 28 B of IPv4 and UDP headers"
-                    ),
-                    format!("1 to {max} B"),
-                ));
-            }
-            if m.count == Some(0) {
-                return Err(Error::invalid_allowed(
-                    p("count"),
-                    "must be positive",
-                    ">= 1",
-                ));
-            }
+            let app = check_udp(m, &p, path_mtu)?;
             if c.duration.is_none() && m.stop.is_none() && m.count.is_none() {
                 return Err(endless_error());
             }
-            AppPlan::Cbr {
-                interval: rate.interval(size),
-                payload: size as u32,
-                count: m.count,
-            }
+            app
         }
         FlowKind::Tcp => {
             route::walk(c.tables, c.link_to, c.is_host, dst, src, |ld| {
@@ -244,5 +200,63 @@ pub(super) fn member(
         stop: m.stop.map(|s| SimTime::ZERO + s),
         app,
         ideal,
+    })
+}
+
+/// A flow's two hosts, by name from its entry's lists.
+fn endpoints(c: &MemberCtx<'_>) -> Result<(u32, u32)> {
+    let (entry, k) = (c.entry, c.k);
+    let [gs, gd] = c.guesses;
+    let src = (c.find_node)(c.src.get(k), gs, &|| member_path(entry, "src", c.src, k))?;
+    let dst = (c.find_node)(c.dst.get(k), gd, &|| member_path(entry, "dst", c.dst, k))?;
+    for (field, n, v) in [("src", src, c.src), ("dst", dst, c.dst)] {
+        if !c.nodes[n as usize].is_host {
+            return Err(Error::invalid(
+                member_path(entry, field, v, k),
+                format!(
+                    "'{}' is a router; flows start and end at hosts",
+                    c.nodes[n as usize].name
+                ),
+            ));
+        }
+    }
+    if src == dst {
+        return Err(Error::invalid(
+            member_path(entry, "dst", c.dst, k),
+            "a flow needs two different hosts",
+        ));
+    }
+    Ok((src, dst))
+}
+
+/// A UDP flow's constant-bit-rate source over a path whose smallest MTU
+/// is `path_mtu`, its payload size filled in.
+fn check_udp(m: &mut FlowSpec, p: &dyn Fn(&str) -> String, path_mtu: u32) -> Result<AppPlan> {
+    let rate = m
+        .rate
+        .ok_or_else(|| Error::invalid(p("rate"), "required for a udp flow (e.g. '1.5Mbps')"))?;
+    let size = m.size.get_or_insert(Bytes(1000)).0;
+    let max = path_mtu.saturating_sub(IPV4_HEADER + UDP_HEADER) as u64;
+    if size == 0 || size > max {
+        return Err(Error::invalid_allowed(
+            p("size"),
+            format!(
+                "{size} B of payload does not fit: the smallest MTU on the path is \
+                 {path_mtu} B, less 28 B of IPv4 and UDP headers"
+            ),
+            format!("1 to {max} B"),
+        ));
+    }
+    if m.count == Some(0) {
+        return Err(Error::invalid_allowed(
+            p("count"),
+            "must be positive",
+            ">= 1",
+        ));
+    }
+    Ok(AppPlan::Cbr {
+        interval: rate.interval(size),
+        payload: size as u32,
+        count: m.count,
     })
 }

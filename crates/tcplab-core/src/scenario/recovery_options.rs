@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The options that belong to one recovery or need one: rate halving's
 //! floor, PRR's form, RACK and its tail loss probe, and how the window
-//! comes down after an ECN echo. Each is filled in (and echoed) only where
-//! it acts, and refused with the recovery named where it cannot.
+//! comes down after an ECN echo. The profile table fills each in (and so
+//! echoes it) only where it acts; here each is refused with the recovery
+//! named where it cannot act.
 
+use super::profile_rows::{PRR_FORM, RATE_HALVING_FLOOR};
+use super::profile_table::Column;
+use super::tcp_check::filled;
 use crate::error::{Error, Result};
 use crate::scenario::FlowSpec;
 use crate::tcp::{EcnResponse, PrrForm, RackMode, RateHalvingFloor, Recovery};
@@ -16,39 +20,34 @@ pub struct RecoveryOptions {
     pub ecn_response: EcnResponse,
 }
 
-/// Resolves them for a flow recovering by `recovery` (`sack`: the option is
-/// on; `linux`, `ns3`: the flow's profile, ns-3 3.44's for `ns3`), filling
-/// the defaults into `f`; `p` names a field for messages.
+/// Checks them for a flow whose defaults the table's column `col` filled;
+/// a recovery's own option on a flow recovering otherwise runs at its
+/// column's value. `p` names a field for messages.
 pub fn recovery_options(
-    f: &mut FlowSpec,
+    f: &FlowSpec,
     p: &dyn Fn(&str) -> String,
-    recovery: Recovery,
-    sack: bool,
-    linux: bool,
-    ns3: bool,
+    col: Column,
 ) -> Result<RecoveryOptions> {
-    let rate_halving_floor = only_with(
-        &mut f.rate_halving_floor,
-        RateHalvingFloor::Ssthresh,
+    let recovery = filled(f.recovery, "recovery")?;
+    let sack = filled(f.sack, "sack")?;
+    only_with(
+        f.rate_halving_floor,
         ("rate_halving_floor", Recovery::RateHalving),
         recovery,
         p,
     )?;
-    // ns-3 3.44's TcpPrrRecovery in the ns3 profile; RFC 9937's elsewhere.
-    let prr_form = only_with(
-        &mut f.prr_form,
-        if ns3 { PrrForm::Ns3 } else { PrrForm::Rfc9937 },
-        ("prr_form", Recovery::Prr),
-        recovery,
-        p,
+    let rate_halving_floor = filled(
+        f.rate_halving_floor.or(RATE_HALVING_FLOOR.constant(col)),
+        "rate_halving_floor",
     )?;
-    // Linux: tcp_recovery = 1 (RACK), tcp_early_retrans = 3 (TLP).
+    only_with(f.prr_form, ("prr_form", Recovery::Prr), recovery, p)?;
+    let prr_form = filled(f.prr_form.or(PRR_FORM.constant(col)), "prr_form")?;
     let sack_based = matches!(
         recovery,
         Recovery::Sack | Recovery::Prr | Recovery::RateHalving
     );
-    let rack = *f.rack.get_or_insert(linux && sack && sack_based);
-    let tlp = *f.tlp.get_or_insert(rack);
+    let rack = filled(f.rack, "rack")?;
+    let tlp = filled(f.tlp, "tlp")?;
     if rack && !sack {
         return Err(Error::invalid(
             p("rack"),
@@ -70,11 +69,7 @@ pub fn recovery_options(
     }
     // Linux and ns-3 bring the window down through PRR after an echo
     // (their CWR state), which needs the prr recovery's machinery.
-    let ecn_response = *f.ecn_response.get_or_insert(match recovery {
-        Recovery::Prr if linux => EcnResponse::Linux,
-        Recovery::Prr if ns3 => EcnResponse::Ns3,
-        _ => EcnResponse::Immediate,
-    });
+    let ecn_response = filled(f.ecn_response, "ecn_response")?;
     if ecn_response != EcnResponse::Immediate && recovery != Recovery::Prr {
         return Err(Error::invalid_allowed(
             p("ecn_response"),
@@ -98,29 +93,24 @@ pub fn recovery_options(
     })
 }
 
-/// An option (`field`, named `name`) of the recovery `own` alone: its
-/// value, or `default` filled in so that it is echoed, when the flow
-/// recovers by `own`; refused when it is set for another `recovery`; else
-/// `default`, not echoed. `p` makes the field's path.
-fn only_with<T: Copy>(
-    field: &mut Option<T>,
-    default: T,
+/// An option (`field`, named `name`) of the recovery `own` alone: refused
+/// when it is set for another `recovery` (the table fills it only for
+/// `own`). `p` makes the field's path.
+fn only_with<T>(
+    field: Option<T>,
     (name, own): (&str, Recovery),
     recovery: Recovery,
     p: &dyn Fn(&str) -> String,
-) -> Result<T> {
-    if recovery == own {
-        Ok(*field.get_or_insert(default))
-    } else if field.is_some() {
-        Err(Error::invalid(
+) -> Result<()> {
+    if recovery != own && field.is_some() {
+        return Err(Error::invalid(
             p(name),
             format!(
                 "applies to the {} recovery only (this flow's recovery is {})",
                 own.name(),
                 recovery.name()
             ),
-        ))
-    } else {
-        Ok(default)
+        ));
     }
+    Ok(())
 }

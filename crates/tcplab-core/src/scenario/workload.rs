@@ -287,45 +287,7 @@ pub(super) fn expand(
 ) -> Result<Expanded> {
     let p = |field: &str| format!("{entry}.{field}");
     let app = f.app.as_ref().expect("a poisson entry has an app");
-    for (field, set, why) in [
-        ("app.size", app.size.is_some(), "sizes come from app.sizes"),
-        (
-            "app.schedule",
-            app.schedule.is_some(),
-            "only an onoff application has one",
-        ),
-        (
-            "stop",
-            f.stop.is_some(),
-            "arrivals end at app.until; each transfer runs to its end",
-        ),
-        (
-            "start_jitter",
-            f.start_jitter.is_some(),
-            "arrival times are already random",
-        ),
-    ] {
-        if set {
-            return Err(Error::invalid(
-                p(field),
-                format!("not for a poisson workload: {why}"),
-            ));
-        }
-    }
-    if f.start.count().is_some() {
-        return Err(Error::invalid(
-            p("start"),
-            "a poisson workload has one start (its first possible arrival), not a list",
-        ));
-    }
-    let prefix = match &f.name {
-        None => None,
-        Some(OneOrMany::One(n)) => Some(n.clone()),
-        Some(OneOrMany::Many(_)) => return Err(Error::invalid(
-            p("name"),
-            "a poisson workload takes one name, the prefix of its flows' names (web0, web1, ...)",
-        )),
-    };
+    let prefix = check_poisson(f, app, &p)?;
     let dist = app.sizes.as_ref().ok_or_else(|| {
         Error::invalid_allowed(
             p("app.sizes"),
@@ -338,38 +300,7 @@ pub(super) fn expand(
     })?;
     let cdf = Cdf::new(dist, &p("app.sizes"))?;
     let pairs = super::member::members(&[("src", f.src.count()), ("dst", f.dst.count())], entry)?;
-    let rate =
-        match (app.load, app.arrival_rate) {
-            (Some(_), Some(_)) | (None, None) => return Err(Error::invalid_allowed(
-                p("app.load"),
-                "a poisson workload needs exactly one of load and arrival_rate",
-                "load (a fraction of the bottleneck, e.g. 0.5) or arrival_rate (flows per second)",
-            )),
-            (Some(load), None) => {
-                if !(load.is_finite() && load > 0.0) {
-                    return Err(Error::invalid_allowed(
-                        p("app.load"),
-                        format!("{load}"),
-                        "a fraction of the bottleneck's rate above 0 (above 1 overloads it)",
-                    ));
-                }
-                let mut c = u64::MAX;
-                for k in 0..pairs {
-                    c = c.min(bottleneck(f.src.get(k), f.dst.get(k))?);
-                }
-                load * c as f64 / (8.0 * cdf.mean())
-            }
-            (None, Some(r)) => {
-                if !(r.is_finite() && r > 0.0) {
-                    return Err(Error::invalid_allowed(
-                        p("app.arrival_rate"),
-                        format!("{r}"),
-                        "flows per second, above 0",
-                    ));
-                }
-                r
-            }
-        };
+    let rate = arrival_rate(f, app, &p, &cdf, pairs, bottleneck)?;
     let from = *f.start.get(0);
     let until = app.until.or(duration).ok_or_else(|| {
         Error::invalid(
@@ -426,6 +357,100 @@ pub(super) fn expand(
         starts: OneOrMany::Many(a.iter().map(|x| x.start).collect()),
         names: prefix.map(|n| OneOrMany::Many((0..a.len()).map(|k| format!("{n}{k}")).collect())),
         sizes: a.iter().map(|x| x.size).collect(),
+    })
+}
+
+/// Refuses what a poisson entry cannot have; returns the prefix of its
+/// flows' names.
+fn check_poisson(
+    f: &FlowSpec,
+    app: &AppSpec,
+    p: &dyn Fn(&str) -> String,
+) -> Result<Option<String>> {
+    for (field, set, why) in [
+        ("app.size", app.size.is_some(), "sizes come from app.sizes"),
+        (
+            "app.schedule",
+            app.schedule.is_some(),
+            "only an onoff application has one",
+        ),
+        (
+            "stop",
+            f.stop.is_some(),
+            "arrivals end at app.until; each transfer runs to its end",
+        ),
+        (
+            "start_jitter",
+            f.start_jitter.is_some(),
+            "arrival times are already random",
+        ),
+    ] {
+        if set {
+            return Err(Error::invalid(
+                p(field),
+                format!("not for a poisson workload: {why}"),
+            ));
+        }
+    }
+    if f.start.count().is_some() {
+        return Err(Error::invalid(
+            p("start"),
+            "a poisson workload has one start (its first possible arrival), not a list",
+        ));
+    }
+    Ok(match &f.name {
+        None => None,
+        Some(OneOrMany::One(n)) => Some(n.clone()),
+        Some(OneOrMany::Many(_)) => return Err(Error::invalid(
+            p("name"),
+            "a poisson workload takes one name, the prefix of its flows' names (web0, web1, ...)",
+        )),
+    })
+}
+
+/// A poisson entry's arrivals per second: its `arrival_rate`, or its `load`
+/// of the slowest bottleneck among its `pairs` of hosts for transfers of
+/// the mean size of `cdf`.
+fn arrival_rate(
+    f: &FlowSpec,
+    app: &AppSpec,
+    p: &dyn Fn(&str) -> String,
+    cdf: &Cdf,
+    pairs: usize,
+    bottleneck: &dyn Fn(&str, &str) -> Result<u64>,
+) -> Result<f64> {
+    Ok(match (app.load, app.arrival_rate) {
+        (Some(_), Some(_)) | (None, None) => {
+            return Err(Error::invalid_allowed(
+                p("app.load"),
+                "a poisson workload needs exactly one of load and arrival_rate",
+                "load (a fraction of the bottleneck, e.g. 0.5) or arrival_rate (flows per second)",
+            ))
+        }
+        (Some(load), None) => {
+            if !(load.is_finite() && load > 0.0) {
+                return Err(Error::invalid_allowed(
+                    p("app.load"),
+                    format!("{load}"),
+                    "a fraction of the bottleneck's rate above 0 (above 1 overloads it)",
+                ));
+            }
+            let mut c = u64::MAX;
+            for k in 0..pairs {
+                c = c.min(bottleneck(f.src.get(k), f.dst.get(k))?);
+            }
+            load * c as f64 / (8.0 * cdf.mean())
+        }
+        (None, Some(r)) => {
+            if !(r.is_finite() && r > 0.0) {
+                return Err(Error::invalid_allowed(
+                    p("app.arrival_rate"),
+                    format!("{r}"),
+                    "flows per second, above 0",
+                ));
+            }
+            r
+        }
     })
 }
 

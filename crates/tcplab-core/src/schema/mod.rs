@@ -7,14 +7,18 @@
 //! reference tables in docs/, come from [`export`] or are checked against
 //! it; a test here checks the field table against the parsers.
 //!
-//! TCP defaults are not written here: they are read back from the resolver
-//! ([`crate::scenario::resolve::tcp`]) for each profile, so they cannot drift.
+//! TCP defaults are not written here: each profile's are one table
+//! ([`crate::scenario::profile_table`], exported as `profile_defaults`, each
+//! default with its source), and `tcp_defaults` reads them back from the
+//! resolver ([`crate::scenario::resolve::tcp`]) for each profile, so they
+//! cannot drift.
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::cc::registry::{self, CcSpec, Profile, VARIANTS};
 use crate::results::{FLOW_COLUMNS, LINK_COLUMNS};
+use crate::scenario::profile_table::{self, Column};
 use crate::scenario::{resolve, FlowKind, FlowSpec, TraceKind, DEFAULT_MEMORY_BUDGET};
 use crate::time::SimDuration;
 
@@ -28,8 +32,9 @@ pub struct Field {
     /// table, list, or one of a set (listed in `meaning`).
     pub kind: &'static str,
     pub unit: &'static str,
-    /// The default as text ("" when required; for TCP fields, see
-    /// [`tcp_defaults`]).
+    /// The default as text ("" when required, and for the TCP settings,
+    /// whose defaults per profile are the profile table's:
+    /// [`crate::scenario::profile_table`]).
     pub default: &'static str,
     pub meaning: &'static str,
     /// Where the default comes from.
@@ -68,9 +73,11 @@ pub fn tcp_defaults() -> Value {
     Value::Object(out)
 }
 
-/// Everything, as the bindings hand it to Python (`tl.schema()`).
-pub fn export() -> Value {
-    let variants: Vec<Value> = VARIANTS
+/// Every variant: name, usual recovery (per column of the profile table
+/// too), summary, parameters' defaults per profile, the quantities it
+/// reports and its forms (`tl.variants()`, `tl.schema()["variants"]`).
+pub fn variants() -> Vec<Value> {
+    VARIANTS
         .iter()
         .map(|v| {
             let mut d = serde_json::Map::new();
@@ -100,16 +107,28 @@ pub fn export() -> Value {
                     })
                 })
                 .collect();
+            let mut recoveries = serde_json::Map::new();
+            for col in Column::ALL {
+                if let Ok(r) = resolve::usual_recovery(v, col) {
+                    recoveries.insert(col.name().into(), r.name().into());
+                }
+            }
             json!({
                 "name": v.name,
                 "recovery": v.recovery,
                 "summary": v.summary,
+                "recoveries": recoveries,
                 "defaults": d,
                 "probes": probes,
                 "forms": forms,
             })
         })
-        .collect();
+        .collect()
+}
+
+/// Everything, as the bindings hand it to Python (`tl.schema()`).
+pub fn export() -> Value {
+    let variants = variants();
     let traces: Vec<Value> = TraceKind::ALL
         .iter()
         .map(|k| json!({"name": k.name(), "meaning": k.meaning()}))
@@ -118,6 +137,7 @@ pub fn export() -> Value {
         "fields": &*FIELDS,
         "profiles": Profile::ALL.iter().map(|p| p.name()).collect::<Vec<_>>(),
         "tcp_defaults": tcp_defaults(),
+        "profile_defaults": profile_table::export(),
         "variants": variants,
         "recoveries": crate::tcp::Recovery::ALL.iter().map(|r| r.name()).collect::<Vec<_>>(),
         "queues": crate::net::qdisc::KINDS,
@@ -244,7 +264,9 @@ mod tests {
         assert_eq!(d["linux"]["initial_cwnd"], 10);
         assert_eq!(d["linux"]["min_rto"], "200ms");
         assert_eq!(d["ns3"]["rcv_buf"], "131072B");
-        for p in ["paper", "linux", "ns3"] {
+        assert_eq!(d["inet"]["mss"], "536B");
+        assert_eq!(d["ns2"]["initial_cwnd"], 2);
+        for p in Profile::ALL.map(|p| p.name()) {
             for f in FIELDS
                 .iter()
                 .filter_map(|f| f.path.strip_prefix("flows[tcp]."))
@@ -278,6 +300,11 @@ mod tests {
         let recoveries: Vec<&str> = crate::tcp::Recovery::ALL.iter().map(|r| r.name()).collect();
         assert_eq!(kind("flows[tcp].recovery"), recoveries.join(", "));
         assert_eq!(kind("flows[tcp].rto"), "rfc6298, linux, ns2, ns3_18, inet");
+        // The profiles are the table's columns (less ns-3's releases).
+        let profiles: Vec<&str> = Profile::ALL.iter().map(|p| p.name()).collect();
+        assert_eq!(kind("flows[tcp].profile"), profiles.join(", "));
+        let columns: Vec<Profile> = Column::ALL.iter().map(|c| c.profile()).collect();
+        assert!(Profile::ALL.iter().all(|p| columns.contains(p)));
         let rto: Vec<String> = ["rfc6298", "linux", "ns2", "ns3_18", "inet"]
             .iter()
             .map(|n| {

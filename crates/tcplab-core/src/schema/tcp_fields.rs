@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The TCP options of a flow, in the table of every scenario field
-//! ([`super::FIELDS`]).
+//! ([`super::FIELDS`]). Their defaults are not written here: each
+//! profile's are the profile table's (`scenario/profile_rows.rs`).
 
 use super::fields::f;
 use super::Field;
@@ -34,7 +35,7 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "flows[tcp].recovery",
         "tahoe, reno, newreno, sack, prr, rate_halving, sack1, ns2_vegas",
         "",
-        "the variant's",
+        "",
         "loss recovery",
         "RFC 5681, 6582, 6675, 9937 (linux, ns3: prr); rate halving: Linux 2.6, ns-2 TCP-Linux; sack1: ns-2.35 Agent/TCP/Sack1 (ns2: the sack variant's); ns2_vegas: ns-2.35 Agent/TCP/Vegas (ns2: vegas's)",
     ),
@@ -210,7 +211,7 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "flows[tcp].recovery_exit_growth",
         "bool",
         "",
-        "off (ns3 profile: on; ns2 profile: on for the reno, newreno and ns2_vegas recoveries)",
+        "",
         "the ACK that ends a fast recovery also grows the window by what it acknowledges",
         "ns-3 TcpSocketBase::ProcessAck (IncreaseWindow once Open again); ns-2 recv_newack_helper's opencwnd",
     ),
@@ -218,7 +219,7 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "flows[tcp].rate_halving_floor",
         "ssthresh, half_ssthresh",
         "",
-        "ssthresh (with recovery rate_halving only)",
+        "",
         "how low the rate_halving recovery brings the window",
         "Linux 2.6 tcp_cwnd_min; half_ssthresh: 2.6.22's tcp_reno_min_cwnd",
     ),
@@ -226,7 +227,7 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "flows[tcp].prr_form",
         "rfc9937, ns3",
         "",
-        "rfc9937 (ns3 profile: ns3; with recovery prr only)",
+        "",
         "whose PRR arithmetic the prr recovery follows",
         "RFC 9937; ns-3 3.44 TcpPrrRecovery with TcpSocketBase's DeliveredData and bytes in flight",
     ),
@@ -234,7 +235,7 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "flows[tcp].timeout_ssthresh",
         "rfc5681, ns3, ns3_18",
         "",
-        "rfc5681 (ns3 profile: ns3; with ns3_release 3.18: ns3_18)",
+        "",
         "which retransmission timeouts set ssthresh, from what flight: the first of a series, from the pipe without retransmissions; every one, from ns-3's bytes in flight; or every one, from all that is outstanding (ns-3.18)",
         "RFC 5681 (4) and (5); ns-3 3.44 TcpSocketBase::ReTxTimeout and TcpTxBuffer::BytesInFlight; ns-3.18 TcpNewReno::Retransmit, TcpWestwood::Retransmit",
     ),
@@ -314,7 +315,7 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "flows[tcp].ecn",
         "bool",
         "",
-        "false (dctcp: true)",
+        "",
         "ECN: negotiated in the handshake, ECT(0) on new data, the window reduced once per window on an echo",
         "RFC 3168 (Linux tcp_ecn = 2 and ns-3 UseEcn Off: off unless asked); RFC 8257 for dctcp",
     ),
@@ -322,7 +323,7 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "flows[tcp].ecn_response",
         "immediate, linux, ns3",
         "",
-        "immediate (linux, ns3 profiles with prr: linux, ns3)",
+        "",
         "how cwnd comes down after an ECN echo: at once, or through a CWR state paced by PRR",
         "RFC 3168 6.1.2; Linux tcp_enter_cwr/tcp_cwnd_reduction; ns-3 3.44 TcpSocketBase::EnterCwr",
     ),
