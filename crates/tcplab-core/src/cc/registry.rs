@@ -267,20 +267,15 @@ pub const PYTHON: Variant = Variant {
     summary: "a variant written in Python",
 };
 
-/// The name of the loss recovery variant `name` runs with under `profile`
-/// (and `release`, for ns3) unless a flow says otherwise, or None for an
-/// unknown variant ("python" included).
-pub fn usual_recovery(
-    name: &str,
-    profile: Profile,
-    release: Ns3Release,
-) -> Option<crate::tcp::Recovery> {
+/// The name of the loss recovery (one of `crate::tcp::Recovery`'s, a layer
+/// above) variant `name` runs with under `profile` (and `release`, for
+/// ns3) unless a flow says otherwise, or None for an unknown variant
+/// ("python" included: [`PYTHON`]). What `scenario::resolve::tcp` fills in
+/// (`tests/usual_recovery.rs` compares them for every variant, profile and
+/// release).
+pub fn usual_recovery(name: &str, profile: Profile, release: Ns3Release) -> Option<&'static str> {
     let row = TABLE.iter().chain([&PYTHON]).find(|v| v.name == name)?;
-    let wanted = row.recovery.get(profile, release);
-    crate::tcp::Recovery::ALL
-        .iter()
-        .copied()
-        .find(|r| r.name() == wanted)
+    Some(row.recovery.get(profile, release))
 }
 
 /// A built controller and its fully resolved spec.

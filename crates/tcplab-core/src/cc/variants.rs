@@ -430,40 +430,7 @@ variants! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::registry::{build, usual_recovery, CcSpec, Ns3Release, PYTHON};
-    use crate::scenario::{resolve, FlowKind, FlowSpec};
-
-    #[test]
-    fn the_usual_recovery_is_the_resolvers_for_every_variant_profile_and_release() {
-        let names = TABLE.iter().chain([&PYTHON]).map(|v| v.name);
-        for name in names {
-            for p in Profile::ALL {
-                for release in [Ns3Release::V3_44, Ns3Release::V3_18] {
-                    let mut f = FlowSpec {
-                        profile: Some(p),
-                        cc: Some(CcSpec::named(name)),
-                        ns3_release: (p == Profile::Ns3).then_some(release),
-                        ..FlowSpec::empty(FlowKind::Tcp)
-                    };
-                    let mut python = |_| {
-                        Some(Box::new(super::super::reno::Reno::new(false))
-                            as Box<dyn CongestionControl>)
-                    };
-                    resolve::tcp(0, "flows[0]", &mut f, 1500, &[], &mut python)
-                        .unwrap_or_else(|e| panic!("{name} {p:?} {release:?}: {e}"));
-                    assert_eq!(
-                        usual_recovery(name, p, release),
-                        f.recovery,
-                        "{name} {p:?} {release:?}"
-                    );
-                }
-            }
-        }
-        assert_eq!(
-            usual_recovery("nonesuch", Profile::Paper, Ns3Release::V3_44),
-            None
-        );
-    }
+    use crate::cc::registry::{build, CcSpec};
 
     #[test]
     fn the_ecn_column_is_what_the_controllers_ask_for() {
