@@ -37,6 +37,7 @@ pub mod reno;
 pub mod reno_2622;
 pub mod scalable;
 pub mod slow_start;
+pub mod variants;
 pub mod vegas;
 pub mod vegas_linux;
 pub mod veno;

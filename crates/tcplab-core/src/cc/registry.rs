@@ -16,30 +16,11 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::bbr::{Bbr, BbrConfig};
-use super::bic::{Bic, BicConfig};
-use super::cdg::{Cdg, CdgConfig};
-use super::cubic::{Cubic, CubicConfig};
-use super::cubic_linux::{CubicLinux, CubicLinuxConfig};
-use super::dctcp::{Dctcp, DctcpConfig};
-use super::highspeed::{HighSpeed, HighSpeedConfig};
-use super::htcp::{Htcp, HtcpConfig};
-use super::hybla::{Hybla, HyblaConfig};
-use super::illinois::{Illinois, IllinoisConfig};
-use super::ledbat::{Ledbat, LedbatConfig};
-use super::lp::{Lp, LpConfig};
-use super::nv::{Nv, NvConfig};
-use super::petra::{Petra, PetraConfig};
-use super::reno::{Reno, RenoConfig};
-use super::scalable::{Scalable, ScalableConfig};
-use super::vegas::{FineTimeout, Vegas, VegasConfig};
-use super::veno::{Veno, VenoConfig};
-use super::westwood::{Westwood, WestwoodConfig};
-use super::westwood_linux::{WestwoodLinux, WestwoodLinuxConfig};
-use super::yeah::{Yeah, YeahConfig};
+use super::variants::{construct, module_defaults};
+pub use super::variants::{form_defaults, Variant, FORMS, NS3_PORTS, TABLE, VARIANTS};
+use super::vegas::FineTimeout;
 use super::CongestionControl;
 use crate::error::{Error, Result};
-use crate::rng::Rng;
 
 /// Whose defaults a flow uses.
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
@@ -179,150 +160,122 @@ pub struct VariantInfo {
     pub summary: &'static str,
 }
 
-pub const VARIANTS: &[VariantInfo] = &[
-    VariantInfo { name: "tahoe", recovery: "tahoe", summary: "Reno growth; 3 dupACKs: cwnd = 1 MSS, go back N" },
-    VariantInfo { name: "reno", recovery: "reno", summary: "Reno growth; fast retransmit and fast recovery (RFC 5681)" },
-    VariantInfo { name: "newreno", recovery: "newreno", summary: "Reno growth; NewReno recovery (RFC 6582)" },
-    VariantInfo { name: "sack", recovery: "sack", summary: "Reno growth; SACK-based recovery (RFC 6675)" },
-    VariantInfo { name: "vegas", recovery: "newreno", summary: "Brakmo & Peterson 1994: delay-based avoidance, modified slow start, fine-grained retransmission" },
-    VariantInfo { name: "westwood", recovery: "newreno", summary: "Casetti/Mascolo 2001-02: ssthresh = BWE * RTTmin, per-ACK samples, Tustin filter" },
-    VariantInfo { name: "westwoodplus", recovery: "newreno", summary: "Westwood+: one bandwidth sample per RTT, EWMA filter; version = \"2.6.22\": Linux 2.6.22's module (ns-2's TCP-Linux)" },
-    VariantInfo { name: "petra", recovery: "newreno", summary: "Al-Hasanat et al. 2014: Westwood with an ELC-based faster slow start" },
-    VariantInfo { name: "cubic", recovery: "sack", summary: "RFC 9438: cubic window growth, Reno-friendly region, fast convergence; version = \"2.6.22\": Linux 2.6.22's CUBIC 2.1 (ns-2's TCP-Linux)" },
-    VariantInfo { name: "bbr", recovery: "sack", summary: "BBR v1 (Cardwell et al. 2016): BtlBw and RTprop model, pacing, gain cycling" },
-    VariantInfo { name: "dctcp", recovery: "sack", summary: "DCTCP (RFC 8257): window cut by alpha/2 on ECN echoes, alpha the EWMA of the marked fraction" },
-    VariantInfo { name: "veno", recovery: "sack", summary: "Fu & Liew 2003 (Linux tcp_veno.c): Vegas's backlog N tells random loss (keep 4/5) from congestion (halve; grow every other RTT)" },
-    VariantInfo { name: "highspeed", recovery: "sack", summary: "HighSpeed TCP (RFC 3649): a(w)/w per ACK and a cut of b(w), from RFC 3649's functions or Linux's table" },
-    VariantInfo { name: "scalable", recovery: "sack", summary: "Scalable TCP (Kelly 2003): +0.01 segment per ACK, a loss takes 1/8; Kelly's legacy window or Linux's min(cwnd, 100)" },
-    VariantInfo { name: "bic", recovery: "sack", summary: "BIC (Xu, Harfoush & Rhee 2004; Linux tcp_bic.c): binary search for the last maximum, then max probing; beta 819/1024" },
-    VariantInfo { name: "hybla", recovery: "sack", summary: "Caini & Firrincieli 2004: growth scaled by rho = SRTT/RTT0 (2^rho - 1 per ACK, rho^2/cwnd), RTT0 25 ms" },
-    VariantInfo { name: "illinois", recovery: "sack", summary: "Liu, Basar & Srikant 2006-08: alpha 10 to 0.3 and beta 1/8 to 1/2 from queueing delay, once per RTT" },
-    VariantInfo { name: "htcp", recovery: "sack", summary: "Leith & Shorten 2004: alpha grows with the time since the last loss, beta = RTTmin/RTTmax in [0.5, 0.8]" },
-    VariantInfo { name: "yeah", recovery: "sack", summary: "Baiocchi, Castellani & Vacirca 2007: Scalable growth while the Vegas-style queue estimate is small, Reno's otherwise; precautionary decongestion" },
-    VariantInfo { name: "ledbat", recovery: "newreno", summary: "LEDBAT (RFC 6817): less than best effort, the window steered to a 100 ms queuing-delay target" },
-    VariantInfo { name: "nv", recovery: "sack", summary: "TCP-NV (Brakmo 2010, Linux's tcp_nv.c): Vegas's successor; once per RTT, cwnd cut towards rate x min RTT + pad" },
-    VariantInfo { name: "cdg", recovery: "sack", summary: "CDG (Hayes & Armitage 2011, Linux's tcp_cdg.c): probabilistic backoff on the RTT gradient, shadow window" },
-    VariantInfo { name: "lp", recovery: "sack", summary: "TCP-LP (Kuzmanovic & Knightly 2003): low priority; halves, or drops to 1 segment, when the delay nears its maximum" },
-];
-
-/// The variants of Reno's growth, which differ in their recovery alone.
-pub const RENO_GROWTH: &[&str] = &["tahoe", "reno", "newreno", "sack"];
+/// The variants of Reno's growth, which differ in their recovery alone:
+/// each is named after the recovery it runs with ([`TABLE`]).
+pub static RENO_GROWTH: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    TABLE
+        .iter()
+        .filter(|v| v.recovery.paper == v.name)
+        .map(|v| v.name)
+        .collect()
+});
 
 /// The default parameters of `name` under `profile`, or None for an unknown
 /// name (and an empty table for variants without parameters). The ns3
 /// profile runs ns-3's own form of the variants it has one of
-/// ([`super::ns3::PORTS`]).
+/// ([`NS3_PORTS`]).
 pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
-    if profile == Profile::Ns3 && super::ns3::PORTS.contains(&name) {
-        return super::ns3::defaults(name);
+    if profile == Profile::Ns3 && NS3_PORTS.contains(&name) {
+        return form_defaults(name, "ns3");
     }
     module_defaults(name, profile)
 }
 
-/// The parameters of tcplab's own module for `name` under `profile`.
-fn module_defaults(name: &str, profile: Profile) -> Option<Value> {
-    fn to<T: Serialize>(t: &T) -> Value {
-        serde_json::to_value(t).expect("configs serialize")
-    }
-    Some(match name {
-        // ns-3's TcpNewReno halves the pipe, Linux's tcp_reno_ssthresh
-        // cwnd, RFC 5681 the FlightSize (and so did ns-3.18's:
-        // scenario/resolve.rs).
-        "tahoe" | "reno" | "newreno" | "sack" => to(&match profile {
-            Profile::Ns3 => RenoConfig::ns3(),
-            Profile::Linux => RenoConfig::linux(),
-            Profile::Paper | Profile::Ns2 | Profile::Inet => RenoConfig::rfc(),
-        }),
-        "vegas" => to(&match profile {
-            Profile::Paper => VegasConfig::paper(),
-            Profile::Linux => VegasConfig::linux(),
-            Profile::Ns3 => VegasConfig::ns3(),
-            Profile::Ns2 => VegasConfig::ns2(),
-            Profile::Inet => VegasConfig::inet(),
-        }),
-        "westwood" => to(&match profile {
-            Profile::Paper | Profile::Ns2 | Profile::Inet => WestwoodConfig::paper(),
-            Profile::Ns3 => WestwoodConfig::ns3(false),
-            Profile::Linux => WestwoodConfig::linux(),
-        }),
-        "westwoodplus" => to(&match profile {
-            Profile::Paper | Profile::Ns2 | Profile::Inet => WestwoodConfig::plus_paper(),
-            Profile::Ns3 => WestwoodConfig::ns3(true),
-            Profile::Linux => WestwoodConfig::linux(),
-        }),
-        "petra" => to(&PetraConfig::paper()),
-        "cubic" => to(&CubicConfig::rfc()),
-        "bbr" => to(&BbrConfig::paper()),
-        "dctcp" => to(&DctcpConfig::rfc()),
-        "veno" => to(&VenoConfig::paper()),
-        "highspeed" => to(&match profile {
-            Profile::Paper | Profile::Inet => HighSpeedConfig::rfc(),
-            Profile::Ns2 => HighSpeedConfig::ns2(),
-            Profile::Linux | Profile::Ns3 => HighSpeedConfig::linux(),
-        }),
-        "scalable" => to(&match profile {
-            Profile::Paper | Profile::Inet => ScalableConfig::paper(),
-            Profile::Linux => ScalableConfig::linux(),
-            Profile::Ns2 | Profile::Ns3 => ScalableConfig::ai_count_50(),
-        }),
-        "bic" => to(&BicConfig::linux()),
-        "hybla" => to(&match profile {
-            Profile::Paper => HyblaConfig::paper(),
-            Profile::Linux | Profile::Ns3 | Profile::Ns2 | Profile::Inet => HyblaConfig::linux(),
-        }),
-        "illinois" => to(&IllinoisConfig::linux()),
-        "htcp" => to(&HtcpConfig::linux()),
-        "yeah" => to(&YeahConfig::linux()),
-        // Linux's form (ns-2's TCP-Linux runs Linux's module), with its
-        // delay from timestamps; ns-3's TcpLp's under the ns3 profile
-        // (timestamps without Linux's clock-rate estimate); the other
-        // profiles' flows have no timestamps by default: RTT samples.
-        "lp" => to(&match profile {
-            Profile::Linux => LpConfig::linux(),
-            Profile::Ns3 => LpConfig::ns3(),
-            Profile::Paper | Profile::Ns2 | Profile::Inet => LpConfig::rtt(),
-        }),
-        // Linux's module in every profile (no other tool has TCP-NV).
-        "nv" => to(&NvConfig::linux()),
-        // Linux's module in every profile (no other tool has CDG).
-        "cdg" => to(&CdgConfig::linux()),
-        // RFC 6817's form, except under ns-3's profile (Linux, ns-2 and
-        // INET have no LEDBAT).
-        "ledbat" => to(&match profile {
-            Profile::Ns3 => LedbatConfig::ns3(),
-            _ => LedbatConfig::rfc(),
-        }),
-        _ => return None,
-    })
+/// A variant's usual loss recovery under each profile (the names of
+/// `crate::tcp::Recovery`'s strategies; the recoveries are TCP's, a layer
+/// above). Linux and ns-3 (since 3.32) reduce the window by PRR whatever the
+/// congestion control: with SACK (their default) by RFC 6675's rules,
+/// without it as NewReno; their congestion-control modules do not choose.
+/// ns-2's SACK agent is Agent/TCP/Sack1 (tcp/recovery/sack1.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Usual {
+    pub paper: &'static str,
+    pub linux: &'static str,
+    /// ns-3 3.44's.
+    pub ns3: &'static str,
+    /// ns-3 3.18's (the ns3 profile with `ns3_release = "3.18"`).
+    pub ns3_18: &'static str,
+    pub ns2: &'static str,
+    pub inet: &'static str,
 }
 
-/// The forms a variant has besides its default, each chosen by one of its
-/// parameters: (variant, parameter, value). A form has its own parameters
-/// ([`form_defaults`]), the same under every profile.
-pub const FORMS: &[(&str, &str, &str)] = &[
-    ("cubic", "version", "2.6.22"),
-    ("westwoodplus", "version", "2.6.22"),
-    ("bic", "version", "ns3"),
-    ("highspeed", "version", "ns3"),
-    ("htcp", "version", "ns3"),
-    ("hybla", "version", "ns3"),
-    ("illinois", "version", "ns3"),
-    ("scalable", "version", "ns3"),
-    ("vegas", "version", "ns3"),
-    ("veno", "version", "ns3"),
-    ("yeah", "version", "ns3"),
-];
-
-/// The parameters of the form of `variant` chosen by `value` (one of
-/// [`FORMS`]).
-pub fn form_defaults(variant: &str, value: &str) -> Option<Value> {
-    let v = match (variant, value) {
-        ("cubic", "2.6.22") => serde_json::to_value(CubicLinuxConfig::linux_2622()),
-        ("westwoodplus", "2.6.22") => serde_json::to_value(WestwoodLinuxConfig::default()),
-        (v, "ns3") => return super::ns3::defaults(v),
-        _ => return None,
+impl Usual {
+    const fn like(paper: &'static str, ns2: &'static str) -> Usual {
+        Usual {
+            paper,
+            linux: "prr",
+            ns3: "prr",
+            ns3_18: paper,
+            ns2,
+            inet: paper,
+        }
+    }
+    /// Tahoe everywhere (Linux and ns-3 have no Tahoe to reduce by PRR).
+    pub const TAHOE: Usual = Usual {
+        linux: "tahoe",
+        ns3: "tahoe",
+        ..Usual::like("tahoe", "tahoe")
     };
-    Some(v.expect("configs serialize"))
+    pub const RENO: Usual = Usual::like("reno", "reno");
+    pub const NEWRENO: Usual = Usual::like("newreno", "newreno");
+    pub const SACK: Usual = Usual::like("sack", "sack1");
+    /// With `recovery` under the ns2 profile.
+    pub const fn ns2(self, recovery: &'static str) -> Usual {
+        Usual {
+            ns2: recovery,
+            ..self
+        }
+    }
+    /// With `recovery` under ns-3 3.18.
+    pub const fn ns3_18(self, recovery: &'static str) -> Usual {
+        Usual {
+            ns3_18: recovery,
+            ..self
+        }
+    }
+    /// The recovery's name under `profile` (and, for ns3, `release`).
+    pub fn get(&self, profile: Profile, release: Ns3Release) -> &'static str {
+        match profile {
+            Profile::Paper => self.paper,
+            Profile::Linux => self.linux,
+            Profile::Ns3 if release == Ns3Release::V3_18 => self.ns3_18,
+            Profile::Ns3 => self.ns3,
+            Profile::Ns2 => self.ns2,
+            Profile::Inet => self.inet,
+        }
+    }
+}
+
+/// How a variant answers an ECN echo (RFC 3168's Congestion Experienced).
+/// The form of the sender's reduction (at once, or paced by PRR in CWR) is
+/// the flow's `ecn_response`, the profile's; this is the variant's part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ecn {
+    /// As one loss per window, by its own `ssthresh` (RFC 3168 6.1.2).
+    Rfc3168,
+    /// ECT on every segment and a cut by alpha/2, alpha the EWMA of the
+    /// marked fraction (RFC 8257; its controller's `needs_ecn`).
+    Dctcp,
+}
+
+/// The row of a variant written in Python (`cc = "python"`).
+pub const PYTHON: Variant = Variant {
+    name: "python",
+    recovery: Usual::NEWRENO,
+    ecn: Ecn::Rfc3168,
+    summary: "a variant written in Python",
+};
+
+/// The name of the loss recovery (one of `crate::tcp::Recovery`'s, a layer
+/// above) variant `name` runs with under `profile` (and `release`, for
+/// ns3) unless a flow says otherwise, or None for an unknown variant
+/// ("python" included: [`PYTHON`]). What `scenario::resolve::tcp` fills in
+/// (`tests/usual_recovery.rs` compares them for every variant, profile and
+/// release).
+pub fn usual_recovery(name: &str, profile: Profile, release: Ns3Release) -> Option<&'static str> {
+    let row = TABLE.iter().chain([&PYTHON]).find(|v| v.name == name)?;
+    Some(row.recovery.get(profile, release))
 }
 
 /// A built controller and its fully resolved spec.
@@ -337,17 +290,57 @@ pub struct Built {
     pub retransmit_backoff: bool,
 }
 
-fn config<T: serde::de::DeserializeOwned>(path: &str, merged: &Value) -> Result<T> {
-    serde_path_to_error::deserialize(merged).map_err(|e| {
-        Error::invalid(
-            format!("{path}.{}", e.path()),
-            crate::error::user_words(&e.into_inner().to_string()),
-        )
-    })
+/// What a row's constructor reads and sets: the resolved parameters, the
+/// chosen form and the sender's options Vegas's fine retransmission needs.
+pub struct Make<'a> {
+    pub name: &'static str,
+    /// Its scenario path (`flows[0].cc`), for messages.
+    pub path: &'a str,
+    pub value: &'a Value,
+    /// The value of the form's key, when a form was chosen.
+    pub form: Option<&'static str>,
+    /// Appropriate byte counting (RFC 3465).
+    pub abc: bool,
+    pub fine_retransmit: bool,
+    pub fine_timeout: FineTimeout,
+    pub retransmit_backoff: bool,
 }
 
-fn check<T>(path: &str, r: std::result::Result<T, (&'static str, String)>) -> Result<T> {
-    r.map_err(|(field, problem)| Error::invalid(format!("{path}.{field}"), problem))
+impl Make<'_> {
+    /// The parameters as the config `T`.
+    pub fn config<T: serde::de::DeserializeOwned>(&self) -> Result<T> {
+        serde_path_to_error::deserialize(self.value).map_err(|e| {
+            Error::invalid(
+                format!("{}.{}", self.path, e.path()),
+                crate::error::user_words(&e.into_inner().to_string()),
+            )
+        })
+    }
+    /// The parameters as the config `T`, checked by `validate`.
+    pub fn checked<T: serde::de::DeserializeOwned>(
+        &self,
+        validate: fn(&T) -> std::result::Result<(), (&'static str, String)>,
+    ) -> Result<T> {
+        let c = self.config()?;
+        self.check_at("", validate(&c))?;
+        Ok(c)
+    }
+    /// A check's failure as an error at the parameter it names, under
+    /// `table` (a nested table's key, or "").
+    pub fn check_at(
+        &self,
+        table: &str,
+        r: std::result::Result<(), (&'static str, String)>,
+    ) -> Result<()> {
+        let table = if table.is_empty() {
+            String::new()
+        } else {
+            format!(".{table}")
+        };
+        r.map_err(|(field, problem)| {
+            Error::invalid(format!("{}{table}.{field}", self.path), problem)
+        })
+    }
 }
 
 /// Builds the variant `spec` names (at scenario path `path`, e.g.
@@ -366,7 +359,7 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
         })?;
     // A form (`cubic` with version = "2.6.22") takes its own parameters;
     // the ns3 profile's default is ns-3's form, where there is one.
-    let ns3_port = profile == Profile::Ns3 && super::ns3::PORTS.contains(&info.name);
+    let ns3_port = profile == Profile::Ns3 && NS3_PORTS.contains(&info.name);
     let form = FORMS.iter().find(|&&(variant, key, value)| {
         let chosen = match spec.params.get(key) {
             Some(v) => v.as_str(),
@@ -435,137 +428,19 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
         }
     }
     let value = Value::Object(merged.clone());
-    let mut fine_retransmit = false;
-    let mut fine_timeout = FineTimeout::Rfc6298;
-    let mut retransmit_backoff = false;
-    let cc: Box<dyn CongestionControl> = match info.name {
-        name if form.is_some_and(|f| f.2 == "ns3") => super::ns3::build(name, path, &value)?,
-        "tahoe" | "reno" | "newreno" | "sack" => {
-            let c: RenoConfig = config(path, &value)?;
-            Box::new(Reno {
-                halve: c.halve,
-                ..Reno::new(abc)
-            })
-        }
-        "vegas" => {
-            let c: VegasConfig = config(path, &value)?;
-            check(path, c.validate())?;
-            fine_retransmit = c.fine_retransmit;
-            fine_timeout = c.fine_timeout;
-            retransmit_backoff = c.retransmit_backoff;
-            Box::new(Vegas::new(c, abc))
-        }
-        "westwoodplus" if form.is_some() => {
-            let c: WestwoodLinuxConfig = config(path, &value)?;
-            Box::new(WestwoodLinux::new(c))
-        }
-        "westwood" | "westwoodplus" => {
-            let c: WestwoodConfig = config(path, &value)?;
-            check(path, c.validate())?;
-            let name = if info.name == "westwood" {
-                "westwood"
-            } else {
-                "westwoodplus"
-            };
-            Box::new(Westwood::new(name, c, abc))
-        }
-        "petra" => {
-            let c: PetraConfig = config(path, &value)?;
-            check(&format!("{path}.westwood"), c.westwood.validate())?;
-            if !(0.0..1.0).contains(&c.alpha) {
-                return Err(Error::invalid(format!("{path}.alpha"), "must be in [0, 1)"));
-            }
-            Box::new(Petra::new(c))
-        }
-        "cubic" if form.is_some() => {
-            let c: CubicLinuxConfig = config(path, &value)?;
-            check(path, c.validate())?;
-            Box::new(CubicLinux::new(c))
-        }
-        "cubic" => {
-            let c: CubicConfig = config(path, &value)?;
-            check(path, c.validate())?;
-            Box::new(Cubic::new(c))
-        }
-        "bbr" => {
-            let c: BbrConfig = config(path, &value)?;
-            check(path, c.validate())?;
-            Box::new(Bbr::new(c))
-        }
-        "dctcp" => {
-            let c: DctcpConfig = config(path, &value)?;
-            check(path, c.validate())?;
-            Box::new(Dctcp::new(c, abc))
-        }
-        "veno" => {
-            let c: VenoConfig = config(path, &value)?;
-            check(path, c.validate())?;
-            Box::new(Veno::new(c, abc))
-        }
-        "highspeed" => {
-            let c: HighSpeedConfig = config(path, &value)?;
-            check(path, c.validate())?;
-            Box::new(HighSpeed::new(c, abc))
-        }
-        "scalable" => {
-            let c: ScalableConfig = config(path, &value)?;
-            check(path, c.validate())?;
-            Box::new(Scalable::new(c, abc))
-        }
-        "bic" => {
-            let c: BicConfig = config(path, &value)?;
-            check(path, c.validate())?;
-            Box::new(Bic::new(c, abc))
-        }
-        "hybla" => {
-            let c: HyblaConfig = config(path, &value)?;
-            check(path, c.validate())?;
-            Box::new(Hybla::new(c, abc))
-        }
-        "illinois" => {
-            let c: IllinoisConfig = config(path, &value)?;
-            check(path, c.validate())?;
-            Box::new(Illinois::new(c, abc))
-        }
-        "htcp" => {
-            let c: HtcpConfig = config(path, &value)?;
-            check(path, c.validate())?;
-            Box::new(Htcp::new(c, abc))
-        }
-        "yeah" => {
-            let c: YeahConfig = config(path, &value)?;
-            check(path, c.validate())?;
-            Box::new(Yeah::new(c, abc))
-        }
-        "ledbat" => {
-            let c: LedbatConfig = config(path, &value)?;
-            check(path, c.validate())?;
-            Box::new(Ledbat::new(c, abc))
-        }
-        "cdg" => {
-            let c: CdgConfig = config(path, &value)?;
-            check(path, c.validate())?;
-            // The world gives each flow its own stream (`seed`) before
-            // the run; this one serves a controller built on its own.
-            Box::new(Cdg::new(c, abc, Rng::stream(0, 0, "cc:cdg")))
-        }
-        "nv" => {
-            let c: NvConfig = config(path, &value)?;
-            check(path, c.validate())?;
-            Box::new(Nv::new(c, abc))
-        }
-        "lp" => {
-            let c: LpConfig = config(path, &value)?;
-            check(path, c.validate())?;
-            Box::new(Lp::new(c, abc))
-        }
-        _ => {
-            return Err(Error::Internal(format!(
-                "variant {} has no constructor",
-                info.name
-            )))
-        }
+    let mut x = Make {
+        name: info.name,
+        path,
+        value: &value,
+        form: form.map(|f| f.2),
+        abc,
+        fine_retransmit: false,
+        fine_timeout: FineTimeout::Rfc6298,
+        retransmit_backoff: false,
     };
+    let cc = construct(&mut x)?;
+    let (fine_retransmit, fine_timeout, retransmit_backoff) =
+        (x.fine_retransmit, x.fine_timeout, x.retransmit_backoff);
     Ok(Built {
         cc,
         fine_retransmit,

@@ -12,7 +12,7 @@ use super::LinkSpec;
 use crate::error::{Error, Result};
 use crate::net::arq::Arq;
 use crate::net::error_model::ErrorModel;
-use crate::net::qdisc::{HOLDING, KINDS};
+use crate::net::qdisc::{FIFO, HOLDING};
 use crate::rng::Rng;
 
 /// Builds `lp`'s two directions' reception models from its `spec`.
@@ -82,18 +82,13 @@ pub(super) fn build(
             // Its retransmissions join the link's FIFO: a discipline that
             // holds its own queue has none to join.
             if shared.queue[dir].holds() {
-                let fifo: Vec<&str> = KINDS
-                    .iter()
-                    .filter(|k| !HOLDING.contains(k))
-                    .copied()
-                    .collect();
                 return Err(Error::invalid_allowed(
                     path("arq"),
                     format!(
                         "ARQ on this direction: its queue discipline holds its packets ({})",
                         HOLDING.join(", ")
                     ),
-                    format!("ARQ on a direction behind {}", fifo.join(" or ")),
+                    format!("ARQ on a direction behind {}", FIFO.join(" or ")),
                 ));
             }
             model = Some(ErrorModel::with_arq(model, Arq::new(arq)));

@@ -32,10 +32,8 @@ pub mod veno;
 pub mod yeah;
 
 use serde::Serialize;
-use serde_json::Value;
 
-use super::{CongestionControl, Tcb};
-use crate::error::{Error, Result};
+use super::Tcb;
 use crate::time::SimDuration;
 
 /// The form's `version` key: ns-3's class.
@@ -47,69 +45,6 @@ pub enum Ns3Version {
 }
 
 crate::deserialize_names!(Ns3Version { "ns3" => Ns3Version::Ns3 });
-
-/// The variants with an ns-3 form: the ns3 profile runs it.
-pub const PORTS: &[&str] = &[
-    "bic",
-    "highspeed",
-    "htcp",
-    "hybla",
-    "illinois",
-    "scalable",
-    "vegas",
-    "veno",
-    "yeah",
-];
-
-/// The parameters of ns-3's form of `variant` (its attributes' defaults).
-pub fn defaults(variant: &str) -> Option<Value> {
-    let v = match variant {
-        "bic" => serde_json::to_value(bic::Ns3BicConfig::default()),
-        "highspeed" => serde_json::to_value(highspeed::Ns3HighSpeedConfig::default()),
-        "htcp" => serde_json::to_value(htcp::Ns3HtcpConfig::default()),
-        "hybla" => serde_json::to_value(hybla::Ns3HyblaConfig::default()),
-        "illinois" => serde_json::to_value(illinois::Ns3IllinoisConfig::default()),
-        "scalable" => serde_json::to_value(scalable::Ns3ScalableConfig::default()),
-        "vegas" => serde_json::to_value(vegas::Ns3VegasConfig::default()),
-        "veno" => serde_json::to_value(veno::Ns3VenoConfig::default()),
-        "yeah" => serde_json::to_value(yeah::Ns3YeahConfig::default()),
-        _ => return None,
-    };
-    Some(v.expect("configs serialize"))
-}
-
-/// Builds ns-3's form of `variant` from its resolved parameters `value`
-/// (errors name fields under `path`).
-pub fn build(variant: &str, path: &str, value: &Value) -> Result<Box<dyn CongestionControl>> {
-    let read = |e: serde_path_to_error::Error<serde_json::Error>| {
-        Error::invalid(
-            format!("{path}.{}", e.path()),
-            crate::error::user_words(&e.into_inner().to_string()),
-        )
-    };
-    let check = |r: std::result::Result<(), (&'static str, String)>| {
-        r.map_err(|(field, problem)| Error::invalid(format!("{path}.{field}"), problem))
-    };
-    macro_rules! port {
-        ($config:ty, $cc:ty) => {{
-            let c: $config = serde_path_to_error::deserialize(value).map_err(read)?;
-            check(c.validate())?;
-            Box::new(<$cc>::new(c))
-        }};
-    }
-    Ok(match variant {
-        "bic" => port!(bic::Ns3BicConfig, bic::Ns3Bic),
-        "highspeed" => port!(highspeed::Ns3HighSpeedConfig, highspeed::Ns3HighSpeed),
-        "htcp" => port!(htcp::Ns3HtcpConfig, htcp::Ns3Htcp),
-        "hybla" => port!(hybla::Ns3HyblaConfig, hybla::Ns3Hybla),
-        "illinois" => port!(illinois::Ns3IllinoisConfig, illinois::Ns3Illinois),
-        "scalable" => port!(scalable::Ns3ScalableConfig, scalable::Ns3Scalable),
-        "vegas" => port!(vegas::Ns3VegasConfig, vegas::Ns3Vegas),
-        "veno" => port!(veno::Ns3VenoConfig, veno::Ns3Veno),
-        "yeah" => port!(yeah::Ns3YeahConfig, yeah::Ns3Yeah),
-        _ => return Err(Error::Internal(format!("{variant} has no ns-3 form"))),
-    })
-}
 
 /// The RTT ns-3 3.44 hands `PktsAcked`: the smoothed RTT (None before the
 /// first sample, where ns-3's is zero and the classes return at once).

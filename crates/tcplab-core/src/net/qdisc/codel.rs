@@ -24,6 +24,9 @@
 //! [`CoDelVars::dequeue`] is the algorithm over any [`Fifo`], so FQ-CoDel
 //! runs one per flow queue.
 
+use super::{Holds, Spec};
+use crate::rng::Rng;
+use crate::time::Rate;
 use serde::{Deserialize, Serialize};
 
 use super::held::{fits, Dropped, Fifo, Queued};
@@ -383,6 +386,37 @@ impl CoDel {
     #[cfg(test)]
     pub fn vars(&self) -> &CoDelVars {
         &self.vars
+    }
+}
+
+impl Holds for CoDel {
+    #[inline]
+    fn offer(&mut self, p: Queued, dropped: &mut Vec<Dropped>) {
+        self.enqueue(p, dropped)
+    }
+    #[inline]
+    fn take(&mut self, at: SimTime, dropped: &mut Vec<Dropped>) -> Option<Queued> {
+        self.dequeue(at, dropped)
+    }
+    #[inline]
+    fn waiting(&self) -> (u64, u64) {
+        CoDel::waiting(self)
+    }
+    fn limit(&self) -> QueueLimit {
+        CoDel::limit(self)
+    }
+}
+
+impl Spec for CoDelSpec {
+    type Built = CoDel;
+    fn build(&self, _rate: Rate, _mtu: u32, _rng: impl FnOnce() -> Rng) -> CoDel {
+        CoDel::new(self)
+    }
+    fn check(&self) -> Result<(), String> {
+        CoDelSpec::check(self)
+    }
+    fn device_queue(&self) -> u32 {
+        self.device_queue
     }
 }
 

@@ -4,7 +4,12 @@
 //! ns-2 and ns-3, so a 100-packet queue holds 100 waiting packets, and a
 //! packet that finds the link idle is never dropped.
 
-use super::{Arrival, QueueDrop, Verdict};
+use serde::de;
+use serde::{Deserialize, Serialize, Serializer};
+
+use super::{Admits, Arrival, QueueDrop, Spec, Verdict};
+use crate::rng::Rng;
+use crate::time::Rate;
 use crate::units::QueueLimit;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +53,84 @@ impl DropTail {
             QueueLimit::Packets(n) => format!("{n} packets"),
             QueueLimit::Bytes(b) => format!("{b} bytes"),
         }
+    }
+}
+
+impl Admits for DropTail {
+    #[inline(always)]
+    fn enqueue(&mut self, a: &Arrival) -> Verdict {
+        DropTail::enqueue(self, a)
+    }
+    fn capacity_packets(&self, size: u64) -> u64 {
+        DropTail::capacity_packets(self, size)
+    }
+    fn describe(&self) -> String {
+        DropTail::describe(self)
+    }
+}
+
+/// Drop-tail's parameters are its limit (a device queue below it folded
+/// in), written as the limit alone (`"100p"`), the short form.
+impl Spec for QueueLimit {
+    type Built = DropTail;
+    fn build(&self, _rate: Rate, _mtu: u32, _rng: impl FnOnce() -> Rng) -> DropTail {
+        DropTail::new(*self)
+    }
+    fn check(&self) -> Result<(), String> {
+        Ok(())
+    }
+    fn device_queue(&self) -> u32 {
+        0
+    }
+    /// It fits in the link direction itself.
+    fn built_bytes(&self) -> u64 {
+        0
+    }
+    fn built_what(&self, _kind: &str) -> String {
+        "drop-tail".into()
+    }
+    fn parse<E: de::Error>(
+        _kind: &str,
+        table: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Self, E> {
+        let mut limit = QueueLimit::default();
+        let mut device = 0u32;
+        for (k, v) in table {
+            match k.as_str() {
+                "limit" => limit = QueueLimit::deserialize(v).map_err(de::Error::custom)?,
+                "device_queue" => {
+                    device = u32::deserialize(v)
+                        .map_err(|e| de::Error::custom(format!("device_queue: {e}")))?
+                }
+                other => {
+                    return Err(de::Error::unknown_field(
+                        other,
+                        &["kind", "limit", "device_queue"],
+                    ))
+                }
+            }
+        }
+        with_device(limit, device).map_err(de::Error::custom)
+    }
+    fn write<S: Serializer>(&self, _kind: &str, s: S) -> Result<S::Ok, S::Error> {
+        self.serialize(s)
+    }
+}
+
+/// A drop-tail limit with a device queue of `device` packets below it: a
+/// packet limit holds that many more (the device takes the oldest waiting
+/// packets, and the discipline counts the rest), the same FIFO. A byte
+/// limit is refused: the discipline would count bytes and the device
+/// packets.
+fn with_device(limit: QueueLimit, device: u32) -> Result<QueueLimit, String> {
+    match limit {
+        _ if device == 0 => Ok(limit),
+        QueueLimit::Packets(n) => Ok(QueueLimit::Packets(n.saturating_add(device as u64))),
+        QueueLimit::Bytes(_) => Err(
+            "device_queue: drop-tail takes one only with a packet limit (the device \
+             counts packets, the limit bytes)"
+                .into(),
+        ),
     }
 }
 

@@ -18,6 +18,9 @@
 //!   The hash is tcplab's own (ns-3 and Linux hash the 5-tuple), so which
 //!   flows share a queue differs from theirs; `perturbation` changes it.
 
+use super::{Holds, Spec};
+use crate::rng::Rng;
+use crate::time::Rate;
 use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
@@ -300,6 +303,47 @@ impl FqCoDel {
     #[cfg(test)]
     pub fn queues(&self) -> usize {
         self.queues.len()
+    }
+}
+
+impl Holds for FqCoDel {
+    #[inline]
+    fn offer(&mut self, p: Queued, dropped: &mut Vec<Dropped>) {
+        self.enqueue(p, dropped)
+    }
+    #[inline]
+    fn take(&mut self, at: SimTime, dropped: &mut Vec<Dropped>) -> Option<Queued> {
+        self.dequeue(at, dropped)
+    }
+    #[inline]
+    fn waiting(&self) -> (u64, u64) {
+        FqCoDel::waiting(self)
+    }
+    fn limit(&self) -> QueueLimit {
+        FqCoDel::limit(self)
+    }
+}
+
+impl Spec for FqCoDelSpec {
+    type Built = FqCoDel;
+    fn build(&self, _rate: Rate, mtu: u32, _rng: impl FnOnce() -> Rng) -> FqCoDel {
+        FqCoDel::new(self, mtu)
+    }
+    fn check(&self) -> Result<(), String> {
+        FqCoDelSpec::check(self)
+    }
+    fn device_queue(&self) -> u32 {
+        self.device_queue
+    }
+    /// Its state and its table of flow buckets (4 B each).
+    fn built_bytes(&self) -> u64 {
+        std::mem::size_of::<FqCoDel>() as u64 + 4 * u64::from(self.flows)
+    }
+    fn built_what(&self, _kind: &str) -> String {
+        format!(
+            "fq_codel with {} flow queues per direction",
+            crate::units::grouped(f64::from(self.flows))
+        )
     }
 }
 

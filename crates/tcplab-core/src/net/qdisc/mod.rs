@@ -10,10 +10,18 @@
 //! now` is how long it will wait, which is what sojourn-time disciplines
 //! (CoDel, PIE) need.
 //!
-//! Adding a discipline is one file in this folder and one row in [`Qdisc`]
-//! and [`QueueSpec`]: its state lives in the variant; state that a packet
-//! need not read goes behind a `Box`, so that `Qdisc` stays small and the
-//! link's hot cache lines hold only what every hop reads.
+//! The disciplines are of two kinds: those that leave their packets in the
+//! link's FIFO and rule on each arrival ([`Admits`]: drop-tail, RED), and
+//! those that hold their own queue and pick the next packet when the link
+//! falls idle ([`Holds`]: CoDel, FQ-CoDel, PIE). Each has its parameters
+//! ([`Spec`]: building, checking, reading and writing them).
+//!
+//! Adding a discipline is one file in this folder and one row in the
+//! [`qdiscs!`] table below, which generates [`Qdisc`] and [`QueueSpec`], their
+//! dispatch by `match` (no `dyn` call per packet) and the lists [`KINDS`],
+//! [`HOLDING`] and [`FIFO`]. Its state lives in the variant; state that a
+//! packet need not read goes behind a `Box`, so that `Qdisc` stays small and
+//! the link's hot cache lines hold only what every hop reads.
 
 mod codel;
 mod droptail;
@@ -21,15 +29,14 @@ mod fq_codel;
 mod held;
 mod pie;
 mod red;
+mod spec;
 
-use std::fmt;
-
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de;
 use serde::ser::Serializer;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::rng::Rng;
-use crate::time::{Rate, SimDuration, SimTime};
+use crate::time::{Rate, SimTime};
 use crate::units::QueueLimit;
 
 pub use codel::{CoDel, CoDelSpec};
@@ -38,6 +45,8 @@ pub use fq_codel::{FqCoDel, FqCoDelSpec};
 pub use held::{Dropped, Queued};
 pub use pie::{Pie, PieSpec};
 pub use red::{Auto, Red, RedSpec};
+pub(crate) use spec::{check_timer, no_device};
+pub use spec::{Spec, MIN_TIMER};
 
 /// What a discipline decides for an arriving packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,390 +97,360 @@ impl Arrival {
     }
 }
 
-/// A link direction's discipline and its state.
-#[derive(Debug, Clone)]
-pub enum Qdisc {
-    DropTail(DropTail),
-    Red(Box<Red>),
-    CoDel(Box<CoDel>),
-    FqCoDel(Box<FqCoDel>),
-    Pie(Box<Pie>),
-    /// Marks every packet and drops none: for the tests of the marking path.
-    #[cfg(test)]
-    MarkAll,
-}
-
-impl Qdisc {
-    /// The discipline `spec` describes, for a link direction of `rate` and
-    /// `mtu` bytes; `rng` gives the direction's random stream to those that
-    /// draw.
-    pub fn from_spec(spec: &QueueSpec, rate: Rate, mtu: u32, rng: impl FnOnce() -> Rng) -> Qdisc {
-        match spec {
-            QueueSpec::DropTail { limit } => Qdisc::DropTail(DropTail::new(*limit)),
-            QueueSpec::Red(r) => Qdisc::Red(Box::new(Red::new(r, rate, rng()))),
-            QueueSpec::CoDel(c) => Qdisc::CoDel(Box::new(CoDel::new(c))),
-            QueueSpec::FqCoDel(f) => Qdisc::FqCoDel(Box::new(FqCoDel::new(f, mtu))),
-            QueueSpec::Pie(p) => Qdisc::Pie(Box::new(Pie::new(p, rng()))),
-        }
-    }
-
-    /// The verdict on an arriving packet, for the disciplines that leave
-    /// their packets in the link's FIFO (not [`Self::holds`]).
-    #[inline(always)]
-    pub fn enqueue(&mut self, a: &Arrival) -> Verdict {
-        match self {
-            Qdisc::DropTail(d) => d.enqueue(a),
-            Qdisc::Red(r) => r.enqueue(a),
-            Qdisc::CoDel(_) | Qdisc::FqCoDel(_) | Qdisc::Pie(_) => {
-                unreachable!("a discipline that holds its queue is offered packets")
-            }
-            #[cfg(test)]
-            Qdisc::MarkAll => Verdict::Mark,
-        }
-    }
-
-    /// Whether it keeps the waiting packets itself and picks the next one
-    /// when the link falls idle ([`Self::offer`], [`Self::take`]).
-    #[inline(always)]
-    pub fn holds(&self) -> bool {
-        matches!(self, Qdisc::CoDel(_) | Qdisc::FqCoDel(_) | Qdisc::Pie(_))
-    }
-
-    /// Gives a discipline that [`Self::holds`] a packet; what it drops (the
-    /// packet itself or others) goes to `dropped`.
-    #[inline]
-    pub fn offer(&mut self, p: Queued, dropped: &mut Vec<Dropped>) {
-        match self {
-            Qdisc::CoDel(c) => c.enqueue(p, dropped),
-            Qdisc::FqCoDel(f) => f.enqueue(p, dropped),
-            Qdisc::Pie(q) => q.enqueue(p, dropped),
-            _ => unreachable!("only a discipline that holds its queue is offered packets"),
-        }
-    }
-
-    /// The packet to send at `at` from a discipline that [`Self::holds`],
-    /// after the drops it makes on the way (to `dropped`).
-    #[inline]
-    pub fn take(&mut self, at: SimTime, dropped: &mut Vec<Dropped>) -> Option<Queued> {
-        match self {
-            Qdisc::CoDel(c) => c.dequeue(at, dropped),
-            Qdisc::FqCoDel(f) => f.dequeue(at, dropped),
-            Qdisc::Pie(q) => q.dequeue(at),
-            _ => None,
-        }
-    }
-
-    /// Packets and bytes a discipline that [`Self::holds`] has waiting.
-    #[inline]
-    pub fn waiting(&self) -> (u64, u64) {
-        match self {
-            Qdisc::CoDel(c) => c.waiting(),
-            Qdisc::FqCoDel(f) => f.waiting(),
-            Qdisc::Pie(q) => q.waiting(),
-            _ => (0, 0),
-        }
-    }
-
-    /// The most packets of `size` bytes the queue can hold (for the memory
-    /// estimate).
-    pub fn capacity_packets(&self, size: u64) -> u64 {
-        match self {
-            Qdisc::DropTail(d) => d.capacity_packets(size),
-            Qdisc::Red(r) => r.capacity_packets(size),
-            Qdisc::CoDel(c) => DropTail::new(c.limit()).capacity_packets(size),
-            Qdisc::FqCoDel(f) => DropTail::new(f.limit()).capacity_packets(size),
-            Qdisc::Pie(q) => DropTail::new(q.limit()).capacity_packets(size),
-            #[cfg(test)]
-            Qdisc::MarkAll => u64::MAX,
-        }
-    }
-
+/// A discipline that leaves its packets in the link direction's FIFO: it
+/// rules on each arrival (drop-tail, RED).
+pub trait Admits {
+    /// The verdict on an arriving packet.
+    fn enqueue(&mut self, a: &Arrival) -> Verdict;
+    /// The most packets of `size` bytes the queue can hold.
+    fn capacity_packets(&self, size: u64) -> u64;
     /// How the capacity reads in messages: "100 packets", "64000 bytes".
-    pub fn describe(&self) -> String {
-        match self {
-            Qdisc::DropTail(d) => d.describe(),
-            Qdisc::Red(r) => r.describe(),
-            Qdisc::CoDel(c) => DropTail::new(c.limit()).describe(),
-            Qdisc::FqCoDel(f) => DropTail::new(f.limit()).describe(),
-            Qdisc::Pie(q) => DropTail::new(q.limit()).describe(),
+    fn describe(&self) -> String;
+}
+
+/// A discipline that keeps the waiting packets itself and picks the next
+/// one when the link falls idle (CoDel, FQ-CoDel, PIE).
+pub trait Holds {
+    /// Takes a packet; what it drops (the packet itself or others) goes to
+    /// `dropped`.
+    fn offer(&mut self, p: Queued, dropped: &mut Vec<Dropped>);
+    /// The packet to send at `at`, after the drops it makes on the way (to
+    /// `dropped`).
+    fn take(&mut self, at: SimTime, dropped: &mut Vec<Dropped>) -> Option<Queued>;
+    /// Packets and bytes waiting.
+    fn waiting(&self) -> (u64, u64);
+    /// Its limit.
+    fn limit(&self) -> QueueLimit;
+    /// The most packets of `size` bytes it can hold.
+    fn capacity_packets(&self, size: u64) -> u64 {
+        DropTail::new(self.limit()).capacity_packets(size)
+    }
+    /// How the capacity reads in messages.
+    fn describe(&self) -> String {
+        DropTail::new(self.limit()).describe()
+    }
+}
+
+/// A discipline whose state a packet need not read lives behind a box.
+impl<T: Admits> Admits for Box<T> {
+    #[inline(always)]
+    fn enqueue(&mut self, a: &Arrival) -> Verdict {
+        (**self).enqueue(a)
+    }
+    fn capacity_packets(&self, size: u64) -> u64 {
+        (**self).capacity_packets(size)
+    }
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+}
+
+impl<T: Holds> Holds for Box<T> {
+    #[inline]
+    fn offer(&mut self, p: Queued, dropped: &mut Vec<Dropped>) {
+        (**self).offer(p, dropped)
+    }
+    #[inline]
+    fn take(&mut self, at: SimTime, dropped: &mut Vec<Dropped>) -> Option<Queued> {
+        (**self).take(at, dropped)
+    }
+    #[inline]
+    fn waiting(&self) -> (u64, u64) {
+        (**self).waiting()
+    }
+    fn limit(&self) -> QueueLimit {
+        (**self).limit()
+    }
+    fn capacity_packets(&self, size: u64) -> u64 {
+        (**self).capacity_packets(size)
+    }
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+}
+
+/// Picks a row's code by its side: `fifo` (the discipline [`Admits`]) or
+/// `holding` (it [`Holds`]).
+macro_rules! on_side {
+    (fifo, $fifo:expr, $holding:expr) => {
+        $fifo
+    };
+    (holding, $fifo:expr, $holding:expr) => {
+        $holding
+    };
+}
+
+/// A `QueueSpec` pattern binding a row's parameters to `$s`, whatever the
+/// variant's shape (drop-tail's `{ limit }`, the others' boxed spec).
+macro_rules! spec_pat {
+    ($v:ident { $f:ident : $t:ty } $s:ident) => {
+        QueueSpec::$v { $f: $s }
+    };
+    ($v:ident ( $t:ty ) $s:ident) => {
+        QueueSpec::$v($s)
+    };
+}
+
+/// A `QueueSpec` read from the rest of its table.
+macro_rules! spec_parse {
+    ($v:ident { $f:ident : $t:ty } $kind:ident $table:ident) => {
+        QueueSpec::$v {
+            $f: <$t as Spec>::parse($kind, $table)?,
+        }
+    };
+    ($v:ident ( Box<$t:ty> ) $kind:ident $table:ident) => {
+        QueueSpec::$v(Box::new(<$t as Spec>::parse($kind, $table)?))
+    };
+}
+
+/// Declares the disciplines: each row gives its side (`fifo` or
+/// `holding`), its variant in [`QueueSpec`] with its parameters, its state
+/// in [`Qdisc`] (boxed if a packet need not read it) and its `kind`. Adding
+/// a discipline is one file in this folder (its [`Spec`], and [`Admits`]
+/// or [`Holds`]) and one row.
+macro_rules! qdiscs {
+    ($($side:ident $v:ident $shape:tt => $state:ty, $kind:literal;)+) => {
+        /// A link direction's discipline and its state.
+        #[derive(Debug, Clone)]
+        pub enum Qdisc {
+            $($v($state),)+
+            /// Marks every packet and drops none: for the tests of the
+            /// marking path.
             #[cfg(test)]
-            Qdisc::MarkAll => "no limit".into(),
+            MarkAll,
         }
-    }
-}
 
-// ---- the scenario's `queue` ------------------------------------------------
-
-/// A link's `queue`: a drop-tail limit (`"100p"`, `"64KiB"`, a number of
-/// packets), or a table naming the discipline and its parameters
-/// (`{ kind = "droptail", limit = "100p" }`), as `cc` does.
-#[derive(Clone, Debug, PartialEq)]
-pub enum QueueSpec {
-    DropTail { limit: QueueLimit },
-    Red(Box<RedSpec>),
-    CoDel(Box<CoDelSpec>),
-    FqCoDel(Box<FqCoDelSpec>),
-    Pie(Box<PieSpec>),
-}
-
-impl QueueSpec {
-    /// Its `kind`, one of [`KINDS`].
-    pub fn kind(&self) -> &'static str {
-        match self {
-            QueueSpec::DropTail { .. } => "droptail",
-            QueueSpec::Red(_) => "red",
-            QueueSpec::CoDel(_) => "codel",
-            QueueSpec::FqCoDel(_) => "fq_codel",
-            QueueSpec::Pie(_) => "pie",
+        /// A link's `queue`: a drop-tail limit (`"100p"`, `"64KiB"`, a
+        /// number of packets), or a table naming the discipline and its
+        /// parameters (`{ kind = "droptail", limit = "100p" }`), as `cc`
+        /// does.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum QueueSpec {
+            $($v $shape,)+
         }
-    }
 
-    /// Whether the discipline built from it holds its own queue
-    /// ([`Qdisc::holds`]): one of [`HOLDING`].
-    pub fn holds(&self) -> bool {
-        HOLDING.contains(&self.kind())
-    }
+        /// The disciplines a `kind` names, and whether each holds its queue.
+        const ROWS: &[(&str, bool)] = &[$(($kind, on_side!($side, false, true))),+];
 
-    /// The packets of the device queue below the discipline (0: none).
-    /// Drop-tail's is folded into its limit when it is read.
-    pub fn device_queue(&self) -> u32 {
-        match self {
-            QueueSpec::DropTail { .. } => 0,
-            QueueSpec::Red(r) => r.device_queue,
-            QueueSpec::CoDel(c) => c.device_queue,
-            QueueSpec::FqCoDel(f) => f.device_queue,
-            QueueSpec::Pie(p) => p.device_queue,
-        }
-    }
-}
+        /// The disciplines a `kind` names.
+        pub const KINDS: &[&str] = &[$($kind),+];
 
-impl QueueSpec {
-    /// The memory one link direction's discipline holds once built, before
-    /// any packet: its state, and FQ-CoDel's table of flow buckets (4 B
-    /// each). Drop-tail's fits in the link direction itself.
-    pub fn built_bytes(&self) -> u64 {
-        match self {
-            QueueSpec::DropTail { .. } => 0,
-            QueueSpec::Red(_) => std::mem::size_of::<Red>() as u64,
-            QueueSpec::CoDel(_) => std::mem::size_of::<CoDel>() as u64,
-            QueueSpec::FqCoDel(f) => std::mem::size_of::<FqCoDel>() as u64 + 4 * u64::from(f.flows),
-            QueueSpec::Pie(_) => std::mem::size_of::<Pie>() as u64,
-        }
-    }
+        /// The disciplines of [`KINDS`] that hold their own queue
+        /// ([`Qdisc::holds`]).
+        pub const HOLDING: &[&str] = &pick::<{ count(ROWS, true) }>(ROWS, true);
 
-    /// What [`Self::built_bytes`] counts, for messages.
-    pub fn built_what(&self) -> String {
-        match self {
-            QueueSpec::DropTail { .. } => "drop-tail".into(),
-            QueueSpec::Red(_) => "red".into(),
-            QueueSpec::CoDel(_) => "codel".into(),
-            QueueSpec::FqCoDel(f) => format!(
-                "fq_codel with {} flow queues per direction",
-                crate::units::grouped(f64::from(f.flows))
-            ),
-            QueueSpec::Pie(_) => "pie".into(),
-        }
-    }
-}
+        /// The disciplines of [`KINDS`] that leave their packets in the
+        /// link's FIFO.
+        pub const FIFO: &[&str] = &pick::<{ count(ROWS, false) }>(ROWS, false);
 
-impl Default for QueueSpec {
-    /// 100 packets of drop-tail, as ns-2's and ns-3's default queue.
-    fn default() -> Self {
-        QueueSpec::DropTail {
-            limit: QueueLimit::default(),
-        }
-    }
-}
-
-/// The shortest period a discipline's timer may have (PIE's `t_update`,
-/// Adaptive RED's `interval`; CoDel's clock ticks in 1.024 us already): a
-/// timer far below a packet's time on the wire only costs wall time (PIE at
-/// 1 ns updates two billion times per simulated second).
-pub const MIN_TIMER: SimDuration = SimDuration::from_micros(1);
-
-/// Refuses a discipline timer below [`MIN_TIMER`], naming the parameter.
-pub(crate) fn check_timer(field: &str, t: SimDuration) -> Result<(), String> {
-    if t < MIN_TIMER {
-        return Err(format!(
-            "{field}: at least 1 us (a discipline's timer; a 1500-B packet takes 1.2 us at 10 \
-             Gb/s), got {t}"
-        ));
-    }
-    Ok(())
-}
-
-/// The disciplines a `kind` names.
-pub const KINDS: &[&str] = &["droptail", "red", "codel", "fq_codel", "pie"];
-
-/// The disciplines of [`KINDS`] that hold their own queue ([`Qdisc::holds`]):
-/// the one list of them (`every_kind_holds_its_queue_as_listed` checks it
-/// against what each built discipline says).
-pub const HOLDING: &[&str] = &["codel", "fq_codel", "pie"];
-
-impl<'de> Deserialize<'de> for QueueSpec {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = QueueSpec;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                write!(
-                    f,
-                    "a queue limit ('100p', '64KiB') or a table {{ kind = \"droptail\", \
-                     \"red\", \"codel\", \"fq_codel\" or \"pie\", limit = \"100p\", ... }}"
-                )
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<QueueSpec, E> {
-                let limit = QueueLimit::deserialize(de::value::StrDeserializer::<E>::new(v))?;
-                Ok(QueueSpec::DropTail { limit })
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<QueueSpec, E> {
-                let limit = QueueLimit::deserialize(de::value::U64Deserializer::<E>::new(v))?;
-                Ok(QueueSpec::DropTail { limit })
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<QueueSpec, E> {
-                let limit = QueueLimit::deserialize(de::value::I64Deserializer::<E>::new(v))?;
-                Ok(QueueSpec::DropTail { limit })
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<QueueSpec, E> {
-                let limit = QueueLimit::deserialize(de::value::F64Deserializer::<E>::new(v))?;
-                Ok(QueueSpec::DropTail { limit })
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<QueueSpec, A::Error> {
-                // The kind first, so that a discipline's parameters are read
-                // (and refused) as that discipline's.
-                let mut table = serde_json::Map::new();
-                while let Some(k) = m.next_key::<String>()? {
-                    let v: serde_json::Value = m.next_value()?;
-                    table.insert(k, v);
+        impl Qdisc {
+            /// The discipline `spec` describes, for a link direction of
+            /// `rate` and `mtu` bytes; `rng` gives the direction's random
+            /// stream to those that draw.
+            pub fn from_spec(
+                spec: &QueueSpec,
+                rate: Rate,
+                mtu: u32,
+                rng: impl FnOnce() -> Rng,
+            ) -> Qdisc {
+                match spec {
+                    $(spec_pat!($v $shape s) => Qdisc::$v(<$state>::from(s.build(rate, mtu, rng))),)+
                 }
-                let kind = match table.remove("kind") {
-                    Some(serde_json::Value::String(k)) => k,
-                    Some(other) => {
-                        return Err(de::Error::invalid_type(
-                            de::Unexpected::Other(&other.to_string()),
-                            &"a discipline's name",
-                        ))
-                    }
-                    None => return Err(de::Error::missing_field("kind")),
-                };
-                match kind.as_str() {
-                    "droptail" => {
-                        let mut limit = QueueLimit::default();
-                        let mut device = 0u32;
-                        for (k, v) in table {
-                            match k.as_str() {
-                                "limit" => {
-                                    limit = QueueLimit::deserialize(v).map_err(de::Error::custom)?
-                                }
-                                "device_queue" => {
-                                    device = u32::deserialize(v).map_err(|e| {
-                                        de::Error::custom(format!("device_queue: {e}"))
-                                    })?
-                                }
-                                other => {
-                                    return Err(de::Error::unknown_field(
-                                        other,
-                                        &["kind", "limit", "device_queue"],
-                                    ))
-                                }
-                            }
-                        }
-                        Ok(QueueSpec::DropTail {
-                            limit: with_device(limit, device).map_err(de::Error::custom)?,
-                        })
-                    }
-                    "red" => {
-                        let spec: RedSpec = table_of("red", table)?;
-                        spec.check().map_err(de::Error::custom)?;
-                        Ok(QueueSpec::Red(Box::new(spec)))
-                    }
-                    "codel" => {
-                        let spec: CoDelSpec = table_of("codel", table)?;
-                        spec.check().map_err(de::Error::custom)?;
-                        Ok(QueueSpec::CoDel(Box::new(spec)))
-                    }
-                    "fq_codel" => {
-                        let spec: FqCoDelSpec = table_of("fq_codel", table)?;
-                        spec.check().map_err(de::Error::custom)?;
-                        Ok(QueueSpec::FqCoDel(Box::new(spec)))
-                    }
-                    "pie" => {
-                        let spec: PieSpec = table_of("pie", table)?;
-                        spec.check().map_err(de::Error::custom)?;
-                        Ok(QueueSpec::Pie(Box::new(spec)))
-                    }
-                    other => Err(de::Error::unknown_variant(other, KINDS)),
+            }
+
+            /// The verdict on an arriving packet, for the disciplines that
+            /// leave their packets in the link's FIFO; one that
+            /// [`Self::holds`] rules when offered the packet, and admits it
+            /// here.
+            #[inline(always)]
+            pub fn enqueue(&mut self, a: &Arrival) -> Verdict {
+                match self {
+                    $(Qdisc::$v(_q) => on_side!($side, Admits::enqueue(_q, a), Verdict::Enqueue),)+
+                    #[cfg(test)]
+                    Qdisc::MarkAll => Verdict::Mark,
+                }
+            }
+
+            /// Whether it keeps the waiting packets itself and picks the
+            /// next one when the link falls idle ([`Self::offer`],
+            /// [`Self::take`]).
+            #[inline(always)]
+            pub fn holds(&self) -> bool {
+                match self {
+                    $(Qdisc::$v(_) => on_side!($side, false, true),)+
+                    #[cfg(test)]
+                    Qdisc::MarkAll => false,
+                }
+            }
+
+            /// Gives a discipline that [`Self::holds`] a packet; what it
+            /// drops (the packet itself or others) goes to `dropped`. One
+            /// that does not has no room of its own: the packet overflows.
+            #[inline]
+            pub fn offer(&mut self, p: Queued, dropped: &mut Vec<Dropped>) {
+                match self {
+                    $(Qdisc::$v(_q) => on_side!($side, overflow(p, dropped), Holds::offer(_q, p, dropped)),)+
+                    #[cfg(test)]
+                    Qdisc::MarkAll => overflow(p, dropped),
+                }
+            }
+
+            /// The packet to send at `at` from a discipline that
+            /// [`Self::holds`], after the drops it makes on the way (to
+            /// `dropped`).
+            #[inline]
+            pub fn take(&mut self, at: SimTime, dropped: &mut Vec<Dropped>) -> Option<Queued> {
+                match self {
+                    $(Qdisc::$v(_q) => on_side!($side, None, Holds::take(_q, at, dropped)),)+
+                    #[cfg(test)]
+                    Qdisc::MarkAll => None,
+                }
+            }
+
+            /// Packets and bytes a discipline that [`Self::holds`] has
+            /// waiting.
+            #[inline]
+            pub fn waiting(&self) -> (u64, u64) {
+                match self {
+                    $(Qdisc::$v(_q) => on_side!($side, (0, 0), Holds::waiting(_q)),)+
+                    #[cfg(test)]
+                    Qdisc::MarkAll => (0, 0),
+                }
+            }
+
+            /// The most packets of `size` bytes the queue can hold (for the
+            /// memory estimate).
+            pub fn capacity_packets(&self, size: u64) -> u64 {
+                match self {
+                    $(Qdisc::$v(q) => on_side!($side, Admits::capacity_packets(q, size), Holds::capacity_packets(q, size)),)+
+                    #[cfg(test)]
+                    Qdisc::MarkAll => u64::MAX,
+                }
+            }
+
+            /// How the capacity reads in messages: "100 packets", "64000
+            /// bytes".
+            pub fn describe(&self) -> String {
+                match self {
+                    $(Qdisc::$v(q) => on_side!($side, Admits::describe(q), Holds::describe(q)),)+
+                    #[cfg(test)]
+                    Qdisc::MarkAll => "no limit".into(),
                 }
             }
         }
-        d.deserialize_any(V)
-    }
-}
 
-impl Serialize for QueueSpec {
-    /// Drop-tail as its limit alone (`"100p"`), the short form; the
-    /// others as a table with their kind.
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            QueueSpec::DropTail { limit } => limit.serialize(s),
-            QueueSpec::Red(r) => with_kind("red", r, s),
-            QueueSpec::CoDel(c) => with_kind("codel", c, s),
-            QueueSpec::FqCoDel(f) => with_kind("fq_codel", f, s),
-            QueueSpec::Pie(p) => with_kind("pie", p, s),
+        impl QueueSpec {
+            /// Its `kind`, one of [`KINDS`].
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $(spec_pat!($v $shape _s) => $kind,)+
+                }
+            }
+
+            /// Whether the discipline built from it holds its own queue
+            /// ([`Qdisc::holds`]): one of [`HOLDING`].
+            pub fn holds(&self) -> bool {
+                match self {
+                    $(spec_pat!($v $shape _s) => on_side!($side, false, true),)+
+                }
+            }
+
+            /// The packets of the device queue below the discipline (0:
+            /// none). Drop-tail's is folded into its limit when it is read.
+            pub fn device_queue(&self) -> u32 {
+                match self {
+                    $(spec_pat!($v $shape s) => s.device_queue(),)+
+                }
+            }
+
+            /// The memory one link direction's discipline holds once built,
+            /// before any packet: its state, and FQ-CoDel's table of flow
+            /// buckets (4 B each). Drop-tail's fits in the link direction
+            /// itself.
+            pub fn built_bytes(&self) -> u64 {
+                match self {
+                    $(spec_pat!($v $shape s) => s.built_bytes(),)+
+                }
+            }
+
+            /// What [`Self::built_bytes`] counts, for messages.
+            pub fn built_what(&self) -> String {
+                match self {
+                    $(spec_pat!($v $shape s) => s.built_what($kind),)+
+                }
+            }
+
+            /// The `kind` named in a `queue` table, read from the rest of
+            /// the table.
+            fn parse<E: de::Error>(
+                kind: &str,
+                table: serde_json::Map<String, serde_json::Value>,
+            ) -> Result<QueueSpec, E> {
+                Ok(match kind {
+                    $($kind => spec_parse!($v $shape kind table),)+
+                    other => return Err(de::Error::unknown_variant(other, KINDS)),
+                })
+            }
         }
-    }
-}
 
-/// A drop-tail limit with a device queue of `device` packets below it: a
-/// packet limit holds that many more (the device takes the oldest waiting
-/// packets, and the discipline counts the rest), the same FIFO. A byte
-/// limit is refused: the discipline would count bytes and the device
-/// packets.
-fn with_device(limit: QueueLimit, device: u32) -> Result<QueueLimit, String> {
-    match limit {
-        _ if device == 0 => Ok(limit),
-        QueueLimit::Packets(n) => Ok(QueueLimit::Packets(n.saturating_add(device as u64))),
-        QueueLimit::Bytes(_) => Err(
-            "device_queue: drop-tail takes one only with a packet limit (the device \
-             counts packets, the limit bytes)"
-                .into(),
-        ),
-    }
-}
-
-/// Whether a discipline has no device queue below it (the serialized form
-/// leaves the zero out).
-pub(crate) fn no_device(d: &u32) -> bool {
-    *d == 0
-}
-
-/// A discipline's parameters from the rest of its table, errors prefixed
-/// with its kind.
-fn table_of<T: serde::de::DeserializeOwned, E: de::Error>(
-    kind: &str,
-    table: serde_json::Map<String, serde_json::Value>,
-) -> Result<T, E> {
-    let value = serde_json::Value::Object(table);
-    serde_path_to_error::deserialize(&value).map_err(|e| {
-        // A parameter's problem names the parameter; an unknown one's
-        // message names it already.
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        if path == "." || inner.to_string().starts_with("unknown field") {
-            E::custom(format!("{kind}: {inner}"))
-        } else {
-            E::custom(format!("{kind}: {path}: {inner}"))
+        impl Serialize for QueueSpec {
+            /// Drop-tail as its limit alone (`"100p"`), the short form; the
+            /// others as a table with their kind.
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    $(spec_pat!($v $shape spec) => spec.write($kind, s),)+
+                }
+            }
         }
-    })
+    };
 }
 
-/// A discipline's parameters as a table with its `kind`.
-fn with_kind<T: Serialize, S: Serializer>(kind: &str, spec: &T, s: S) -> Result<S::Ok, S::Error> {
-    let mut table = serde_json::to_value(spec).map_err(serde::ser::Error::custom)?;
-    if let serde_json::Value::Object(m) = &mut table {
-        m.insert("kind".into(), kind.into());
+qdiscs! {
+    fifo DropTail { limit: QueueLimit } => DropTail, "droptail";
+    fifo Red(Box<RedSpec>) => Box<Red>, "red";
+    holding CoDel(Box<CoDelSpec>) => Box<CoDel>, "codel";
+    holding FqCoDel(Box<FqCoDelSpec>) => Box<FqCoDel>, "fq_codel";
+    holding Pie(Box<PieSpec>) => Box<Pie>, "pie";
+}
+
+/// How many of `rows` hold their queue (`holds`) or do not.
+const fn count(rows: &[(&str, bool)], holds: bool) -> usize {
+    let (mut i, mut n) = (0, 0);
+    while i < rows.len() {
+        if rows[i].1 == holds {
+            n += 1;
+        }
+        i += 1;
     }
-    table.serialize(s)
+    n
+}
+
+/// The kinds of `rows` that hold their queue (`holds`) or do not, in order.
+const fn pick<const N: usize>(rows: &[(&'static str, bool)], holds: bool) -> [&'static str; N] {
+    let mut out = [""; N];
+    let (mut i, mut j) = (0, 0);
+    while i < rows.len() {
+        if rows[i].1 == holds {
+            out[j] = rows[i].0;
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// A packet offered to a discipline without a queue of its own.
+#[inline]
+fn overflow(p: Queued, dropped: &mut Vec<Dropped>) {
+    crate::alloc::push(
+        dropped,
+        Dropped {
+            id: p.id,
+            at: p.enqueued,
+            why: QueueDrop::Overflow,
+        },
+        "the dropped packets",
+    );
 }
 
 #[cfg(test)]
@@ -494,6 +473,42 @@ mod tests {
             assert_eq!(spec.holds(), HOLDING.contains(kind), "{kind}");
         }
         assert!(HOLDING.iter().all(|h| KINDS.contains(h)));
+        assert_eq!(HOLDING, ["codel", "fq_codel", "pie"]);
+        assert_eq!(FIFO, ["droptail", "red"]);
+        assert_eq!(KINDS.len(), HOLDING.len() + FIFO.len());
+    }
+
+    #[test]
+    fn each_side_answers_the_others_calls_without_panicking() {
+        let rate = Rate::from_bps(10_000_000);
+        let rng = || Rng::stream(1, 0, "test");
+        let at = SimTime::ZERO;
+        let p = Queued {
+            id: crate::engine::PacketId(0),
+            size: 1500,
+            enqueued: at,
+            ect: false,
+            ce: false,
+            hash: 0,
+        };
+        let mut dropped = Vec::new();
+        let mut fifo = Qdisc::from_spec(&QueueSpec::default(), rate, 1500, rng);
+        fifo.offer(p, &mut dropped);
+        assert_eq!(dropped.len(), 1);
+        assert_eq!(fifo.take(at, &mut dropped), None);
+        assert_eq!(fifo.waiting(), (0, 0));
+        let spec = spec(r#"{"kind": "codel"}"#).unwrap();
+        let mut holding = Qdisc::from_spec(&spec, rate, 1500, rng);
+        let a = Arrival {
+            now: at,
+            size: 1500,
+            tx_start: at,
+            waiting_packets: 0,
+            waiting_bytes: 0,
+            device_packets: 0,
+            ect: false,
+        };
+        assert_eq!(holding.enqueue(&a), Verdict::Enqueue);
     }
 
     #[test]

@@ -25,6 +25,8 @@
 //! One uniform draw per arrival that reaches the random test, from the
 //! direction's own stream.
 
+use super::{Holds, Spec};
+use crate::time::Rate;
 use serde::{Deserialize, Serialize};
 
 use super::codel::check_limit;
@@ -313,6 +315,37 @@ impl Pie {
     #[cfg(test)]
     pub fn drop_prob(&self) -> f64 {
         self.drop_prob
+    }
+}
+
+impl Holds for Pie {
+    #[inline]
+    fn offer(&mut self, p: Queued, dropped: &mut Vec<Dropped>) {
+        self.enqueue(p, dropped)
+    }
+    #[inline]
+    fn take(&mut self, at: SimTime, _dropped: &mut Vec<Dropped>) -> Option<Queued> {
+        self.dequeue(at)
+    }
+    #[inline]
+    fn waiting(&self) -> (u64, u64) {
+        Pie::waiting(self)
+    }
+    fn limit(&self) -> QueueLimit {
+        Pie::limit(self)
+    }
+}
+
+impl Spec for PieSpec {
+    type Built = Pie;
+    fn build(&self, _rate: Rate, _mtu: u32, rng: impl FnOnce() -> Rng) -> Pie {
+        Pie::new(self, rng())
+    }
+    fn check(&self) -> Result<(), String> {
+        PieSpec::check(self)
+    }
+    fn device_queue(&self) -> u32 {
+        self.device_queue
     }
 }
 

@@ -26,6 +26,7 @@
 //!
 //! One uniform draw per early-drop test, from the direction's own stream.
 
+use super::{Admits, Spec};
 use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
@@ -543,6 +544,32 @@ impl Red {
 
     pub fn describe(&self) -> String {
         format!("RED, {}", self.hard.describe())
+    }
+}
+
+impl Admits for Red {
+    #[inline(always)]
+    fn enqueue(&mut self, a: &Arrival) -> Verdict {
+        Red::enqueue(self, a)
+    }
+    fn capacity_packets(&self, size: u64) -> u64 {
+        Red::capacity_packets(self, size)
+    }
+    fn describe(&self) -> String {
+        Red::describe(self)
+    }
+}
+
+impl Spec for RedSpec {
+    type Built = Red;
+    fn build(&self, rate: Rate, _mtu: u32, rng: impl FnOnce() -> Rng) -> Red {
+        Red::new(self, rate, rng())
+    }
+    fn check(&self) -> Result<(), String> {
+        RedSpec::check(self)
+    }
+    fn device_queue(&self) -> u32 {
+        self.device_queue
     }
 }
 
