@@ -48,9 +48,9 @@ pub struct TcpPlan {
 
 /// The variant written in Python, as the variants' table would list it.
 const PYTHON_INFO: VariantInfo = VariantInfo {
-    name: "python",
-    recovery: "newreno",
-    summary: "a variant written in Python",
+    name: registry::PYTHON.name,
+    recovery: registry::PYTHON.recovery.paper,
+    summary: registry::PYTHON.summary,
 };
 
 /// Resolves a TCP flow's configuration, filling the defaults into `f` so
@@ -178,29 +178,20 @@ fn variant(
     }
 }
 
-/// The recovery a flow of variant `info` takes by default in column `col`.
+/// The recovery a flow of variant `info` takes by default in column `col`:
+/// the variants table's per-profile column ([`registry::usual_recovery`]),
+/// as a `Recovery`.
 pub fn usual_recovery(info: &VariantInfo, col: Column) -> Result<Recovery> {
-    Ok(match col {
-        // ns-3.18's TcpWestwood has its own Reno-style recovery: the first
-        // new ACK ends it (tcp-westwood.cc DupAck, NewAck).
-        Column::Ns3_18 if info.name.starts_with("westwood") => Recovery::Reno,
-        // ns-2's Agent/TCP/Vegas (tcp/recovery/ns2_vegas.rs).
-        Column::Ns2 if info.name == "vegas" => Recovery::Ns2Vegas,
-        // ns-2's SACK agent, Agent/TCP/Sack1 (tcp/recovery/sack1.rs).
-        Column::Ns2 if info.recovery == "sack" => Recovery::Sack1,
-        // Linux and ns-3 (since 3.32) reduce the window by PRR whatever the
-        // congestion control: with SACK (their default) by RFC 6675's rules,
-        // without it as NewReno; their congestion-control modules do not
-        // choose.
-        Column::Linux | Column::Ns3 if info.name != "tahoe" => Recovery::Prr,
-        _ => Recovery::ALL
-            .iter()
-            .copied()
-            .find(|r| r.name() == info.recovery)
-            .ok_or_else(|| {
-                Error::Internal(format!("{}: no recovery {}", info.name, info.recovery))
-            })?,
-    })
+    let release = match col {
+        Column::Ns3_18 => Ns3Release::V3_18,
+        _ => Ns3Release::V3_44,
+    };
+    let name = registry::usual_recovery(info.name, col.profile(), release);
+    Recovery::ALL
+        .iter()
+        .copied()
+        .find(|r| Some(r.name()) == name)
+        .ok_or_else(|| Error::Internal(format!("{}: no recovery {name:?}", info.name)))
 }
 
 /// A flow's connection configuration, less what its variant sets, and
