@@ -33,7 +33,7 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
     ),
     f(
         "flows[tcp].recovery",
-        "tahoe, reno, newreno, sack, prr, rate_halving, sack1, ns2_vegas",
+        crate::tcp::Recovery::NAMES,
         "",
         "",
         "loss recovery",

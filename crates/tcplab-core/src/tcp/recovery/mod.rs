@@ -214,6 +214,13 @@ impl<T: RecoveryStrategy> RecoveryStrategy for Box<T> {
 /// Declares the strategies: each row gives the variant, its type (one file;
 /// boxed if its state is large) and its name in scenarios. Adding a
 /// strategy is one file and one row.
+/// Names joined by ", " at compile time.
+macro_rules! join_names {
+    ($first:literal $(, $rest:literal)*) => {
+        concat!($first $(, ", ", $rest)*)
+    };
+}
+
 macro_rules! recoveries {
     ($($variant:ident => $ty:ty, $name:literal;)+) => {
         /// A loss-recovery strategy, as a scenario names it.
@@ -225,6 +232,10 @@ macro_rules! recoveries {
         impl Recovery {
             /// Every strategy, in the table's order.
             pub const ALL: &'static [Recovery] = &[$(Recovery::$variant),+];
+
+            /// Their names, in the table's order, joined by ", " (the
+            /// schema's kind of `flows[tcp].recovery`).
+            pub const NAMES: &'static str = join_names!($($name),+);
 
             pub fn name(self) -> &'static str {
                 match self {
