@@ -358,15 +358,7 @@ impl CoDel {
         ) {
             self.fifo.push(p);
         } else {
-            crate::alloc::push(
-                dropped,
-                Dropped {
-                    id: p.id,
-                    at: p.enqueued,
-                    why: QueueDrop::Overflow,
-                },
-                "the dropped packets",
-            );
+            Dropped::overflow(dropped, p.id, p.enqueued);
         }
     }
 

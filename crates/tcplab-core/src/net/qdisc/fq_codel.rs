@@ -27,7 +27,6 @@ use serde::{Deserialize, Serialize};
 
 use super::codel::{check_limit, check_times, CoDelParams, CoDelVars};
 use super::held::{Dropped, Fifo, Queued};
-use super::QueueDrop;
 use crate::time::{SimDuration, SimTime};
 use crate::units::{Bytes, QueueLimit};
 
@@ -229,15 +228,7 @@ impl FqCoDel {
             let Some(p) = f.fifo.pop() else { break };
             gone += p.size as u64;
             n += 1;
-            crate::alloc::push(
-                dropped,
-                Dropped {
-                    id: p.id,
-                    at,
-                    why: QueueDrop::Overflow,
-                },
-                "the dropped packets",
-            );
+            Dropped::overflow(dropped, p.id, at);
         }
         self.packets -= n as u64;
         self.bytes -= gone;

@@ -1,5 +1,6 @@
 use super::*;
 use crate::engine::PacketId;
+use crate::net::qdisc::QueueDrop;
 
 fn pkt(id: u32, flow: u32, size: u32) -> Queued {
     Queued {

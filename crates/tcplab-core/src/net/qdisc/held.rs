@@ -47,6 +47,19 @@ pub struct Dropped {
     pub why: QueueDrop,
 }
 
+impl Dropped {
+    /// Notes packet `id` dropped at `at` for want of room.
+    #[inline]
+    pub fn overflow(dropped: &mut Vec<Dropped>, id: PacketId, at: SimTime) {
+        let d = Dropped {
+            id,
+            at,
+            why: QueueDrop::Overflow,
+        };
+        crate::alloc::push(dropped, d, "the dropped packets");
+    }
+}
+
 /// A FIFO of waiting packets with its byte count.
 #[derive(Clone, Debug, Default)]
 pub struct Fifo {

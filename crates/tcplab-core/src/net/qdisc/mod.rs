@@ -442,15 +442,7 @@ const fn pick<const N: usize>(rows: &[(&'static str, bool)], holds: bool) -> [&'
 /// A packet offered to a discipline without a queue of its own.
 #[inline]
 fn overflow(p: Queued, dropped: &mut Vec<Dropped>) {
-    crate::alloc::push(
-        dropped,
-        Dropped {
-            id: p.id,
-            at: p.enqueued,
-            why: QueueDrop::Overflow,
-        },
-        "the dropped packets",
-    );
+    Dropped::overflow(dropped, p.id, p.enqueued);
 }
 
 #[cfg(test)]
