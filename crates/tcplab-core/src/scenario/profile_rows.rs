@@ -157,7 +157,7 @@ row!(MSS: Bytes = mss;
 );
 row!(RCV_BUF: Bytes = rcv_buf;
     Paper => is(Bytes(4 << 20)), "tcplab: 4 MiB, large enough not to cap common paths (the RFCs set no receive buffer)";
-    Linux => is(Bytes(4 << 20)), "tcplab 4 MiB (Linux autotunes the buffer up to sysctl net.ipv4.tcp_rmem's max: 6 MiB by the kernel docs, 32 MiB on recent kernels; not modelled)";
+    Linux => is(Bytes(4 << 20)), "tcplab 4 MiB (Linux autotunes the buffer up to sysctl net.ipv4.tcp_rmem's max: 6 MiB by default; not modelled)";
     Ns3 => is(Bytes(128 << 10)), "ns-3 ns3::TcpSocket::RcvBufSize = 131072";
     Ns3_18 => is(Bytes(65_535)), "ns-3.18 ns3::TcpSocket::RcvBufSize = 131072, advertised at most ns3::TcpSocketBase::MaxWindowSize = 65535 (no scaling)";
     Ns2 => rule_n("{n} segments", 20, segments), "ns-2.35 Agent/TCP set window_ 20";
