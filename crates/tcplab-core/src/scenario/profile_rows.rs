@@ -117,7 +117,7 @@ const fn s(n: u64) -> SimDuration {
 // ---- the rows -----------------------------------------------------------------
 
 row!(RECOVERY: Recovery = recovery;
-    Paper => rule("the variant's", usual), "the variant's row in cc/registry.rs (RFC 5681, 6582, 6675)";
+    Paper => rule("the variant's", usual), "the variant's row in cc/variants.rs (RFC 5681, 6582, 6675)";
     Linux => rule("prr (tahoe: tahoe)", usual), "Linux tcp_cwnd_reduction (PRR, since Linux 3.2)";
     Ns3 => rule("prr (tahoe: tahoe)", usual), "ns-3 ns3::TcpL4Protocol::RecoveryType = TcpPrrRecovery (since 3.32)";
     Ns3_18 => rule("the variant's (westwood, westwoodplus: reno)", usual), "ns-3.18 TcpNewReno::DupAck, NewAck; TcpWestwood::DupAck, NewAck (its own Reno-style recovery)";
