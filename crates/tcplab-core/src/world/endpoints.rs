@@ -10,15 +10,15 @@ impl World {
     /// packet is read in place: copying it out of the slab first costs more
     /// than the rest of a delivery when the slab is out of cache.
     pub(super) fn deliver(&mut self, id: PacketId) {
-        let now = self.now;
-        let p = self.packets.get(id);
+        let now = self.sim.now;
+        let p = self.sim.packets.get(id);
         let flow = p.flow;
         let f = &mut self.ep.flows[flow as usize];
         let to_receiver = p.src == f.src;
         f.dir_stats(p.src).arrived += 1;
         let delay = (now - p.sent_at).as_nanos();
         f.stats.delay_sum_ns[!to_receiver as usize] += delay;
-        if self.delay_percentiles || matches!(f.app, App::Cbr(_)) {
+        if self.sim.delay_percentiles || matches!(f.app, App::Cbr(_)) {
             record_delay(f, !to_receiver as usize, delay);
         }
         match &mut f.app {
@@ -28,7 +28,7 @@ impl World {
                         add_interval(&mut f.per_interval, now, iv, p.payload as u64);
                 }
                 f.stats.delivered_bytes += p.payload as u64;
-                self.packets.free(id);
+                self.sim.packets.free(id);
             }
             App::Tcp(i) => {
                 let t = &mut self.ep.tcps[*i as usize];
@@ -36,7 +36,7 @@ impl World {
                 if to_receiver {
                     let ce = p.ecn == crate::net::packet::Ecn::Ce;
                     let delivered = t.rcv.on_segment_ce(now, &p.tcp, ce, &mut out);
-                    self.packets.free(id);
+                    self.sim.packets.free(id);
                     if delivered > 0 {
                         f.stats.delivered_bytes += delivered;
                         if let Some(iv) = self.scenario.interval {
@@ -52,14 +52,14 @@ impl World {
                     self.emit_tcp(flow, false, &mut out);
                 } else {
                     t.snd.on_segment(now, &p.tcp, &mut out);
-                    self.packets.free(id);
+                    self.sim.packets.free(id);
                     self.emit_tcp(flow, true, &mut out);
                 }
                 self.ep.scratch = out;
                 if to_receiver {
                     // The sender's state, which the series and the event
                     // log record, is as it was: only the timers may move.
-                    self.ep.sync_timers(&mut self.queue, flow);
+                    self.ep.sync_timers(&mut self.sim.queue, flow);
                 } else {
                     self.after_tcp(flow);
                 }
@@ -71,7 +71,7 @@ impl World {
     /// `from_sender`, else from the receiver (dst).
     #[inline(always)]
     pub(super) fn emit_tcp(&mut self, flow: u32, from_sender: bool, out: &mut Vec<TcpHeader>) {
-        let now = self.now;
+        let now = self.sim.now;
         // Read in place and cleared after: a header is 112 bytes, and
         // `drain` would copy each out before it is copied into the packet.
         for h in out.iter() {
@@ -84,7 +84,7 @@ impl World {
                 f.stats.rev.sent += 1;
                 (f.dst, f.src, f.stats.rev.sent, f.egress[1])
             };
-            let id = self.packets.insert_with(|| Packet {
+            let id = self.sim.packets.insert_with(|| Packet {
                 flow,
                 src,
                 dst,
@@ -109,14 +109,14 @@ impl World {
     /// After a TCP endpoint acted: sync its timers, record its series.
     #[inline(always)]
     pub(super) fn after_tcp(&mut self, flow: u32) {
-        self.ep.sync_timers(&mut self.queue, flow);
+        self.ep.sync_timers(&mut self.sim.queue, flow);
         if self.rec.any_series || self.rec.event_log.is_some() {
             self.record_tcp(flow);
         }
     }
 
     pub(super) fn app(&mut self, flow: u32) {
-        let now = self.now;
+        let now = self.sim.now;
         let f = &mut self.ep.flows[flow as usize];
         let (src, dst) = (f.src, f.dst);
         match &mut f.app {
@@ -146,7 +146,7 @@ impl World {
                 let next = now + c.interval;
                 f.stats.sent_bytes += c.payload as u64;
                 if more && f.stop.is_none_or(|s| next < s) {
-                    self.queue.push(next, Event::App { flow });
+                    self.sim.queue.push(next, Event::App { flow });
                 }
                 self.send_from(src, pkt);
             }
@@ -178,7 +178,7 @@ impl World {
                     }
                 }
                 if let Some(&(at, _)) = t.edges.get(t.next_edge) {
-                    self.queue.push(at, Event::App { flow });
+                    self.sim.queue.push(at, Event::App { flow });
                 }
                 self.emit_tcp(flow, true, &mut out);
                 self.ep.scratch = out;

@@ -10,6 +10,7 @@
 
 use std::path::Path;
 
+mod arrival;
 mod build;
 mod endpoints;
 mod flow;
@@ -78,13 +79,10 @@ type DropEntry = (SimTime, u32, u32, u64, DropCause);
 pub type Poll<'a> = dyn FnMut(SimTime, u64) -> bool + 'a;
 
 pub struct World {
-    now: SimTime,
+    /// The clock, the event queue and the packets in flight.
+    sim: Sim,
     /// The end of the run, if a duration was given.
     end: Option<SimTime>,
-    /// `end`, or `SimTime::MAX` without one: one comparison per packet.
-    horizon: SimTime,
-    queue: EventQueue,
-    packets: Slab<Packet>,
     /// The links, their queues and the routes.
     net: Network,
     /// The flows: their applications, connections, timers and counters.
@@ -103,9 +101,21 @@ pub struct World {
     budget: u64,
     /// What the built network is estimated to hold (counted in the budget).
     built: crate::scenario::budget::Built,
+}
+
+/// What every part of the packet path shares: the clock, the event queue
+/// and the packets in flight. The network's and the endpoints' methods take
+/// it (with the other parts they touch) as arguments.
+struct Sim {
+    now: SimTime,
+    /// The end of the run, or `SimTime::MAX` without a duration: one
+    /// comparison per packet.
+    horizon: SimTime,
     /// The scenario's `delay_percentiles`: every link direction's sojourn
     /// and every flow's delay distribution.
     delay_percentiles: bool,
+    queue: EventQueue,
+    packets: Slab<Packet>,
 }
 
 /// The network: nodes and their routes, link directions with their queues
@@ -209,17 +219,17 @@ impl World {
             // An arrival's successor on the same link takes its place in the
             // event queue at once.
             let links = &self.net.links;
-            let popped = self.queue.pop_and_follow(|ev| match *ev {
+            let popped = self.sim.queue.pop_and_follow(|ev| match *ev {
                 Event::Arrive { ld } => {
                     links[ld as usize].queue.second().map(|e| (e.arrive, e.seq))
                 }
                 _ => None,
             });
             let Some((t, ev)) = popped else { break };
-            if t > self.horizon {
+            if t > self.sim.horizon {
                 break;
             }
-            self.now = t;
+            self.sim.now = t;
             self.events += 1;
             if self.events.is_multiple_of(CHECK_EVERY) {
                 self.checkpoint(stop)?;
@@ -230,9 +240,11 @@ impl World {
             let acted = match ev {
                 Event::Arrive { ld } => {
                     let e = if self.net.links[ld as usize].queue.holds() {
-                        self.pop_arrival_held(ld, t)
+                        let s = &mut self.sim;
+                        self.net
+                            .pop_arrival_held(ld, t, s, &mut self.ep, &mut self.rec)
                     } else {
-                        self.advance_link(ld, t);
+                        self.net.advance_link(ld, t, &mut self.rec);
                         let q = &mut self.net.links[ld as usize].queue;
                         q.pop_arrival().expect("an arrival has a packet")
                     };
@@ -245,7 +257,8 @@ impl World {
                     true
                 }
                 Event::Dequeue { ld } => {
-                    self.advance_held(ld, t);
+                    let s = &mut self.sim;
+                    self.net.advance_held(ld, t, s, &mut self.ep, &mut self.rec);
                     false
                 }
                 Event::Release { ld, id } => {
@@ -273,9 +286,11 @@ impl World {
         // Queues up to date at the end: departures that happened by then.
         for ld in 0..self.net.links.len() as u32 {
             if self.net.links[ld as usize].queue.holds() {
-                self.advance_held(ld, finished);
+                let s = &mut self.sim;
+                self.net
+                    .advance_held(ld, finished, s, &mut self.ep, &mut self.rec);
             } else {
-                self.advance_link(ld, finished);
+                self.net.advance_link(ld, finished, &mut self.rec);
             }
         }
         for w in self.rec.pcap.iter_mut().flatten() {
@@ -290,14 +305,14 @@ impl World {
     #[cold]
     #[inline(never)]
     fn checkpoint(&self, stop: &mut Poll<'_>) -> Result<()> {
-        if stop(self.now, self.events) {
+        if stop(self.sim.now, self.events) {
             return Err(Error::Interrupted);
         }
         memory::check_use(self)
     }
 
     pub fn now(&self) -> SimTime {
-        self.now
+        self.sim.now
     }
 
     /// Events processed so far.

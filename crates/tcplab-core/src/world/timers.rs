@@ -61,7 +61,7 @@ impl FlowTimers {
 impl World {
     /// Handles a timer event; false if it was stale or cancelled (a no-op).
     pub(super) fn timer(&mut self, flow: u32, kind: TimerKind, gen: u32) -> bool {
-        let now = self.now;
+        let now = self.sim.now;
         let slots = &mut self.ep.timers[flow as usize];
         let k = kind as usize;
         if slots.gen[k] != gen {
@@ -72,7 +72,7 @@ impl World {
             NEVER => false,
             d if d > now => {
                 // Moved later since this event was scheduled: wait again.
-                slots.arm(&mut self.queue, flow, kind, d);
+                slots.arm(&mut self.sim.queue, flow, kind, d);
                 false
             }
             _ => {
