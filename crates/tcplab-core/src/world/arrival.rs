@@ -11,29 +11,19 @@ use crate::net::error_model::{base_loses, ErrorModel, Fate};
 
 impl World {
     /// Packet `id` reaches the far end of link direction `ld`: through the
-    /// link's error model (if any), on to where it goes.
+    /// link's error model ([`Network::fate`]), on to where it goes.
     pub(super) fn arrive(&mut self, ld: u32, id: PacketId) {
-        let now = self.sim.now;
-        let l = &mut self.net.links[ld as usize];
-        if let Some(em) = &mut l.error {
-            match em.receive(now, self.sim.packets.get(id)) {
-                Fate::Now => {}
-                Fate::Lost => {
-                    return self.net.lost_to_error(
-                        ld,
-                        id,
-                        &mut self.sim,
-                        &mut self.ep,
-                        &mut self.rec,
-                    );
-                }
-                // Delay jitter: on when it is over.
-                Fate::Later(at) => return self.sim.queue.push(at, Event::Release { ld, id }),
-                Fate::Arq => return self.arq_arrival(ld, id),
-                Fate::Reorder => return self.reorder_arrival(ld, id),
+        match self.net.fate(ld, id, &mut self.sim) {
+            Fate::Now => self.received(ld, id),
+            Fate::Lost => {
+                let (sim, ep, rec) = (&mut self.sim, &mut self.ep, &mut self.rec);
+                self.net.lost_to_error(ld, id, sim, ep, rec);
             }
+            // Delay jitter: on when it is over.
+            Fate::Later(at) => self.sim.queue.push(at, Event::Release { ld, id }),
+            Fate::Arq => self.arq_arrival(ld, id),
+            Fate::Reorder => self.reorder_arrival(ld, id),
         }
-        self.received(ld, id);
     }
 
     /// Packet `id` has crossed link direction `ld` (and its error model and
@@ -80,13 +70,9 @@ impl World {
     }
 
     /// A held packet's longest wait is over: on, if no later packets
-    /// released it already.
+    /// released it already ([`Network::unhold`]).
     pub(super) fn unhold(&mut self, ld: u32, tag: u32) {
-        let Some(ErrorModel::Reordered(r)) = self.net.links[ld as usize].error.as_deref_mut()
-        else {
-            unreachable!("a held packet comes from a reordering link")
-        };
-        if let Some(id) = r.reorder.timed_out(tag) {
+        if let Some(id) = self.net.unhold(ld, tag) {
             self.received(ld, id);
         }
     }
@@ -107,6 +93,25 @@ impl World {
 }
 
 impl Network {
+    /// What link direction `ld`'s error model makes of packet `id`
+    /// reaching its far end now (no error model: it goes on).
+    #[inline(always)]
+    pub(super) fn fate(&mut self, ld: u32, id: PacketId, sim: &mut Sim) -> Fate {
+        match &mut self.links[ld as usize].error {
+            Some(em) => em.receive(sim.now, sim.packets.get(id)),
+            None => Fate::Now,
+        }
+    }
+
+    /// The packet held back by `ld`'s reordering under `tag`, if no later
+    /// packets released it already.
+    pub(super) fn unhold(&mut self, ld: u32, tag: u32) -> Option<PacketId> {
+        let Some(ErrorModel::Reordered(r)) = self.links[ld as usize].error.as_deref_mut() else {
+            unreachable!("a held packet comes from a reordering link")
+        };
+        r.reorder.timed_out(tag)
+    }
+
     /// Drops packet `id`, lost to link direction `ld`'s error model on
     /// arrival (after its last attempt, with ARQ).
     #[cold]
