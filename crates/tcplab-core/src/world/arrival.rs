@@ -93,6 +93,53 @@ impl World {
 }
 
 impl Network {
+    /// The arrival after the one at the front of link direction `ld`'s
+    /// pipe, if it is on the wire already: (time, scheduling order), for
+    /// the event queue to put in the popped arrival's place.
+    #[inline(always)]
+    pub(super) fn follower(&self, ld: u32) -> Option<(SimTime, u64)> {
+        let q = &self.links[ld as usize].queue;
+        q.second().map(|e| (e.arrive, e.seq))
+    }
+
+    /// The packet arriving at `now` at the far end of link direction `ld`,
+    /// the link brought up to date first (its departures by `now`, or a
+    /// discipline's dequeues).
+    #[inline(always)]
+    pub(super) fn pop_arrival(
+        &mut self,
+        ld: u32,
+        now: SimTime,
+        sim: &mut Sim,
+        ep: &mut Endpoints,
+        rec: &mut Recording,
+    ) -> InFlight {
+        if self.links[ld as usize].queue.holds() {
+            return self.pop_arrival_held(ld, now, sim, ep, rec);
+        }
+        self.advance_link(ld, now, rec);
+        let q = &mut self.links[ld as usize].queue;
+        q.pop_arrival().expect("an arrival has a packet")
+    }
+
+    /// Every link direction brought up to `at`: the departures (or a
+    /// discipline's dequeues) that happened by then, at the end of a run.
+    pub(super) fn advance_all(
+        &mut self,
+        at: SimTime,
+        sim: &mut Sim,
+        ep: &mut Endpoints,
+        rec: &mut Recording,
+    ) {
+        for ld in 0..self.links.len() as u32 {
+            if self.links[ld as usize].queue.holds() {
+                self.advance_held(ld, at, sim, ep, rec);
+            } else {
+                self.advance_link(ld, at, rec);
+            }
+        }
+    }
+
     /// What link direction `ld`'s error model makes of packet `id`
     /// reaching its far end now (no error model: it goes on).
     #[inline(always)]

@@ -218,11 +218,9 @@ impl World {
         loop {
             // An arrival's successor on the same link takes its place in the
             // event queue at once.
-            let links = &self.net.links;
+            let net = &self.net;
             let popped = self.sim.queue.pop_and_follow(|ev| match *ev {
-                Event::Arrive { ld } => {
-                    links[ld as usize].queue.second().map(|e| (e.arrive, e.seq))
-                }
+                Event::Arrive { ld } => net.follower(ld),
                 _ => None,
             });
             let Some((t, ev)) = popped else { break };
@@ -239,15 +237,8 @@ impl World {
             }
             let acted = match ev {
                 Event::Arrive { ld } => {
-                    let e = if self.net.links[ld as usize].queue.holds() {
-                        let s = &mut self.sim;
-                        self.net
-                            .pop_arrival_held(ld, t, s, &mut self.ep, &mut self.rec)
-                    } else {
-                        self.net.advance_link(ld, t, &mut self.rec);
-                        let q = &mut self.net.links[ld as usize].queue;
-                        q.pop_arrival().expect("an arrival has a packet")
-                    };
+                    let (sim, ep, rec) = (&mut self.sim, &mut self.ep, &mut self.rec);
+                    let e = self.net.pop_arrival(ld, t, sim, ep, rec);
                     debug_assert_eq!(e.arrive, t);
                     self.arrive(ld, e.id);
                     true
@@ -284,15 +275,8 @@ impl World {
         let finished = self.end.unwrap_or(self.last_activity);
         self.finished_at = Some(finished);
         // Queues up to date at the end: departures that happened by then.
-        for ld in 0..self.net.links.len() as u32 {
-            if self.net.links[ld as usize].queue.holds() {
-                let s = &mut self.sim;
-                self.net
-                    .advance_held(ld, finished, s, &mut self.ep, &mut self.rec);
-            } else {
-                self.net.advance_link(ld, finished, &mut self.rec);
-            }
-        }
+        let (sim, ep, rec) = (&mut self.sim, &mut self.ep, &mut self.rec);
+        self.net.advance_all(finished, sim, ep, rec);
         for w in self.rec.pcap.iter_mut().flatten() {
             w.flush();
         }
