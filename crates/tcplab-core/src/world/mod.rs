@@ -7,6 +7,19 @@
 //! it ([`World::from_plan`]). `run`
 //! then processes events in (time, scheduling order) until the duration is
 //! reached or nothing is left.
+//!
+//! The world is four parts and the loop over them: `Sim` (the clock, the
+//! event queue, the packets in flight), `Network` (links, queues,
+//! shapers, routes: `forward.rs`, `held.rs`, `arrival.rs`), `Endpoints`
+//! (flows, connections, timers, per-flow counters: `endpoints.rs`,
+//! `timers.rs`) and `Recording` (series, logs, packet traces:
+//! `recording.rs`). A part's methods take the other parts they touch as
+//! arguments (`sim`, `ep`, `rec`: fields of the world, so passing them costs
+//! a register each; a context struct of borrows would be built per packet).
+//! What is left in `impl World` is the event loop, its dispatch, and the
+//! hand-overs between parts: a packet the network delivers goes to the
+//! endpoints (`received` -> `deliver`), the segments they answer with go
+//! back to the network (`emit_tcp` -> `send_on`).
 
 use std::path::Path;
 
@@ -104,8 +117,9 @@ pub struct World {
 }
 
 /// What every part of the packet path shares: the clock, the event queue
-/// and the packets in flight. The network's and the endpoints' methods take
-/// it (with the other parts they touch) as arguments.
+/// and the packets in flight (and two settings read per packet). The
+/// network's and the endpoints' methods take it (with the other parts they
+/// touch) as an argument.
 struct Sim {
     now: SimTime,
     /// The end of the run, or `SimTime::MAX` without a duration: one
