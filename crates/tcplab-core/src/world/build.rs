@@ -56,11 +56,14 @@ impl World {
         let packets = Slab::new();
         let timers = vec![FlowTimers::default(); flows.len()];
         let mut world = World {
-            now: SimTime::ZERO,
+            sim: Sim {
+                now: SimTime::ZERO,
+                horizon: sc.duration.map_or(SimTime::MAX, |d| SimTime::ZERO + d),
+                delay_percentiles: sc.delay_percentiles,
+                queue,
+                packets,
+            },
             end: sc.duration.map(|d| SimTime::ZERO + d),
-            horizon: sc.duration.map_or(SimTime::MAX, |d| SimTime::ZERO + d),
-            queue,
-            packets,
             net: Network {
                 nodes,
                 links,
@@ -95,7 +98,6 @@ impl World {
             finished_at: None,
             budget,
             built,
-            delay_percentiles: sc.delay_percentiles,
             scenario: sc,
         };
         if world.scenario.traces(TraceKind::Queue) {
@@ -115,7 +117,7 @@ impl World {
         world.rec.any_series = world.ep.tcps.iter().any(|t| !t.series.is_empty());
         memory::check_estimate(&world)?;
         for (i, f) in world.ep.flows.iter().enumerate() {
-            world.queue.push(f.start, Event::App { flow: i as u32 });
+            world.sim.queue.push(f.start, Event::App { flow: i as u32 });
         }
         Ok(world)
     }

@@ -47,11 +47,11 @@ impl World {
     /// the connection state and its egress link if it will fire.
     #[inline(never)]
     pub(super) fn prefetch_timers(&self) {
-        if let Some((_, Event::Timer { flow, .. })) = self.queue.upcoming_timer(1) {
+        if let Some((_, Event::Timer { flow, .. })) = self.sim.queue.upcoming_timer(1) {
             prefetch_bytes(&self.ep.flows[flow as usize], Flow::HOT_BYTES);
             prefetch(&self.ep.timers[flow as usize]);
         }
-        let Some((at, Event::Timer { flow, kind, gen })) = self.queue.upcoming_timer(0) else {
+        let Some((at, Event::Timer { flow, kind, gen })) = self.sim.queue.upcoming_timer(0) else {
             return;
         };
         let slots = &self.ep.timers[flow as usize];

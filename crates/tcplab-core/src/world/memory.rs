@@ -449,7 +449,7 @@ pub(super) fn check_estimate(w: &World) -> Result<()> {
 /// What the run holds now: the network (as estimated when it was checked)
 /// and what grows, counted as the estimate counts it.
 pub(super) fn in_use(w: &World) -> (u64, [(&'static str, u64); 5]) {
-    let packets = slab_bytes(&w.packets);
+    let packets = slab_bytes(&w.sim.packets);
     let series = w.rec.series_samples.saturating_mul(SAMPLE_BYTES);
     let logs = w.rec.drop_log.as_ref().map_or(0, |l| l.len() as u64) * DROP_BYTES
         + w.rec.event_log.as_ref().map_or(0, |l| l.len() as u64) * EVENT_BYTES;
@@ -482,7 +482,7 @@ pub(super) fn check_use(w: &World) -> Result<()> {
     Err(Error::OutOfMemory(format!(
         "at t = {:.6} s the run holds {} ({}), over its memory budget of {} (memory_budget); \
          raise the budget, record less, or shorten the run",
-        secs(w.now.as_nanos()),
+        secs(w.sim.now.as_nanos()),
         human_bytes(total),
         detail.join(", "),
         human_bytes(w.budget)

@@ -7,9 +7,23 @@
 //! it ([`World::from_plan`]). `run`
 //! then processes events in (time, scheduling order) until the duration is
 //! reached or nothing is left.
+//!
+//! The world is four parts and the loop over them: `Sim` (the clock, the
+//! event queue, the packets in flight), `Network` (links, queues,
+//! shapers, routes: `forward.rs`, `held.rs`, `arrival.rs`), `Endpoints`
+//! (flows, connections, timers, per-flow counters: `endpoints.rs`,
+//! `timers.rs`) and `Recording` (series, logs, packet traces:
+//! `recording.rs`). A part's methods take the other parts they touch as
+//! arguments (`sim`, `ep`, `rec`: fields of the world, so passing them costs
+//! a register each; a context struct of borrows would be built per packet).
+//! What is left in `impl World` is the event loop, its dispatch, and the
+//! hand-overs between parts: a packet the network delivers goes to the
+//! endpoints (`received` -> `deliver`), the segments they answer with go
+//! back to the network (`emit_tcp` -> `send_on`).
 
 use std::path::Path;
 
+mod arrival;
 mod build;
 mod endpoints;
 mod flow;
@@ -78,13 +92,10 @@ type DropEntry = (SimTime, u32, u32, u64, DropCause);
 pub type Poll<'a> = dyn FnMut(SimTime, u64) -> bool + 'a;
 
 pub struct World {
-    now: SimTime,
+    /// The clock, the event queue and the packets in flight.
+    sim: Sim,
     /// The end of the run, if a duration was given.
     end: Option<SimTime>,
-    /// `end`, or `SimTime::MAX` without one: one comparison per packet.
-    horizon: SimTime,
-    queue: EventQueue,
-    packets: Slab<Packet>,
     /// The links, their queues and the routes.
     net: Network,
     /// The flows: their applications, connections, timers and counters.
@@ -103,9 +114,22 @@ pub struct World {
     budget: u64,
     /// What the built network is estimated to hold (counted in the budget).
     built: crate::scenario::budget::Built,
+}
+
+/// What every part of the packet path shares: the clock, the event queue
+/// and the packets in flight (and two settings read per packet). The
+/// network's and the endpoints' methods take it (with the other parts they
+/// touch) as an argument.
+struct Sim {
+    now: SimTime,
+    /// The end of the run, or `SimTime::MAX` without a duration: one
+    /// comparison per packet.
+    horizon: SimTime,
     /// The scenario's `delay_percentiles`: every link direction's sojourn
     /// and every flow's delay distribution.
     delay_percentiles: bool,
+    queue: EventQueue,
+    packets: Slab<Packet>,
 }
 
 /// The network: nodes and their routes, link directions with their queues
@@ -208,18 +232,16 @@ impl World {
         loop {
             // An arrival's successor on the same link takes its place in the
             // event queue at once.
-            let links = &self.net.links;
-            let popped = self.queue.pop_and_follow(|ev| match *ev {
-                Event::Arrive { ld } => {
-                    links[ld as usize].queue.second().map(|e| (e.arrive, e.seq))
-                }
+            let net = &self.net;
+            let popped = self.sim.queue.pop_and_follow(|ev| match *ev {
+                Event::Arrive { ld } => net.follower(ld),
                 _ => None,
             });
             let Some((t, ev)) = popped else { break };
-            if t > self.horizon {
+            if t > self.sim.horizon {
                 break;
             }
-            self.now = t;
+            self.sim.now = t;
             self.events += 1;
             if self.events.is_multiple_of(CHECK_EVERY) {
                 self.checkpoint(stop)?;
@@ -229,13 +251,8 @@ impl World {
             }
             let acted = match ev {
                 Event::Arrive { ld } => {
-                    let e = if self.net.links[ld as usize].queue.holds() {
-                        self.pop_arrival_held(ld, t)
-                    } else {
-                        self.advance_link(ld, t);
-                        let q = &mut self.net.links[ld as usize].queue;
-                        q.pop_arrival().expect("an arrival has a packet")
-                    };
+                    let (sim, ep, rec) = (&mut self.sim, &mut self.ep, &mut self.rec);
+                    let e = self.net.pop_arrival(ld, t, sim, ep, rec);
                     debug_assert_eq!(e.arrive, t);
                     self.arrive(ld, e.id);
                     true
@@ -245,7 +262,8 @@ impl World {
                     true
                 }
                 Event::Dequeue { ld } => {
-                    self.advance_held(ld, t);
+                    let s = &mut self.sim;
+                    self.net.advance_held(ld, t, s, &mut self.ep, &mut self.rec);
                     false
                 }
                 Event::Release { ld, id } => {
@@ -271,13 +289,8 @@ impl World {
         let finished = self.end.unwrap_or(self.last_activity);
         self.finished_at = Some(finished);
         // Queues up to date at the end: departures that happened by then.
-        for ld in 0..self.net.links.len() as u32 {
-            if self.net.links[ld as usize].queue.holds() {
-                self.advance_held(ld, finished);
-            } else {
-                self.advance_link(ld, finished);
-            }
-        }
+        let (sim, ep, rec) = (&mut self.sim, &mut self.ep, &mut self.rec);
+        self.net.advance_all(finished, sim, ep, rec);
         for w in self.rec.pcap.iter_mut().flatten() {
             w.flush();
         }
@@ -290,14 +303,14 @@ impl World {
     #[cold]
     #[inline(never)]
     fn checkpoint(&self, stop: &mut Poll<'_>) -> Result<()> {
-        if stop(self.now, self.events) {
+        if stop(self.sim.now, self.events) {
             return Err(Error::Interrupted);
         }
         memory::check_use(self)
     }
 
     pub fn now(&self) -> SimTime {
-        self.now
+        self.sim.now
     }
 
     /// Events processed so far.

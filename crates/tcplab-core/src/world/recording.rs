@@ -5,35 +5,34 @@
 use super::*;
 
 impl World {
-    #[inline]
-    pub(super) fn record_queue(&mut self, ld: u32, len: usize) {
-        self.rec.queue_at(ld, self.now, len);
-    }
-
-    #[inline]
-    pub(super) fn record_drop(&mut self, ld: u32, p: &Packet, cause: DropCause) {
-        self.rec.drop_at(ld, p, cause, self.now);
-    }
-
-    #[inline]
-    pub(super) fn capture(&mut self, ld: u32, id: PacketId, at: SimTime) {
-        if let Some(w) = &mut self.rec.pcap[ld as usize] {
-            let p = self.packets.get(id);
-            let f = p.flow as usize;
-            w.write(at, p, self.ep.flows[f].src, &self.rec.flow_opts[f]);
-        }
-    }
-
     /// After a TCP endpoint acted, when something is recorded: its time
     /// series and its event log ([`Recording::record_tcp`], out of line, so
     /// that the packet path calls it as before with the world and the flow).
     #[inline(never)]
     pub(super) fn record_tcp(&mut self, flow: u32) {
-        self.rec.record_tcp(&mut self.ep, flow, self.now);
+        self.rec.record_tcp(&mut self.ep, flow, self.sim.now);
     }
 }
 
 impl Recording {
+    /// Writes packet `id` to link direction `ld`'s packet trace, if it has
+    /// one, as seen at `at` (`flows` name its source).
+    #[inline(always)]
+    pub(super) fn capture(
+        &mut self,
+        ld: u32,
+        id: PacketId,
+        at: SimTime,
+        packets: &Slab<Packet>,
+        flows: &[Flow],
+    ) {
+        if let Some(w) = &mut self.pcap[ld as usize] {
+            let p = packets.get(id);
+            let f = p.flow as usize;
+            w.write(at, p, flows[f].src, &self.flow_opts[f]);
+        }
+    }
+
     /// A change of link direction `ld`'s queue at `at` (a discipline that
     /// holds its queue is brought up to date after the fact).
     #[inline(always)]

@@ -31,7 +31,7 @@ impl World {
                 )
             })
         };
-        let view = self.net.view(self.delay_percentiles);
+        let view = self.net.view(self.sim.delay_percentiles);
         let link_rows = |l: &[LinkDir]| {
             link_columns(
                 &l.iter()
@@ -58,7 +58,7 @@ impl World {
     }
 
     fn end(&self) -> SimTime {
-        self.finished_at.unwrap_or(self.now)
+        self.finished_at.unwrap_or(self.sim.now)
     }
 
     /// The counters of the run, as plain records; the recorded series move
@@ -76,7 +76,7 @@ impl World {
             flows = (0..self.ep.flows.len())
                 .map(|i| FlowResult::of(&FlowRow::new(&self, i, end)).to_owned_names())
                 .collect();
-            let view = self.net.view(self.delay_percentiles);
+            let view = self.net.view(self.sim.delay_percentiles);
             links = view
                 .links
                 .iter()
@@ -161,7 +161,7 @@ impl World {
             summary: RunSummary {
                 sim_seconds: end.as_secs_f64(),
                 events: self.events,
-                peak_packets: self.packets.capacity_used() as u64,
+                peak_packets: self.sim.packets.capacity_used() as u64,
             },
             timing: RunTiming {
                 wall_seconds: self.wall_seconds,
@@ -245,7 +245,7 @@ impl World {
     /// The delay distributions bin by bin, when asked for.
     fn histogram_records(&self) -> Vec<HistogramRecord> {
         let mut histograms = Vec::new();
-        if self.delay_percentiles {
+        if self.sim.delay_percentiles {
             for f in &self.ep.flows {
                 let Some(d) = f.delays.as_deref() else {
                     continue;

@@ -59,10 +59,43 @@ impl FlowTimers {
 }
 
 impl World {
-    /// Handles a timer event; false if it was stale or cancelled (a no-op).
+    /// Handles a timer event: the endpoints settle it against the flow's
+    /// slots ([`Endpoints::timer_due`]); one that is due fires on the
+    /// connection ([`Endpoints::fire_timer`]), and what it sends goes out.
+    /// False if it was stale or cancelled (a no-op).
     pub(super) fn timer(&mut self, flow: u32, kind: TimerKind, gen: u32) -> bool {
-        let now = self.now;
-        let slots = &mut self.ep.timers[flow as usize];
+        if !self.ep.timer_due(flow, kind, gen, &mut self.sim) {
+            return false;
+        }
+        let mut out = std::mem::take(&mut self.ep.scratch);
+        let Some(from_sender) = self.ep.fire_timer(flow, kind, self.sim.now, &mut out) else {
+            self.ep.scratch = out;
+            return false;
+        };
+        // Two calls with constant directions, each compiled for its own.
+        if from_sender {
+            self.emit_tcp(flow, true, &mut out);
+        } else {
+            self.emit_tcp(flow, false, &mut out);
+        }
+        self.ep.scratch = out;
+        self.after_tcp(flow);
+        true
+    }
+}
+
+impl Endpoints {
+    /// Settles a timer event of `flow` against its slots: false if it was
+    /// stale or cancelled, or its deadline moved later (it is re-armed).
+    #[inline(always)]
+    pub(super) fn timer_due(
+        &mut self,
+        flow: u32,
+        kind: TimerKind,
+        gen: u32,
+        sim: &mut Sim,
+    ) -> bool {
+        let slots = &mut self.timers[flow as usize];
         let k = kind as usize;
         if slots.gen[k] != gen {
             return false; // superseded by an earlier deadline
@@ -70,40 +103,46 @@ impl World {
         slots.scheduled[k] = NEVER;
         match slots.deadline[k] {
             NEVER => false,
-            d if d > now => {
+            d if d > sim.now => {
                 // Moved later since this event was scheduled: wait again.
-                slots.arm(&mut self.queue, flow, kind, d);
+                slots.arm(&mut sim.queue, flow, kind, d);
                 false
             }
-            _ => {
-                let App::Tcp(i) = self.ep.flows[flow as usize].app else {
-                    return false;
-                };
-                let t = &mut self.ep.tcps[i as usize];
-                let mut out = std::mem::take(&mut self.ep.scratch);
-                match kind {
-                    TimerKind::Rto => {
-                        t.snd.on_rto(now, &mut out);
-                        self.emit_tcp(flow, true, &mut out);
-                    }
-                    TimerKind::DelayedAck => {
-                        out.extend(t.rcv.on_delack_timer(now));
-                        self.emit_tcp(flow, false, &mut out);
-                    }
-                    TimerKind::Pace => {
-                        t.snd.on_pace(now, &mut out);
-                        self.emit_tcp(flow, true, &mut out);
-                    }
-                }
-                self.ep.scratch = out;
-                self.after_tcp(flow);
-                true
+            _ => true,
+        }
+    }
+
+    /// A due timer of `flow` acts on its connection at `now`, its segments
+    /// into `out`; whether they leave from the sender (`None` for a flow
+    /// without a connection).
+    #[inline(always)]
+    pub(super) fn fire_timer(
+        &mut self,
+        flow: u32,
+        kind: TimerKind,
+        now: SimTime,
+        out: &mut Vec<TcpHeader>,
+    ) -> Option<bool> {
+        let App::Tcp(i) = self.flows[flow as usize].app else {
+            return None;
+        };
+        let t = &mut self.tcps[i as usize];
+        match kind {
+            TimerKind::Rto => {
+                t.snd.on_rto(now, out);
+                Some(true)
+            }
+            TimerKind::DelayedAck => {
+                out.extend(t.rcv.on_delack_timer(now));
+                Some(false)
+            }
+            TimerKind::Pace => {
+                t.snd.on_pace(now, out);
+                Some(true)
             }
         }
     }
-}
 
-impl Endpoints {
     /// After a TCP endpoint acted: its timers' deadlines into the slots, and
     /// an earlier deadline into the event queue.
     #[inline]
