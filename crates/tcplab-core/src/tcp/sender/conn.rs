@@ -432,8 +432,8 @@ impl Conn {
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len;
         if retx {
-            self.cold.retransmitted_segments += 1;
-            self.cold.retransmitted_bytes += len;
+            self.stats.retransmitted_segments += 1;
+            self.stats.retransmitted_bytes += len;
             self.log(now, TcpEventKind::Retransmit, seq);
             if let Some(r) = &mut self.resent {
                 r.advance(self.tcb.snd_una);

@@ -316,7 +316,7 @@ impl Sender {
         } else if ack == self.c.tcb.snd_una && h.len == 0 && self.c.tcb.snd_una < self.c.tcb.snd_max
         {
             is_dup = true;
-            self.c.cold.dupacks += 1;
+            self.c.stats.dupacks += 1;
             let sacked = self.c.sb.sacked_bytes();
             self.c.delivered = sacked.saturating_sub(sacked_before).min(u32::MAX as u64) as u32;
             let new_sack = sacked > sacked_before;

@@ -8,13 +8,21 @@
 
 use crate::time::SimTime;
 
-/// What every transmitted segment counts (the hot part of the counters).
+/// What the per-segment and per-ACK paths count (the hot part of the
+/// counters): every transmitted segment, every retransmission and every
+/// duplicate ACK. Under loss at 10,000 flows a duplicate ACK's or a
+/// retransmission's count in the cold record cost 2-3% in time (a cache
+/// line more per event), so these stay in the connection.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SentStats {
     /// Segments transmitted in the data direction (SYN, data, FIN),
     /// retransmissions included, and their payload bytes.
     pub segments_sent: u64,
     pub bytes_sent: u64,
+    pub retransmitted_segments: u64,
+    pub retransmitted_bytes: u64,
+    /// Duplicate ACKs received (RFC 5681's definition).
+    pub dupacks: u32,
 }
 
 /// The connection's cold record: counters off the per-segment path and
@@ -22,13 +30,9 @@ pub struct SentStats {
 /// [`SenderStats`] if the world reads it).
 #[derive(Clone, Debug, Default)]
 pub struct ColdStats {
-    pub retransmitted_segments: u64,
-    pub retransmitted_bytes: u64,
     /// Counts of events (u32, as [`SenderStats`] gives them).
     pub timeouts: u32,
     pub fast_retransmits: u32,
-    /// Duplicate ACKs received (RFC 5681's definition).
-    pub dupacks: u32,
     /// Window reductions for ECN echoes (RFC 3168 6.1.2).
     pub ecn_reductions: u32,
     /// When the (last) SYN was sent: the handshake's RTT sample.
@@ -60,11 +64,11 @@ impl SenderStats {
         SenderStats {
             segments_sent: sent.segments_sent,
             bytes_sent: sent.bytes_sent,
-            retransmitted_segments: cold.retransmitted_segments,
-            retransmitted_bytes: cold.retransmitted_bytes,
+            retransmitted_segments: sent.retransmitted_segments,
+            retransmitted_bytes: sent.retransmitted_bytes,
             timeouts: cold.timeouts,
             fast_retransmits: cold.fast_retransmits,
-            dupacks: cold.dupacks,
+            dupacks: sent.dupacks,
             ecn_reductions: cold.ecn_reductions,
         }
     }

@@ -30,7 +30,7 @@ impl Sender {
             SndState::SynSent => {
                 c.rtt.back_off();
                 c.setup = Setup::SynRetransmitted;
-                c.cold.retransmitted_segments += 1;
+                c.stats.retransmitted_segments += 1;
                 c.cold.timeouts += 1;
                 c.log(now, TcpEventKind::Timeout, 0);
                 c.log(now, TcpEventKind::Retransmit, 0);
