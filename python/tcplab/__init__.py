@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editor
         cc,  # noqa: F401
         cc_linux,  # noqa: F401
         cdf,  # noqa: F401
+        packetdrill,  # noqa: F401
         plot,  # noqa: F401
         presets,
         results,  # noqa: F401
@@ -117,9 +118,9 @@ _LAZY = {
     "load_study": "tcplab.sweep",
     # Submodules, as the docs write them (`tl.plot.cdf(...)`, `tl.studies`):
     # each loads on first use, as `import tcplab.plot` would.
-    **{m: f"tcplab.{m}" for m in ["analysis", "cc", "cc_linux", "cdf", "plot", "results",
-                                  "scenario", "scenario_file", "store", "studies", "sweep",
-                                  "traces", "validation"]},
+    **{m: f"tcplab.{m}" for m in ["analysis", "cc", "cc_linux", "cdf", "packetdrill", "plot",
+                                  "results", "scenario", "scenario_file", "store", "studies",
+                                  "sweep", "traces", "validation"]},
 }
 
 
