@@ -20,16 +20,19 @@ from tcplab.packetdrill import (
     BitOr,
     Command,
     Elided,
+    IcmpPacket,
     Int,
     Name,
     ParseError,
     Script,
     ScriptOption,
+    Str,
     Struct,
     Syscall,
     TcpOption,
     TcpPacket,
     Time,
+    UdpPacket,
     feature_skip_reason,
     parse,
     topic,
@@ -78,7 +81,7 @@ def test_topics_match_the_readme_table() -> None:
 def test_skip_reasons_over_the_corpus() -> None:
     reasons = Counter(feature_skip_reason(parse(f)) for f in corpus(GOOGLE) + corpus(LINUX))
     assert dict(reasons) == {
-        "AccECN: the L4S issue": 56, "fastopen": 86, "zerocopy": 22, "syscall_bad_arg": 4,
+        "AccECN: the L4S issue": 56, "fastopen": 84, "zerocopy": 22, "syscall_bad_arg": 6,
         "timestamping (SO_TIMESTAMPING)": 5, "epoll": 4, "splice": 2, "sendfile": 2,
         "md5": 2, "gro": 2, "ioctl": 3, "syncookies": 1, None: 125}
 
@@ -181,6 +184,27 @@ def test_assertion_blocks_commands_and_comments() -> None:
     assert script.events[0].line == 3
 
 
+def test_ip_fields_ports_udp_icmp_and_string_prefixes() -> None:
+    script = parse('--define="a b"\n--remote_ip=192.0.2.9\n'
+                   "0 < (tos 0x2, flowlabel 0x11) 80>8080 S. 0:0(0) ack 1\n"
+                   "+0 < [ce] udp 5>6 (20)\n"
+                   "+0 < icmp unreachable frag_needed mtu 1200 [1:1001(1000)]\n"
+                   "+0 < icmp unreachable port_unreachable id 3 [udp (8)]\n"
+                   '+0...0.5 write(3, "ab"..., 2) = 2\n')
+    assert script.option("define") == "a b" and script.option("remote_ip") == "192.0.2.9"
+    tcp, udp, icmp, icmp_udp, write = (e.action for e in script.events)
+    assert tcp == TcpPacket("<", "S.", 0, 0, 0, ack=1, ip=(("tos", 2), ("flowlabel", 17)),
+                            ports=(80, 8080))
+    assert udp == UdpPacket("<", 20, "ce", ports=(5, 6))
+    assert icmp == IcmpPacket("<", "unreachable", "frag_needed", 1200, (1, 1001, 1000),
+                              echoed="tcp")
+    assert icmp_udp == IcmpPacket("<", "unreachable", "port_unreachable", echo_id=3,
+                                  echoed="udp", echoed_length=8)
+    assert write == Syscall("write", (Int(3, "3"), Str("ab", prefix=True), Int(2, "2")),
+                            Int(2, "2"))
+    assert script.events[4].time == Time("relative", 0, 500_000, "blocking")
+
+
 def test_parse_reads_a_path(tmp_path: Path) -> None:
     f = tmp_path / "one.pkt"
     f.write_text("0 close(3) = 0\n")
@@ -208,7 +232,19 @@ MALFORMED = [
     ("+0 > . 1:1(0) ack 1 <nop,nop,TS val 10>\n",
      "x.pkt:1:39: expected 'ecr' after the TS value, found '>'"),
     ("+0 > [ect2] . 1:1(0) ack 1\n",
-     "x.pkt:1:7: expected an ECN codepoint (noecn, ect0, ect1, ect01, ce), found 'ect2'"),
+     "x.pkt:1:7: expected an IP field (noecn, ect0, ect1, ect01, ce, tos 0x.., flowlabel 0x.. "
+     "or ttl N), found 'ect2'"),
+    ("+0 > [ect0 . 1:1(0) ack 1\n", "x.pkt:1:12: expected ',' or ']' in the IP fields, found '.'"),
+    ("+.3~.4 close(3) = 0\n",
+     "x.pkt:1:5: expected '+' before the range's end, as before its start, found '.4'"),
+    ("+.3~+.2 close(3) = 0\n", "x.pkt:1:5: a time range that ends before it starts"),
+    ("+0...1 > . 1:1(0) ack 1\n",
+     "x.pkt:1:8: expected a system call after a blocking time 'start...end', found '>'"),
+    ("0 close(3) = -1 EBADF\n+0 close(4) = 0\n",
+     "x.pkt:2:1: expected a note in parentheses after the errno EBADF, e.g. (Operation now in "
+     "progress), found '+'"),
+    ("0 > . 1:1(0) ack 1 <md5,nop>\n",
+     "x.pkt:1:24: expected an MD5 digest (hex) after 'md5', found ','"),
     ("+0 %{ assert tcpi_snd_cwnd == 10\n",
      "x.pkt:1:4: unterminated %{ }% block: expected '}%' before the end of file"),
     ("0 close(3) = 0 /* never closed\n",
@@ -221,7 +257,10 @@ MALFORMED = [
     ("+-1 close(3) = 0\n", "x.pkt:1:2: expected a time that is not negative, found '-1'"),
     ("+0 > S 0:0(0) <mss 1460\n+0 close(3) = 0\n",
      "x.pkt:2:1: expected ',' or '>' in the TCP options, found '+'"),
-    ("+0 < . 1:1(0) ack 1 ack 2\n", "x.pkt:1:21: 'ack' given twice in one packet"),
+    ("+0 < . 1:1(0) ack 1 ack 2\n",
+     "x.pkt:1:21: 'ack' given twice or out of order (packetdrill's order is ack, win, urg)"),
+    ("+0 < . 1:1(0) win 10 ack 1\n",
+     "x.pkt:1:22: 'ack' given twice or out of order (packetdrill's order is ack, win, urg)"),
 ]
 
 

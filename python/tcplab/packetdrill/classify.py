@@ -94,9 +94,9 @@ def _names(call: Syscall) -> set[str]:
 
 
 def _bad_arg(call: Syscall) -> bool:
-    """A NULL buffer that must fail with EFAULT, or an iovec holding a zero-length entry."""
-    if call.errno == "EFAULT" and any(isinstance(a, Name) and a.name == "NULL"
-                                      for a in call.args):
+    """A NULL buffer that must fail (-1, EFAULT), or an iovec holding a zero-length entry."""
+    fails = call.result == Int(-1, "-1") and call.errno in (None, "EFAULT")
+    if fails and any(isinstance(a, Name) and a.name == "NULL" for a in call.args):
         return True
     return any(isinstance(e, Struct) and len(e.fields) == 2 and e.fields[1][0] is None
                and e.fields[1][1] == Int(0, "0") for a in call.args for e in _walk(a))

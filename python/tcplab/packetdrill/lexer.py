@@ -20,7 +20,7 @@ INT, FLOAT, WORD, STRING, COMMAND, CODE, OPTION, ELLIPSIS, IPV4, PUNCT, EOF = (
 
 _SPACE = re.compile(r"[ \t\r\n\f\v]+")
 _LINE_COMMENT = re.compile(r"//[^\n]*")
-_OPTION = re.compile(r"--([A-Za-z0-9_]+)(?:=(\S*))?")
+_OPTION = re.compile(r'--([A-Za-z0-9_]+)(?:=("(?:\\.|[^"\\\n])*"|\S*))?')
 _IPV4 = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+")
 _HEX = re.compile(r"0x[0-9A-Fa-f]+")
 _FLOAT = re.compile(r"-?[0-9]*\.[0-9]+")
@@ -136,7 +136,10 @@ class Lexer:
             return self._make(STRING, m.end(), m.group()[1:-1])
         m = _OPTION.match(text, pos)
         if m:
-            return self._make(OPTION, m.end(), (m.group(1), m.group(2)))
+            value = m.group(2)
+            if value is not None and value.startswith('"'):
+                value = value[1:-1]
+            return self._make(OPTION, m.end(), (m.group(1), value))
         m = _IPV4.match(text, pos)
         if m:
             return self._make(IPV4, m.end())

@@ -20,59 +20,71 @@ ACCECN_COUNTERS = ("e0b", "e1b", "ceb")
 def packet(cur: Cursor) -> TcpPacket | IcmpPacket | UdpPacket:
     """``< ...`` or ``> ...`` after the time; the direction is the current token."""
     direction: Literal["<", ">"] = "<" if cur.next().text == "<" else ">"
-    ecn = _ecn(cur)
+    ecn, ip = _ip_info(cur)
     if cur.is_word("icmp"):
         cur.next()
-        return _icmp(cur, direction, ecn)
-    if cur.is_word("udp"):
+        return _icmp(cur, direction, ecn, ip)
+    udp = cur.is_word("udp")
+    if udp:
         cur.next()
-        cur.expect("(", "'(' and the UDP payload length")
-        length = cur.expect_int("the UDP payload length")
-        cur.expect(")")
-        return UdpPacket(direction, length, ecn)
-    ip = _ip_fields(cur)
+    ports = None
+    if cur.peek().kind == INT and cur.is_punct(">", 1):
+        src = cur.expect_int("a port")
+        cur.next()
+        ports = (src, cur.expect_int("the destination port after '>'"))
+    if udp:
+        return UdpPacket(direction, _paren_length(cur, "the UDP payload length"), ecn, ip,
+                         ports)
     flags = _flags(cur)
     seq, seq_end, length = _seq(cur)
     fields: dict[str, int] = {}
-    while cur.is_word("ack", "win", "urg"):
-        word = cur.next()
-        if word.text in fields:
-            raise cur.error_at(word, 0, f"'{word.text}' given twice in one packet")
-        fields[word.text] = cur.expect_int(f"a number after '{word.text}'")
+    for name in ("ack", "win", "urg"):
+        if cur.is_word(name):
+            cur.next()
+            fields[name] = cur.expect_int(f"a number after '{name}'")
+    if cur.is_word("ack", "win", "urg"):
+        raise cur.error_at(cur.peek(), 0, f"'{cur.peek().text}' given twice or out of order "
+                           "(packetdrill's order is ack, win, urg)")
     options = tcp_options(cur) if cur.is_punct("<") else None
     return TcpPacket(direction, flags, seq, seq_end, length, fields.get("ack"),
-                     fields.get("win"), fields.get("urg"), options, ecn, ip)
+                     fields.get("win"), fields.get("urg"), options, ecn, ip, ports)
 
 
-def _ecn(cur: Cursor) -> Ecn | None:
-    """An optional ``[ect0]``-style IP ECN codepoint."""
-    if not (cur.is_punct("[") and cur.peek(1).kind == WORD):
-        return None
+def _paren_length(cur: Cursor, what: str) -> int:
+    """``(N)``."""
+    cur.expect("(", f"'(' and {what}")
+    length = cur.expect_int(what)
+    cur.expect(")", f"')' after {what}")
+    return length
+
+
+IP_HELP = ("an IP field (" + ", ".join(ECN_CODEPOINTS) + ", tos 0x.., flowlabel 0x.. "
+           "or ttl N)")
+
+
+def _ip_info(cur: Cursor) -> tuple[Ecn | None, tuple[tuple[str, int], ...]]:
+    """Optional IP header fields in ``[...]`` or ``(...)``: ``[ect0]``, ``(tos 0x2, ttl 9)``.
+
+    An ECN codepoint (noecn, ect0, ect1, ect01, ce), ``tos``, ``flowlabel`` and ``ttl``.
+    """
+    closer = {"[": "]", "(": ")"}.get(cur.peek().text) if cur.peek().kind == PUNCT else None
+    if closer is None or cur.peek(1).kind != WORD:
+        return None, ()
     cur.next()
-    word = cur.peek()
-    if word.text not in ECN_CODEPOINTS:
-        raise cur.error("an ECN codepoint (" + ", ".join(ECN_CODEPOINTS) + ")")
-    cur.next()
-    cur.expect("]", "']' after the ECN codepoint")
-    return word.text  # type: ignore[return-value]
-
-
-def _ip_fields(cur: Cursor) -> tuple[tuple[str, str], ...]:
-    """Optional IP header fields in parentheses: ``(tos 0x1, ttl 64, mf)``."""
-    if not cur.accept("("):
-        return ()
-    out = []
+    ecn: Ecn | None = None
+    fields: list[tuple[str, int]] = []
     while True:
-        if not cur.is_word():
-            raise cur.error("an IP header field (tos, ttl, flowlabel, id, mf, df)")
-        name = cur.next().text
-        value = ""
-        if cur.peek().kind in (INT, WORD):
-            value = cur.next().text
-        out.append((name, value))
-        if cur.accept(")"):
-            return tuple(out)
-        cur.expect(",", "',' or ')' in the IP header fields")
+        word = cur.peek()
+        if word.kind == WORD and word.text in ECN_CODEPOINTS and ecn is None:
+            ecn = cur.next().text  # type: ignore[assignment]
+        elif word.kind == WORD and word.text in ("tos", "flowlabel", "ttl"):
+            cur.next()
+            fields.append((word.text, cur.expect_int(f"a number after '{word.text}'")))
+        else:
+            raise cur.error(IP_HELP)
+        if cur.accept(closer):
+            return ecn, tuple(fields)
+        cur.expect(",", f"',' or {closer!r} in the IP fields")
 
 
 def _flag_token(token: Token) -> bool:
@@ -105,21 +117,30 @@ def _seq(cur: Cursor) -> tuple[int, int, int]:
     return start, end, length
 
 
-def _icmp(cur: Cursor, direction: Literal["<", ">"], ecn: Ecn | None) -> IcmpPacket:
-    """``icmp TYPE [CODE] [mtu N] [[start:end(len)]]``."""
+def _icmp(cur: Cursor, direction: Literal["<", ">"], ecn: Ecn | None,
+          ip: tuple[tuple[str, int], ...]) -> IcmpPacket:
+    """``icmp TYPE [CODE] [mtu N] [id N] [[start:end(len)] | [udp (N)] | [raw (N)]]``."""
     if not cur.is_word():
         raise cur.error("an ICMP type (unreachable, packet_too_big, time_exceeded, ...)")
     kind = cur.next().text
-    code = cur.next().text if cur.is_word() and not cur.is_word("mtu") else None
-    mtu = None
-    if cur.is_word("mtu"):
-        cur.next()
-        mtu = cur.expect_int("the MTU after 'mtu'")
-    seq = None
+    code = cur.next().text if cur.is_word() and not cur.is_word("mtu", "id") else None
+    numbers: dict[str, int] = {}
+    for name in ("mtu", "id"):
+        if cur.is_word(name):
+            cur.next()
+            numbers[name] = cur.expect_int(f"a number after '{name}'")
+    echoed: Literal["tcp", "udp", "raw"] | None = None
+    seq, length = None, None
     if cur.accept("["):
-        seq = _seq(cur)
-        cur.expect("]", "']' after the quoted segment")
-    return IcmpPacket(direction, kind, code, mtu, seq, ecn)
+        if cur.is_word("udp", "raw"):
+            echoed = cur.next().text  # type: ignore[assignment]
+            length = _paren_length(cur, f"the echoed {echoed} length")
+        else:
+            echoed = "tcp"
+            seq = _seq(cur)
+        cur.expect("]", "']' after the echoed packet")
+    return IcmpPacket(direction, kind, code, numbers.get("mtu"), seq, ecn, ip,
+                      numbers.get("id"), echoed, length)
 
 
 def tcp_options(cur: Cursor) -> tuple[TcpOption, ...]:
@@ -166,8 +187,13 @@ def _option(cur: Cursor) -> TcpOption:
             cur.expect(":", "':' in the SACK block")
             blocks.append((left, cur.expect_int("the SACK block's right edge")))
         return TcpOption(kind, blocks=tuple(blocks))
-    if kind in ("FO", "FOEXP", "md5"):
+    if kind in ("FO", "FOEXP"):
         return TcpOption(kind, cookie=_cookie(cur))
+    if kind == "md5":
+        digest = _cookie(cur)
+        if digest is None:
+            raise cur.error("an MD5 digest (hex) after 'md5'")
+        return TcpOption(kind, cookie=digest)
     if kind == "ECN":
         counters = []
         while cur.is_word(*ACCECN_COUNTERS):

@@ -80,18 +80,32 @@ def _time_point(cur: Cursor) -> tuple[bool, int]:
 
 
 def parse_time(cur: Cursor) -> Time:
-    """An event's time: ``*``, ``0``, ``+.1``, ``+.3~+.310`` or ``+0...0.2``."""
+    """An event's time: ``*``, ``0``, ``+.1``, ``+.3~+.310``, ``.3~.31`` or ``+0...0.2``.
+
+    A range's end is written like its start (both with ``+`` or neither); a blocking end
+    (``...``) is a bare number and must be followed by a system call.
+    """
     if cur.accept("*"):
         return Time("any", None)
     relative, start = _time_point(cur)
     kind = "relative" if relative else "absolute"
-    if cur.accept("~"):
+    if cur.is_punct("~"):
+        tilde = cur.next()
+        if cur.is_punct("+") != relative:
+            raise cur.error("'+' before the range's end, as before its start" if relative
+                            else "a range end without '+', as its start", cur.peek())
         end_relative, end = _time_point(cur)
+        if end < start and end_relative == relative:
+            raise cur.error_at(tilde, 1, "a time range that ends before it starts")
         return Time(kind, start, end, "range", end_relative)
     if cur.peek().kind == ELLIPSIS:
         cur.next()
-        end_relative, end = _time_point(cur)
-        return Time(kind, start, end, "blocking", end_relative)
+        if cur.is_punct("+"):
+            raise cur.error("the blocking call's end time (a number without '+')")
+        _, end = _time_point(cur)
+        if not (cur.peek().kind == WORD and cur.is_punct("(", 1)):
+            raise cur.error("a system call after a blocking time 'start...end'")
+        return Time(kind, start, end, "blocking", False)
     return Time(kind, start)
 
 
@@ -147,6 +161,9 @@ def _primary(cur: Cursor) -> Expr:
         return Float(token.text)
     if kind == STRING:
         cur.next()
+        if cur.peek().kind == ELLIPSIS:  # "abc"...: a string that starts so
+            cur.next()
+            return Str(str(token.value), prefix=True)
         return Str(str(token.value))
     if kind == ELLIPSIS:
         cur.next()
@@ -191,8 +208,11 @@ def parse_syscall(cur: Cursor) -> Syscall:
     cur.expect("=", f"'=' and the expected result after {name}(...)")
     result = parse_expr(cur)
     errno = None
-    if cur.is_word() and cur.peek().text.startswith("E") and cur.peek().text.isupper():
+    if cur.is_word():
         errno = cur.next().text
+        if not cur.is_punct("("):
+            raise cur.error(f"a note in parentheses after the errno {errno}, "
+                            "e.g. (Operation now in progress)")
     note = _note(cur) if cur.is_punct("(") else None
     return Syscall(name, args, result, errno, note)
 

@@ -16,10 +16,13 @@ TimeKind = Literal["absolute", "relative", "any"]
 
 @dataclass(frozen=True)
 class Time:
-    """An event's time: a point, a range ``a~b`` or a blocking window ``a...b``.
+    """An event's time: a point, a range ``a~b`` or a blocking system call's ``a...b``.
 
-    ``start_us`` is None for ``*``. ``end_us`` is the range's or window's end (None for a
-    point); ``end_relative`` says it was written with ``+``.
+    ``start_us`` is None for ``*``. ``end_us`` is the range's end or the time the blocking
+    call must return (None for a point); ``end_relative`` says it was written with ``+``.
+    The end counts from the same origin as the start: for a relative time, the previous
+    event (packetdrill adds the same offset to both), so ``+0.1...0.3`` returns 0.3 s after
+    the previous event, not 0.3 s after the call starts.
     """
 
     kind: TimeKind
@@ -49,9 +52,10 @@ class Float:
 
 @dataclass(frozen=True)
 class Str:
-    """A double-quoted string, without its quotes."""
+    """A double-quoted string, without its quotes; ``prefix`` if written ``"abc"...``."""
 
     value: str
+    prefix: bool = False
 
 
 @dataclass(frozen=True)
@@ -161,7 +165,9 @@ class TcpPacket:
 
     ``flags`` is as written (``S.``, ``P.``, ``SEWA``, ``F5.``, ``-``); ``seq``/``seq_end``/
     ``length`` the relative ``seq:end(len)``; ``options`` None when no ``<...>`` was written
-    (packetdrill then does not check them on ``>``), ``()`` for an empty ``<>``.
+    (packetdrill then does not check them on ``>``), ``()`` for an empty ``<>``. ``ecn`` is
+    the IP ECN codepoint and ``ip`` the other IP fields written (``tos``, ``flowlabel``,
+    ``ttl``); ``ports`` an explicit ``src>dst`` port pair.
     """
 
     direction: Literal["<", ">"]
@@ -174,12 +180,17 @@ class TcpPacket:
     urg: int | None = None
     options: tuple[TcpOption, ...] | None = None
     ecn: Ecn | None = None
-    ip: tuple[tuple[str, str], ...] = ()
+    ip: tuple[tuple[str, int], ...] = ()
+    ports: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
 class IcmpPacket:
-    """An ICMP message: ``< icmp unreachable frag_needed mtu 1400 [0:1000(1000)]``."""
+    """An ICMP message: ``< icmp unreachable frag_needed mtu 1400 [0:1000(1000)]``.
+
+    ``echoed`` says what the message quotes: a TCP segment (``seq`` holds its
+    ``start, end, length``), or ``udp``/``raw`` bytes (``echoed_length``).
+    """
 
     direction: Literal["<", ">"]
     type: str
@@ -187,6 +198,10 @@ class IcmpPacket:
     mtu: int | None = None
     seq: tuple[int, int, int] | None = None
     ecn: Ecn | None = None
+    ip: tuple[tuple[str, int], ...] = ()
+    echo_id: int | None = None
+    echoed: Literal["tcp", "udp", "raw"] | None = None
+    echoed_length: int | None = None
 
 
 @dataclass(frozen=True)
@@ -196,6 +211,8 @@ class UdpPacket:
     direction: Literal["<", ">"]
     length: int
     ecn: Ecn | None = None
+    ip: tuple[tuple[str, int], ...] = ()
+    ports: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
