@@ -259,6 +259,14 @@ MALFORMED = [
      "x.pkt:2:1: expected ',' or '>' in the TCP options, found '+'"),
     ("+0 < . 1:1(0) ack 1 ack 2\n",
      "x.pkt:1:21: 'ack' given twice or out of order (packetdrill's order is ack, win, urg)"),
+    ("+0 < . 1:1001(100) ack 1 win 100\n",
+     "x.pkt:1:8: the sequence range 1:1001(100) spans 1000 bytes, not 100"),
+    ("+0 < . 1:1(0) ack 1 win 70000\n",
+     "x.pkt:1:25: expected a number after 'win' (0 to 65535), found '70000'"),
+    ("+0 > S 0:0(0) <mss 1460,wscale 300>\n",
+     "x.pkt:1:32: expected a number after 'wscale' (0 to 255), found '300'"),
+    ("0 f(" + "[" * 100 + ") = 0\n",
+     "x.pkt:1:69: expected a value nested at most 64 deep, found '['"),
     ("+0 < . 1:1(0) win 10 ack 1\n",
      "x.pkt:1:22: 'ack' given twice or out of order (packetdrill's order is ack, win, urg)"),
 ]
@@ -270,6 +278,36 @@ def test_malformed_scripts_give_exact_messages(text: str, message: str) -> None:
         parse(text, name="x.pkt")
     assert str(info.value) == message
     assert info.value.__cause__ is None and info.value.__context__ is None
+
+
+ROBUST = """\
+--tolerance_usecs=7000
+`echo start`
+0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
++0 setsockopt(3, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0
++0 sendmsg(3, {msg_name(...)=..., msg_iov(1)=[{..., 10}], msg_flags=0}, 0) = 10
++.1 < [ect0] S 0:0(0) win 100 <mss 1000,sackOK,TS val 1 ecr 0,nop,wscale 7>
++0 > S. 0:0(0) ack 1 <mss 1460,nop,nop,sackOK,nop,wscale 8>
++.2~+.3 < . 1:1(0) ack 1 win 257 <sack 5:9,nop,nop>
++0...0.1 read(3, ..., 10) = -1 EAGAIN (Resource temporarily unavailable)
+* %{ assert tcpi_snd_cwnd == 10 }%
+/* done */ `echo end`
+"""
+
+
+def test_every_damaged_script_parses_or_gives_a_parse_error() -> None:
+    """Every truncation of a script, and every one-character change from a small set, either
+    parses or raises ParseError: never another exception from inside the parser."""
+    assert len(parse(ROBUST).events) == 8
+    damaged = [ROBUST[:i] for i in range(len(ROBUST))]
+    for i in range(0, len(ROBUST), 3):
+        for char in "<>[](){}.,:~+*-=|&%`\"/ Q9":
+            damaged.append(ROBUST[:i] + char + ROBUST[i + 1:])
+    for text in damaged:
+        try:
+            parse(text, name="d.pkt")
+        except ParseError as e:
+            assert str(e).startswith("d.pkt:")
 
 
 def test_feature_skip_reasons_from_what_a_script_uses() -> None:

@@ -7,6 +7,9 @@ from collections.abc import Callable
 from tcplab.packetdrill.errors import ParseError
 from tcplab.packetdrill.lexer import EOF, INT, PUNCT, WORD, Token
 
+#: The deepest nesting of ``[...]``, ``{...}``, ``&`` and calls a value may have.
+MAX_DEPTH = 64
+
 
 class Cursor:
     """The parser's position in the token list; errors name ``file:line:column``."""
@@ -16,6 +19,7 @@ class Cursor:
         self.name = name
         self.text = text
         self.i = 0
+        self.depth = 0  # of nested values, bounded by MAX_DEPTH
 
     def peek(self, ahead: int = 0) -> Token:
         """The token ``ahead`` places on (EOF past the end)."""
@@ -61,13 +65,19 @@ class Cursor:
             raise self.error(what or repr(char))
         return self.next()
 
-    def expect_int(self, what: str) -> int:
-        """Consumes an integer, or raises ``expected <what>``."""
+    def expect_int(self, what: str, bits: int | None = None) -> int:
+        """Consumes an integer, or raises ``expected <what>``.
+
+        With ``bits``, the integer must fit an unsigned field of that width.
+        """
         token = self.peek()
         if token.kind != INT:
             raise self.error(what)
+        value = int(token.value)  # type: ignore[call-overload]
+        if bits is not None and not 0 <= value < 1 << bits:
+            raise self.error(f"{what} (0 to {(1 << bits) - 1})")
         self.i += 1
-        return int(token.value)  # type: ignore[call-overload]
+        return value
 
     def expect_word(self, word: str, what: str | None = None) -> Token:
         """Consumes the word ``word`` or raises."""

@@ -29,19 +29,19 @@ def packet(cur: Cursor) -> TcpPacket | IcmpPacket | UdpPacket:
         cur.next()
     ports = None
     if cur.peek().kind == INT and cur.is_punct(">", 1):
-        src = cur.expect_int("a port")
+        src = cur.expect_int("a port", 16)
         cur.next()
-        ports = (src, cur.expect_int("the destination port after '>'"))
+        ports = (src, cur.expect_int("the destination port after '>'", 16))
     if udp:
         return UdpPacket(direction, _paren_length(cur, "the UDP payload length"), ecn, ip,
                          ports)
     flags = _flags(cur)
     seq, seq_end, length = _seq(cur)
     fields: dict[str, int] = {}
-    for name in ("ack", "win", "urg"):
+    for name, bits in (("ack", 32), ("win", 16), ("urg", 16)):
         if cur.is_word(name):
             cur.next()
-            fields[name] = cur.expect_int(f"a number after '{name}'")
+            fields[name] = cur.expect_int(f"a number after '{name}'", bits)
     if cur.is_word("ack", "win", "urg"):
         raise cur.error_at(cur.peek(), 0, f"'{cur.peek().text}' given twice or out of order "
                            "(packetdrill's order is ack, win, urg)")
@@ -53,7 +53,7 @@ def packet(cur: Cursor) -> TcpPacket | IcmpPacket | UdpPacket:
 def _paren_length(cur: Cursor, what: str) -> int:
     """``(N)``."""
     cur.expect("(", f"'(' and {what}")
-    length = cur.expect_int(what)
+    length = cur.expect_int(what, 16)
     cur.expect(")", f"')' after {what}")
     return length
 
@@ -79,7 +79,8 @@ def _ip_info(cur: Cursor) -> tuple[Ecn | None, tuple[tuple[str, int], ...]]:
             ecn = cur.next().text  # type: ignore[assignment]
         elif word.kind == WORD and word.text in ("tos", "flowlabel", "ttl"):
             cur.next()
-            fields.append((word.text, cur.expect_int(f"a number after '{word.text}'")))
+            bits = {"tos": 8, "flowlabel": 20, "ttl": 8}[word.text]
+            fields.append((word.text, cur.expect_int(f"a number after '{word.text}'", bits)))
         else:
             raise cur.error(IP_HELP)
         if cur.accept(closer):
@@ -108,12 +109,16 @@ def _flags(cur: Cursor) -> str:
 def _seq(cur: Cursor) -> tuple[int, int, int]:
     """``start:end(length)``."""
     what = "a sequence range 'start:end(length)'"
-    start = cur.expect_int(what)
+    first = cur.peek()
+    start = cur.expect_int(what, 32)
     cur.expect(":", what)
-    end = cur.expect_int(what)
-    cur.expect("(", what)
-    length = cur.expect_int("the payload length")
-    cur.expect(")", "')' after the payload length")
+    end = cur.expect_int("the sequence range's end", 32)
+    cur.expect("(", "'(' and the payload length")
+    length = cur.expect_int("the payload length", 32)
+    last = cur.expect(")", "')' after the payload length")
+    if (end - start) % (1 << 32) != length:
+        raise cur.error_at(first, 0, f"the sequence range {cur.source(first, last)} spans "
+                           f"{(end - start) % (1 << 32)} bytes, not {length}")
     return start, end, length
 
 
@@ -128,7 +133,7 @@ def _icmp(cur: Cursor, direction: Literal["<", ">"], ecn: Ecn | None,
     for name in ("mtu", "id"):
         if cur.is_word(name):
             cur.next()
-            numbers[name] = cur.expect_int(f"a number after '{name}'")
+            numbers[name] = cur.expect_int(f"a number after '{name}'", 16)
     echoed: Literal["tcp", "udp", "raw"] | None = None
     seq, length = None, None
     if cur.accept("["):
@@ -174,18 +179,20 @@ def _option(cur: Cursor) -> TcpOption:
     if kind in ("nop", "eol", "sackOK"):
         return TcpOption(kind)
     if kind in ("mss", "wscale"):
-        return TcpOption(kind, value=cur.expect_int(f"a number after '{kind}'"))
+        bits = 16 if kind == "mss" else 8
+        return TcpOption(kind, value=cur.expect_int(f"a number after '{kind}'", bits))
     if kind == "TS":
         cur.expect_word("val", "'val' after 'TS'")
-        val = cur.expect_int("the TS value after 'val'")
+        val = cur.expect_int("the TS value after 'val'", 32)
         cur.expect_word("ecr", "'ecr' after the TS value")
-        return TcpOption(kind, value=val, ecr=cur.expect_int("the TS echo reply after 'ecr'"))
+        ecr = cur.expect_int("the TS echo reply after 'ecr'", 32)
+        return TcpOption(kind, value=val, ecr=ecr)
     if kind == "sack":
         blocks = []
         while cur.peek().kind == INT or not blocks:
-            left = cur.expect_int("a SACK block 'left:right'")
+            left = cur.expect_int("a SACK block 'left:right'", 32)
             cur.expect(":", "':' in the SACK block")
-            blocks.append((left, cur.expect_int("the SACK block's right edge")))
+            blocks.append((left, cur.expect_int("the SACK block's right edge", 32)))
         return TcpOption(kind, blocks=tuple(blocks))
     if kind in ("FO", "FOEXP"):
         return TcpOption(kind, cookie=_cookie(cur))
@@ -198,6 +205,6 @@ def _option(cur: Cursor) -> TcpOption:
         counters = []
         while cur.is_word(*ACCECN_COUNTERS):
             name = cur.next().text
-            counters.append((name, cur.expect_int(f"a byte count after '{name}'")))
+            counters.append((name, cur.expect_int(f"a byte count after '{name}'", 24)))
         return TcpOption(kind, counters=tuple(counters))
     raise cur.error(OPTION_HELP, token)

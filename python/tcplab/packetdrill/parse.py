@@ -10,7 +10,7 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from tcplab.packetdrill.cursor import Cursor
+from tcplab.packetdrill.cursor import MAX_DEPTH, Cursor
 from tcplab.packetdrill.errors import ParseError
 from tcplab.packetdrill.lexer import (
     CODE,
@@ -112,18 +112,23 @@ def parse_time(cur: Cursor) -> Time:
 # ---------------------------------------------------------------- expressions
 
 
-def parse_expr(cur: Cursor) -> Expr:
-    """A syscall argument: ``a|b|c``, optionally compared (``a == b``)."""
+def _bit_or(cur: Cursor) -> Expr:
+    """``a|b|c`` (or a single value)."""
     items = [_primary(cur)]
     while cur.is_punct("|") and not cur.is_punct("|", 1):
         cur.next()
         items.append(_primary(cur))
-    expr: Expr = items[0] if len(items) == 1 else BitOr(tuple(items))
+    return items[0] if len(items) == 1 else BitOr(tuple(items))
+
+
+def parse_expr(cur: Cursor) -> Expr:
+    """A syscall argument: ``a|b|c``, optionally compared once (``a == b``)."""
+    expr = _bit_or(cur)
     for op in ("==", "!=", "<=", ">="):
         if cur.is_punct(op[0]) and cur.is_punct("=", 1) and cur.peek(1).start == cur.peek().end:
             cur.next()
             cur.next()
-            return Compare(op, expr, parse_expr(cur))
+            return Compare(op, expr, _bit_or(cur))
     return expr
 
 
@@ -151,6 +156,16 @@ def _field(cur: Cursor) -> tuple[str | None, Expr]:
 
 
 def _primary(cur: Cursor) -> Expr:
+    if cur.depth >= MAX_DEPTH:
+        raise cur.error(f"a value nested at most {MAX_DEPTH} deep")
+    cur.depth += 1
+    try:
+        return _value(cur)
+    finally:
+        cur.depth -= 1
+
+
+def _value(cur: Cursor) -> Expr:
     token = cur.peek()
     kind = token.kind
     if kind == INT:
