@@ -16,7 +16,6 @@ from tcplab.packetdrill.script import (
     BitOr,
     Call,
     Command,
-    Compare,
     Elided,
     Event,
     Expr,
@@ -36,7 +35,7 @@ from tcplab.packetdrill.script import (
 )
 
 __all__ = [
-    "AddrOf", "Array", "Assertion", "BitOr", "Call", "Command", "Compare", "Elided", "Event",
+    "AddrOf", "Array", "Assertion", "BitOr", "Call", "Command", "Elided", "Event",
     "Expr", "Float", "IcmpPacket", "Int", "Name", "ParseError", "Script", "ScriptOption", "Str",
     "Struct", "Syscall", "TcpOption", "TcpPacket", "Time", "UdpPacket", "feature_skip_reason",
     "parse", "parse_text", "topic",

@@ -19,7 +19,6 @@ from tcplab.packetdrill.script import (
     BitOr,
     Call,
     Command,
-    Compare,
     Expr,
     Int,
     Name,
@@ -83,8 +82,6 @@ def _walk(expr: Expr) -> Iterator[Expr]:
         children = tuple(v for _, v in expr.fields)
     elif isinstance(expr, AddrOf):
         children = (expr.value,)
-    elif isinstance(expr, Compare):
-        children = (expr.left, expr.right)
     for child in children:
         yield from _walk(child)
 

@@ -19,7 +19,6 @@ from tcplab.packetdrill.lexer import (
     EOF,
     FLOAT,
     INT,
-    IPV4,
     OPTION,
     PUNCT,
     STRING,
@@ -36,7 +35,6 @@ from tcplab.packetdrill.script import (
     BitOr,
     Call,
     Command,
-    Compare,
     Elided,
     Event,
     Expr,
@@ -122,14 +120,8 @@ def _bit_or(cur: Cursor) -> Expr:
 
 
 def parse_expr(cur: Cursor) -> Expr:
-    """A syscall argument: ``a|b|c``, optionally compared once (``a == b``)."""
-    expr = _bit_or(cur)
-    for op in ("==", "!=", "<=", ">="):
-        if cur.is_punct(op[0]) and cur.is_punct("=", 1) and cur.peek(1).start == cur.peek().end:
-            cur.next()
-            cur.next()
-            return Compare(op, expr, _bit_or(cur))
-    return expr
+    """A syscall argument: a value, or values joined with ``|``."""
+    return _bit_or(cur)
 
 
 def _list(cur: Cursor, close: str, item: object) -> tuple:
@@ -183,9 +175,9 @@ def _value(cur: Cursor) -> Expr:
     if kind == ELLIPSIS:
         cur.next()
         return Elided()
-    if kind in (WORD, IPV4):
+    if kind == WORD:
         cur.next()
-        if kind == WORD and cur.accept("("):
+        if cur.accept("("):
             return Call(token.text, _list(cur, ")", parse_expr))
         return Name(token.text)
     if cur.accept("["):
@@ -194,9 +186,6 @@ def _value(cur: Cursor) -> Expr:
         return Struct(_list(cur, "}", _field))
     if cur.accept("&"):
         return AddrOf(_primary(cur))
-    if cur.accept("-") and cur.peek().kind == WORD:  # -ENOMEM and the like
-        name = cur.next()
-        return Name("-" + name.text)
     raise cur.error(EXPR_HELP)
 
 

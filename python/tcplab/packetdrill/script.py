@@ -106,16 +106,7 @@ class AddrOf:
     value: Expr
 
 
-@dataclass(frozen=True)
-class Compare:
-    """``a == b`` and the like inside arguments (``{... events == POLLIN}``)."""
-
-    op: str
-    left: Expr
-    right: Expr
-
-
-Expr = Int | Float | Str | Elided | Name | BitOr | Call | Array | Struct | AddrOf | Compare
+Expr = Int | Float | Str | Elided | Name | BitOr | Call | Array | Struct | AddrOf
 
 
 # ---------------------------------------------------------------- actions
