@@ -7,8 +7,10 @@ statement may span lines; every error names ``file:line:column`` and what was ex
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
+from typing import TypeVar
 
 from tcplab.packetdrill.cursor import MAX_DEPTH, Cursor
 from tcplab.packetdrill.errors import ParseError
@@ -49,6 +51,7 @@ from tcplab.packetdrill.script import (
     Time,
 )
 
+T = TypeVar("T")
 TIME_HELP = "a time (0, 1.5, +0.1, +.3~+.310, +0...0.2 or *)"
 ACTION_HELP = "a system call, a packet ('<' or '>'), a %{ }% block or a `command`"
 EXPR_HELP = "a value (a number, a name, '...', a string, [...], {...} or &value)"
@@ -124,13 +127,13 @@ def parse_expr(cur: Cursor) -> Expr:
     return _bit_or(cur)
 
 
-def _list(cur: Cursor, close: str, item: object) -> tuple:
+def _list(cur: Cursor, close: str, item: Callable[[Cursor], T]) -> tuple[T, ...]:
     """Items separated by ``,`` up to ``close`` (which is consumed)."""
-    out = []
+    out: list[T] = []
     if cur.accept(close):
         return ()
     while True:
-        out.append(item(cur))  # type: ignore[operator]
+        out.append(item(cur))
         if cur.accept(close):
             return tuple(out)
         cur.expect(",", f"',' or {close!r}")
@@ -277,14 +280,14 @@ def parse_text(text: str, name: str = "<script>", path: str | None = None) -> Sc
 def parse(source: str | Path, name: str | None = None) -> Script:
     """Parses a script from a path or from its text.
 
-    ``source`` is a path if it is a ``Path``, or a one-line string naming an existing
-    ``.pkt`` file; otherwise it is the script's text.
+    ``source`` is a path if it is a ``Path`` or a one-line string ending in ``.pkt``;
+    otherwise it is the script's text.
 
     Raises :class:`ParseError` (``file:line:column: expected ..., found ...``) on bad input,
     and OSError if a path cannot be read.
     """
     is_path = isinstance(source, Path) or (
-        "\n" not in source and source.endswith(".pkt") and Path(source).is_file())
+        "\n" not in source and source.endswith(".pkt"))
     if is_path:
         path = Path(source)
         try:
