@@ -169,21 +169,6 @@ def test_a_capacity_trace_is_counted_as_it_is_read(tmp_path):
     assert check_file(p, "--memory-budget", "64MiB")[0] == 0
 
 
-def test_a_run_counts_the_network_in_its_budget():
-    # The network (its estimate) counts in what the run holds: a message of
-    # the run's check names it beside what grew.
-    net = tl.Network()
-    r = net.router("r")
-    for i in range(40):
-        s, d = net.host(f"s{i}"), net.host(f"d{i}")
-        net.link(s, r, rate="1Gbps", delay="1ms")
-        net.link(r, d, rate="1Gbps", delay="200ms")
-        net.tcp(s, d, cc="newreno")
-    with pytest.raises(MemoryError) as e:
-        net.run(duration="20s", memory_budget="2MiB")
-    assert "(the network " in str(e.value) and "packets in flight" in str(e.value)
-
-
 MEASURE = """
 import json, resource, sys
 from tcplab import _core
