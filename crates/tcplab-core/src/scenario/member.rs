@@ -57,6 +57,19 @@ pub(super) fn member_path<T>(entry: &str, field: &str, v: &OneOrMany<T>, k: usiz
 /// field's path for a message.
 pub(super) type FindNode<'a> = dyn Fn(&str, &Guess, &dyn Fn() -> String) -> Result<u32> + 'a;
 
+/// The network the flows run over: what checking a flow reads.
+pub(super) struct Net<'a> {
+    pub(super) nodes: &'a [NodePlan],
+    pub(super) find_node: &'a FindNode<'a>,
+    pub(super) adj: &'a route::Adjacency,
+    pub(super) tables: &'a [RouteTable],
+    pub(super) links: &'a [LinkPlan],
+    pub(super) link_entries: &'a [LinkEntryPlan],
+    /// The far end of each link direction.
+    pub(super) link_to: &'a [u32],
+    pub(super) is_host: &'a [bool],
+}
+
 /// What checking one flow needs from the rest of the plan.
 pub(super) struct MemberCtx<'a> {
     pub(super) entry: &'a str,
@@ -66,19 +79,12 @@ pub(super) struct MemberCtx<'a> {
     pub(super) src: &'a OneOrMany<String>,
     pub(super) dst: &'a OneOrMany<String>,
     pub(super) starts: &'a OneOrMany<SimDuration>,
-    pub(super) nodes: &'a [NodePlan],
-    pub(super) find_node: &'a FindNode<'a>,
+    pub(super) net: &'a Net<'a>,
     /// The guesses for `src` and `dst`, kept from member to member.
     pub(super) guesses: &'a [Guess; 2],
     /// A group's resolved TCP member for the next ones to copy (see
     /// [`tcp_group::TcpProto`]), or `None` for a flow resolved on its own.
     pub(super) tcp_proto: Option<&'a RefCell<Option<tcp_group::TcpProto>>>,
-    pub(super) adj: &'a route::Adjacency,
-    pub(super) tables: &'a [RouteTable],
-    pub(super) links: &'a [LinkPlan],
-    pub(super) link_entries: &'a [LinkEntryPlan],
-    pub(super) link_to: &'a [u32],
-    pub(super) is_host: &'a [bool],
     pub(super) duration: Option<SimDuration>,
     pub(super) trace: &'a [TraceSpec],
 }
@@ -97,7 +103,7 @@ pub(super) fn member(
     let (src, dst) = endpoints(&c)?;
     let route_err = |from: u32, to: u32, detail: String| {
         let mut detail = detail;
-        if detail.contains("not connected") && route::connected_through_hosts(c.adj, from, to) {
+        if detail.contains("not connected") && route::connected_through_hosts(c.net.adj, from, to) {
             detail = "they are connected only through a host, and hosts do not forward; \
                       declare the middle node as a router"
                 .into();
@@ -108,16 +114,16 @@ pub(super) fn member(
             } else {
                 entry.to_string()
             },
-            from: c.nodes[from as usize].name.clone(),
-            to: c.nodes[to as usize].name.clone(),
+            from: c.net.nodes[from as usize].name.clone(),
+            to: c.net.nodes[to as usize].name.clone(),
             detail,
         }
     };
     let mut path_mtu = 65535;
     // One-way propagation each way, and the bottleneck's rate.
     let (mut hops, mut rev) = (Vec::new(), SimDuration::ZERO);
-    route::walk(c.tables, c.link_to, c.is_host, src, dst, |ld| {
-        let l = &c.link_entries[c.links[ld as usize / 2].entry as usize];
+    route::walk(c.net.tables, c.net.link_to, c.net.is_host, src, dst, |ld| {
+        let l = &c.net.link_entries[c.net.links[ld as usize / 2].entry as usize];
         path_mtu = path_mtu.min(l.mtu);
         hops.push(ideal::Hop::new(&l.rate[ld as usize % 2], l.delay));
     })
@@ -164,8 +170,8 @@ pub(super) fn member(
             app
         }
         FlowKind::Tcp => {
-            route::walk(c.tables, c.link_to, c.is_host, dst, src, |ld| {
-                let l = &c.link_entries[c.links[ld as usize / 2].entry as usize];
+            route::walk(c.net.tables, c.net.link_to, c.net.is_host, dst, src, |ld| {
+                let l = &c.net.link_entries[c.net.links[ld as usize / 2].entry as usize];
                 rev = rev + ideal::Hop::new(&l.rate[ld as usize % 2], l.delay).delay();
             })
             .map_err(|d| route_err(dst, src, format!("for the ACKs: {d}")))?;
@@ -207,15 +213,15 @@ pub(super) fn member(
 fn endpoints(c: &MemberCtx<'_>) -> Result<(u32, u32)> {
     let (entry, k) = (c.entry, c.k);
     let [gs, gd] = c.guesses;
-    let src = (c.find_node)(c.src.get(k), gs, &|| member_path(entry, "src", c.src, k))?;
-    let dst = (c.find_node)(c.dst.get(k), gd, &|| member_path(entry, "dst", c.dst, k))?;
+    let src = (c.net.find_node)(c.src.get(k), gs, &|| member_path(entry, "src", c.src, k))?;
+    let dst = (c.net.find_node)(c.dst.get(k), gd, &|| member_path(entry, "dst", c.dst, k))?;
     for (field, n, v) in [("src", src, c.src), ("dst", dst, c.dst)] {
-        if !c.nodes[n as usize].is_host {
+        if !c.net.nodes[n as usize].is_host {
             return Err(Error::invalid(
                 member_path(entry, field, v, k),
                 format!(
                     "'{}' is a router; flows start and end at hosts",
-                    c.nodes[n as usize].name
+                    c.net.nodes[n as usize].name
                 ),
             ));
         }

@@ -8,28 +8,15 @@ use std::cell::RefCell;
 
 use super::budget::Budget;
 use super::checks::{check_name, Guess};
-use super::member::{member, member_path, members, FindNode, MemberCtx};
-use super::validate::{start_jitter, FlowPlan, LinkEntryPlan, LinkPlan, NodePlan};
+use super::member::{member, member_path, members, MemberCtx, Net};
+use super::validate::{start_jitter, FlowPlan};
 use super::{concat, flow_kind_params, workload, AppKind, FlowSpec, OneOrMany};
 use crate::cc::CustomCc;
 use crate::error::{Error, Result};
-use crate::net::route::{self, RouteTable};
+use crate::net::route;
 use crate::scenario::TraceSpec;
 use crate::time::SimDuration;
 use crate::units::Bytes;
-
-/// The network the flows run over: what checking a flow reads.
-pub(super) struct Net<'a> {
-    pub(super) nodes: &'a [NodePlan],
-    pub(super) find_node: &'a FindNode<'a>,
-    pub(super) adj: &'a route::Adjacency,
-    pub(super) tables: &'a [RouteTable],
-    pub(super) links: &'a [LinkPlan],
-    pub(super) link_entries: &'a [LinkEntryPlan],
-    /// The far end of each link direction.
-    pub(super) link_to: &'a [u32],
-    pub(super) is_host: &'a [bool],
-}
 
 /// A flow's entry in the scenario's `flows` and its member in it.
 pub(super) type Origin = (u32, u32);
@@ -313,16 +300,9 @@ impl Members<'_> {
                 src: self.src,
                 dst: self.dst,
                 starts: self.starts,
-                nodes: net.nodes,
-                find_node: net.find_node,
+                net,
                 guesses: &self.guesses,
                 tcp_proto: self.tcp_proto,
-                adj: net.adj,
-                tables: net.tables,
-                links: net.links,
-                link_entries: net.link_entries,
-                link_to: net.link_to,
-                is_host: net.is_host,
                 duration: self.run.duration,
                 trace: self.run.trace,
             },

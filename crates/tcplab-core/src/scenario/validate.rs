@@ -9,8 +9,9 @@ use rustc_hash::FxHashMap;
 
 use super::budget::{self, Budget, Built};
 use super::checks::{check_nodes, check_pcap, check_probes, check_top_level, Guess};
+use super::member::Net;
 use super::member::{member_path, FindNode};
-use super::plan_flows::{plan_flows, Net, Run};
+use super::plan_flows::{plan_flows, Run};
 use super::plan_links::plan_links;
 use super::reception;
 use super::resolve::TcpPlan;
