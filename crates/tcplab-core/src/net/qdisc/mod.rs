@@ -289,9 +289,9 @@ macro_rules! qdiscs {
             #[inline]
             pub fn offer(&mut self, p: Queued, dropped: &mut Vec<Dropped>) {
                 match self {
-                    $(Qdisc::$v(_q) => on_side!($side, overflow(p, dropped), Holds::offer(_q, p, dropped)),)+
+                    $(Qdisc::$v(_q) => on_side!($side, Dropped::overflow(dropped, p.id, p.enqueued), Holds::offer(_q, p, dropped)),)+
                     #[cfg(test)]
-                    Qdisc::MarkAll => overflow(p, dropped),
+                    Qdisc::MarkAll => Dropped::overflow(dropped, p.id, p.enqueued),
                 }
             }
 
@@ -437,12 +437,6 @@ const fn pick<const N: usize>(rows: &[(&'static str, bool)], holds: bool) -> [&'
         i += 1;
     }
     out
-}
-
-/// A packet offered to a discipline without a queue of its own.
-#[inline]
-fn overflow(p: Queued, dropped: &mut Vec<Dropped>) {
-    Dropped::overflow(dropped, p.id, p.enqueued);
 }
 
 #[cfg(test)]
