@@ -416,7 +416,7 @@ class Network:
                                 f"{app!r} is not a TCP application", allowed)
         group = _is_group(src, dst, app.start, name) is not None or isinstance(app, Poisson)
         from tcplab.cc import spec_for
-        from tcplab.schema import tcp_fields
+        from tcplab.schema import _tcp_fields
 
         spec, custom = spec_for(cc, f"flows[{index}].cc")
         if custom is not None:
@@ -438,7 +438,7 @@ class Network:
             delayed_ack = 1
         # Every TCP option of the core's (tl.schema()), by its keyword here: one list.
         given = locals()
-        options = {k: given[k] for k in tcp_fields() if k not in ("cc", "app")}
+        options = {k: given[k] for k in _tcp_fields() if k not in ("cc", "app")}
         d.update({k: v for k, v in options.items() if v is not None})
         if isinstance(app, Poisson):
             d["name"] = name if name is not None else f"tcp{self._n_flows}_"

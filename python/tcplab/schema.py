@@ -63,6 +63,12 @@ def float_columns() -> set[str]:
 
 def tcp_fields() -> list[str]:
     """The options of a TCP flow (``net.tcp(...)``'s keywords), in the core's order."""
+    return list(_tcp_fields())
+
+
+@functools.lru_cache(maxsize=1)
+def _tcp_fields() -> tuple[str, ...]:
+    """`tcp_fields`, found once: `Network.tcp` reads it at every call."""
     prefix = "flows[tcp]."
-    return [f["path"][len(prefix):] for f in _schema()["fields"]
-            if f["path"].startswith(prefix) and "." not in f["path"][len(prefix):]]
+    return tuple(f["path"][len(prefix):] for f in _schema()["fields"]
+                 if f["path"].startswith(prefix) and "." not in f["path"][len(prefix):])
