@@ -15,6 +15,7 @@
 //! in-order data at once, so the advertised window is the receive buffer.
 
 pub mod ca_rtt;
+pub mod dsack;
 pub mod event;
 pub mod fine_retx;
 pub mod rack;
