@@ -522,7 +522,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                          "for the run (restored afterwards), so defaults.sh can select it")
     ap.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write results")
     ap.add_argument("--reasons", type=int, default=12, help="how many reasons to list")
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="also write the scripts the kernel does not pass, with why, where "
+                    "tcplab's runner reads them (python/tcplab/packetdrill/kernel_baseline.json)")
     return ap.parse_args(argv)
+
+
+def write_baseline(doc: dict, path: Path) -> None:
+    """The kernel's verdict on each script it does not pass, for tcplab's runner: those
+    scripts leave the denominator of tcplab's pass rate (issue 54)."""
+    failing = {s["script"]: {"outcome": s["outcome"], "reason": s["reason"]}
+               for s in doc["scripts"] if s["outcome"] != "pass"}
+    base = {"kernel": doc["kernel"], "packetdrill_commit": doc["packetdrill_commit"],
+            "command": doc["command"], "scripts_run": doc["summary"]["scripts"],
+            "not_passing": dict(sorted(failing.items()))}
+    path.write_text(json.dumps(base, indent=1) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -570,6 +584,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(doc, indent=1) + "\n")
+    if args.baseline is not None:
+        write_baseline(doc, args.baseline)
     print(f"\n{table(results)}\n\n{reasons(results, args.reasons)}\n")
     print(f"summary: {doc['summary']}  ({doc['wall_seconds']} s)  json: {args.json}")
     return 0

@@ -404,7 +404,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
     import tcplab.validation as tv
 
     return tv.command(quick=args.quick, out=args.out, only=args.only, seeds=args.seeds,
-                      jobs=args.jobs)
+                      jobs=args.jobs, packetdrill_dir=args.packetdrill_dir)
+
+
+def cmd_packetdrill(args: argparse.Namespace) -> int:
+    """Run packetdrill scripts against a linux-profile connection."""
+    from tcplab.packetdrill.report import command
+
+    return command(args.paths, as_json=args.json, topic_=args.topic, verbose=args.verbose)
 
 
 def cmd_completion(args: argparse.Namespace) -> int:
@@ -508,12 +515,24 @@ def build_parser() -> argparse.ArgumentParser:
                     help="fewer points and shorter runs (a few minutes; what CI runs)")
     va.add_argument("--out", default="validation", help="report folder (default: validation)")
     va.add_argument("--only", help="comma-separated sections: variant or recovery names, or "
-                    "variants, recoveries, ns3, theory, nv, cdg")
+                    "variants, recoveries, ns3, theory, packetdrill, nv, cdg")
     va.add_argument("--seeds", type=int,
                     help="seeds per lossy point, 1 or more (default 3; quick 2)")
     va.add_argument("--jobs", type=int, default=2,
                     help="reference runs in parallel, 1 or more")
+    va.add_argument("--packetdrill-dir", metavar="DIR",
+                    help="packetdrill scripts to run (default: TCPLAB_PACKETDRILL, else "
+                    "../shared/reference/packetdrill)")
     va.set_defaults(func=cmd_validate)
+
+    pd = sub.add_parser("packetdrill", help="run Linux's packetdrill scripts against the "
+                        "linux profile; a table by topic (exit 1 on a failure)")
+    pd.add_argument("paths", nargs="+", metavar="PATH", help=".pkt scripts or folders")
+    pd.add_argument("--json", action="store_true", help="print the outcomes as JSON")
+    pd.add_argument("--topic", help="only the scripts of this topic (sack, rto, ...)")
+    pd.add_argument("--verbose", action="store_true",
+                    help="also detail known failures, the kernel's own and errors")
+    pd.set_defaults(func=cmd_packetdrill)
 
     from tcplab.traces import add_parser as add_traces_parser
 

@@ -8,6 +8,7 @@
 
 pub mod alloc;
 pub mod cc;
+pub mod drill;
 pub mod engine;
 pub mod error;
 pub mod hist;

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 mod pycc;
 mod pyde;
+mod pydrill;
 
 use pycc::ErrorSlot;
 use pyo3::prelude::*;
@@ -486,6 +487,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         }
     }));
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_class::<pydrill::PyDrill>()?;
     m.add_function(wrap_pyfunction!(check_json, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;

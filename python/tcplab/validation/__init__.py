@@ -41,7 +41,7 @@ __all__ = ["Report", "Row", "Section", "run", "write", "load", "command", "secti
            "NothingCompared", "SECTIONS"]
 
 #: The section groups `only=` may name besides a variant's or recovery's name.
-SECTIONS = ("variants", "recoveries", "theory", "ns3")
+SECTIONS = ("variants", "recoveries", "theory", "ns3", "packetdrill")
 
 
 def _ns2() -> tuple[str | None, str]:
@@ -105,14 +105,17 @@ def _count(name: str, value: int | None, what: str) -> None:
 
 def run(*, quick: bool = False, seeds: int | None = None,
         only: str | Iterable[str] | None = None, jobs: int = 2,
-        progress: Callable[[str], None] | None = None) -> Report:
+        progress: Callable[[str], None] | None = None,
+        packetdrill_dir: str | Path | None = None) -> Report:
     """Runs the validation and returns its report (nothing is written).
 
     `quick` runs fewer points and shorter runs, without ns-3 unless `only`
     names ``ns3`` (a few minutes; what CI runs). `only` limits it to
     sections by name (a variant, a recovery, ``nv`` or ``cdg``, or one of
-    the groups ``variants``, ``recoveries``, ``theory``, ``ns3``), as a
-    list or a comma-separated string. `seeds` (per lossy point) and `jobs`
+    the groups ``variants``, ``recoveries``, ``theory``, ``ns3``,
+    ``packetdrill``), as a list or a comma-separated string.
+    `packetdrill_dir` is the folder of packetdrill scripts (default:
+    TCPLAB_PACKETDRILL, else ../shared/reference/packetdrill). `seeds` (per lossy point) and `jobs`
     (reference runs in parallel) are 1 or more. Each section's start and
     end (with the time it took) go to `progress`.
 
@@ -183,6 +186,20 @@ def run(*, quick: bool = False, seeds: int | None = None,
             rep.sections += ns3.sections(
                 py3, quick=quick, seeds=seeds, jobs=jobs, available=available,
                 only=None if wanted is None or "ns3" in wanted else wanted, progress=progress)
+    if group("packetdrill", ()):
+        from tcplab.validation import packetdrill
+
+        folder = packetdrill.find_dir(packetdrill_dir)
+        if folder is None or not folder.exists():
+            why = (f"no packetdrill scripts at {folder}" if folder is not None else
+                   "no packetdrill scripts (--packetdrill-dir DIR, or TCPLAB_PACKETDRILL)")
+            rep.skipped["packetdrill"] = why
+            if wanted is not None and "packetdrill" in wanted:
+                why_not.append(why)
+        else:
+            progress(f"packetdrill: {folder}")
+            rep.found["packetdrill"] = f"Linux's packetdrill scripts ({folder})"
+            rep.sections += packetdrill.sections(folder)
     if group("theory", theory.UNREFERENCED):
         rep.sections += theory.all_checks(
             quick, seeds, progress, None if wanted is None or "theory" in wanted else wanted)
@@ -199,7 +216,7 @@ def run(*, quick: bool = False, seeds: int | None = None,
 
 def command(*, quick: bool = False, out: str | Path = "validation",
             only: str | Iterable[str] | None = None, seeds: int | None = None,
-            jobs: int = 2) -> int:
+            jobs: int = 2, packetdrill_dir: str | Path | None = None) -> int:
     """``tcplab validate``: run, write the report, print the summary; the exit code.
 
     Each section's start and end go to stderr as they happen. The exit
@@ -210,7 +227,8 @@ def command(*, quick: bool = False, out: str | Path = "validation",
     nothing raises :class:`NothingCompared` (exit code 1 from the command).
     """
     rep = run(quick=quick, seeds=seeds, only=only, jobs=jobs,
-              progress=lambda m: print(m, file=sys.stderr, flush=True))
+              progress=lambda m: print(m, file=sys.stderr, flush=True),
+              packetdrill_dir=packetdrill_dir)
     for name, why in rep.skipped.items():
         print(f"skipped {name}: {why}")
     paths = write(rep, out)

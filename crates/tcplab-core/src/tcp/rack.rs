@@ -261,6 +261,17 @@ impl Rack {
         self.segs.iter().any(|s| s.lost && !s.retrans && !s.sacked)
     }
 
+    /// Bytes marked lost and not SACKed since (Linux's `lost_out`), and
+    /// of those the bytes whose retransmission is in flight (`retrans_out`).
+    pub fn lost_and_retrans(&self) -> (u64, u64) {
+        self.segs
+            .iter()
+            .filter(|s| s.lost && !s.sacked)
+            .fold((0, 0), |(l, r), s| {
+                (l + s.len(), r + if s.retrans { s.len() } else { 0 })
+            })
+    }
+
     /// The first segment marked lost and not retransmitted since, at or
     /// above `from`.
     pub fn next_lost(&self, from: u64) -> Option<u64> {

@@ -20,9 +20,11 @@ use super::{ACK, CWR, ECE, SYN};
 use crate::cc::{Ack, CaState, CongestionControl, CwndEvent, Tcb};
 use crate::time::{SimDuration, SimTime};
 use conn::{Setup, SndState};
+pub use info::SenderInfo;
 
 mod conn;
 mod cwr;
+mod info;
 mod rack;
 mod signals;
 mod stats;

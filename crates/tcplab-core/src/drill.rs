@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! One TCP connection driven from outside the simulator, packet by packet:
+//! the engine room of the packetdrill runner (`python/tcplab/packetdrill`).
+//!
+//! A packetdrill script plays the remote peer: it injects segments and
+//! expects the local end's segments back at given times. Here the local end
+//! is a tcplab [`Sender`] (the data this end sends) and a [`Receiver`] (the
+//! data it receives) sharing one connection:
+//! - segments from the sender carry the receiver's cumulative ACK, and the
+//!   receiver's ACKs carry the sender's next sequence number, as one TCP
+//!   endpoint's would;
+//! - an injected segment goes to the receiver when it carries data, a SYN
+//!   or a FIN, and to the sender when it carries an ACK;
+//! - the handshake's options (MSS, SACK, timestamps, window scale, ECN) are
+//!   negotiated by the runner, which resolves the flow with them
+//!   ([`FlowSpec`] under the linux profile, through the same resolution as a
+//!   scenario) and opens the connection with [`Drill::passive_open`] (the
+//!   script's `listen` and `accept`) or [`Drill::active_open`] (`connect`).
+//!
+//! Times are the simulator's; the runner maps the script's onto them.
+
+use crate::scenario::resolve::{self, TcpPlan};
+use crate::scenario::FlowSpec;
+use crate::tcp::receiver::Receiver;
+use crate::tcp::sender::{Sender, SenderInfo};
+use crate::tcp::{TcpConfig, TcpHeader, ACK, FIN, SYN};
+use crate::time::SimTime;
+use crate::{Error, Result};
+
+/// Which half of the endpoint a segment came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Half {
+    Sender,
+    Receiver,
+}
+
+/// One driven connection.
+#[derive(Debug, Default)]
+pub struct Drill {
+    snd: Option<Sender>,
+    rcv: Option<Receiver>,
+    cfg: Option<TcpConfig>,
+    /// What left since the last [`Drill::take`], in order.
+    out: Vec<(SimTime, Half, TcpHeader)>,
+    scratch: Vec<TcpHeader>,
+    /// Application bytes written so far.
+    written: u64,
+    /// The sender has not yet seen the ACK of its SYN (passive open).
+    awaiting_ack: bool,
+}
+
+impl Drill {
+    pub fn new() -> Drill {
+        Drill::default()
+    }
+
+    /// Resolves `spec` (a tcp flow) as a scenario would, on a path of
+    /// `path_mtu` bytes.
+    fn resolve(spec: &FlowSpec, path_mtu: u32) -> Result<TcpPlan> {
+        let mut f = spec.clone();
+        let mut no_custom = |_: usize| None;
+        resolve::tcp(0, "tcp", &mut f, path_mtu, &[], &mut no_custom)
+    }
+
+    /// Checks `spec` without opening anything (bad input is refused
+    /// before a script runs).
+    pub fn check(spec: &FlowSpec, path_mtu: u32) -> Result<()> {
+        Drill::resolve(spec, path_mtu).map(|_| ())
+    }
+
+    fn start(&mut self, spec: &FlowSpec, path_mtu: u32, peer_shift: u8) -> Result<()> {
+        if self.snd.is_some() {
+            return Err(Error::invalid(
+                "packetdrill",
+                "the connection is already open",
+            ));
+        }
+        let plan = Drill::resolve(spec, path_mtu)?;
+        let mut snd = Sender::new(plan.cfg.clone(), plan.cc, plan.fine_retransmit);
+        snd.set_peer_window_shift(peer_shift);
+        snd.record_events();
+        self.rcv = Some(Receiver::new(&plan.cfg));
+        self.cfg = Some(plan.cfg);
+        self.snd = Some(snd);
+        Ok(())
+    }
+
+    /// The SYN `syn` arrived on a listening socket: the connection is
+    /// resolved from `spec` (with the options the runner negotiated), the
+    /// receiver answers with its SYN-ACK, and the sender counts its RTT from
+    /// now (Linux measures the passive opener's first RTT from the SYN-ACK).
+    pub fn passive_open(
+        &mut self,
+        now: SimTime,
+        spec: &FlowSpec,
+        path_mtu: u32,
+        peer_shift: u8,
+        syn: &TcpHeader,
+        ce: bool,
+    ) -> Result<()> {
+        self.start(spec, path_mtu, peer_shift)?;
+        let rcv = self.rcv.as_mut().expect("started");
+        rcv.on_segment_ce(now, syn, ce, &mut self.scratch);
+        for h in self.scratch.drain(..) {
+            self.out.push((now, Half::Receiver, h));
+        }
+        // The sender's own SYN stands for the SYN-ACK just sent: it is not
+        // sent again.
+        let mut discard = Vec::new();
+        self.snd.as_mut().expect("started").open(now, &mut discard);
+        self.awaiting_ack = true;
+        Ok(())
+    }
+
+    /// The SYN-ACK `syn_ack` answered the SYN this end sent at `syn_at`:
+    /// the connection is resolved from `spec`, the sender established (it
+    /// ACKs the SYN-ACK), the receiver expects the peer's first byte.
+    pub fn active_open(
+        &mut self,
+        now: SimTime,
+        syn_at: SimTime,
+        spec: &FlowSpec,
+        path_mtu: u32,
+        peer_shift: u8,
+        syn_ack: &TcpHeader,
+    ) -> Result<()> {
+        self.start(spec, path_mtu, peer_shift)?;
+        let mut discard = Vec::new();
+        let snd = self.snd.as_mut().expect("started");
+        snd.open(syn_at, &mut discard);
+        self.rcv.as_mut().expect("started").open_established();
+        self.give_sender(now, syn_ack);
+        Ok(())
+    }
+
+    /// A segment from the peer; `ce` if its IP header says CE.
+    pub fn inject(&mut self, now: SimTime, h: &TcpHeader, ce: bool) {
+        if self.snd.is_none() {
+            return;
+        }
+        if h.len > 0 || h.has(FIN) || h.has(SYN) || self.awaiting_ack {
+            let rcv = self.rcv.as_mut().expect("open");
+            rcv.on_segment_ce(now, h, ce, &mut self.scratch);
+            self.push_acks(now);
+        }
+        if !h.has(ACK) {
+            return;
+        }
+        if self.awaiting_ack {
+            if h.ack != 1 {
+                return;
+            }
+            self.awaiting_ack = false;
+            // The sender waits for a SYN-ACK: this ACK of the passive
+            // opener's SYN-ACK stands for it (RFC 7323 2.2: its window, the
+            // first after the handshake, is scaled).
+            let shift = self.snd.as_ref().map_or(0, |s| s.peer_shift());
+            let wnd = ((h.wnd as u64) << shift).min(65_535) as u16;
+            let stand_in = TcpHeader {
+                flags: h.flags | SYN,
+                wnd,
+                ..*h
+            };
+            let snd = self.snd.as_mut().expect("open");
+            snd.on_segment(now, &stand_in, &mut self.scratch);
+            // Its ACK of the SYN-ACK is not sent: the peer's ACK was the
+            // third segment of the handshake.
+            self.scratch.retain(|s| s.len > 0 || s.flags & !ACK != 0);
+            self.push_sent(now);
+            return;
+        }
+        self.give_sender(now, h);
+    }
+
+    fn give_sender(&mut self, now: SimTime, h: &TcpHeader) {
+        let snd = self.snd.as_mut().expect("open");
+        snd.on_segment(now, h, &mut self.scratch);
+        self.push_sent(now);
+    }
+
+    /// Segments from the sender, carrying the receiver's ACK.
+    fn push_sent(&mut self, now: SimTime) {
+        let ack = self.rcv.as_ref().map_or(1, |r| r.rcv_nxt.max(1));
+        for mut h in self.scratch.drain(..) {
+            h.ack = ack;
+            self.out.push((now, Half::Sender, h));
+        }
+    }
+
+    /// ACKs from the receiver, carrying the sender's next sequence number.
+    fn push_acks(&mut self, now: SimTime) {
+        let seq = self.snd.as_ref().map_or(1, |s| s.tcb().snd_nxt.max(1));
+        for mut h in self.scratch.drain(..) {
+            if !h.has(SYN) {
+                h.seq = seq;
+            }
+            self.out.push((now, Half::Receiver, h));
+        }
+    }
+
+    /// The application wrote `bytes` more.
+    pub fn write(&mut self, now: SimTime, bytes: u64) {
+        self.written += bytes;
+        if let Some(s) = self.snd.as_mut() {
+            s.set_app_limit(now, self.written, &mut self.scratch);
+            self.push_sent(now);
+        }
+    }
+
+    /// The application closed its sending side (`close` or `shutdown`).
+    pub fn close(&mut self, now: SimTime) {
+        if let Some(s) = self.snd.as_mut() {
+            s.set_app_limit(now, self.written, &mut self.scratch);
+            s.close(now, &mut self.scratch);
+            self.push_sent(now);
+        }
+    }
+
+    /// The earliest timer armed: retransmission (or RACK's), pacing, or
+    /// the delayed ACK.
+    pub fn next_deadline(&self) -> Option<SimTime> {
+        let s = self.snd.as_ref();
+        [
+            s.and_then(|s| s.rto_deadline()),
+            s.and_then(|s| s.pace_deadline()),
+            self.rcv.as_ref().and_then(|r| r.delack_deadline),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// Fires the timers due at `now`.
+    pub fn fire(&mut self, now: SimTime) {
+        let Some(s) = self.snd.as_mut() else { return };
+        if s.rto_deadline().is_some_and(|d| d <= now) {
+            s.on_rto(now, &mut self.scratch);
+            self.push_sent(now);
+        }
+        let s = self.snd.as_mut().expect("open");
+        if s.pace_deadline().is_some_and(|d| d <= now) {
+            s.on_pace(now, &mut self.scratch);
+            self.push_sent(now);
+        }
+        let r = self.rcv.as_mut().expect("open");
+        if r.delack_deadline.is_some_and(|d| d <= now) {
+            if let Some(h) = r.on_delack_timer(now) {
+                self.scratch.push(h);
+            }
+            self.push_acks(now);
+        }
+    }
+
+    /// What left since the last call, with when and from which half.
+    pub fn take(&mut self) -> Vec<(SimTime, Half, TcpHeader)> {
+        std::mem::take(&mut self.out)
+    }
+
+    /// The sender's state, once open.
+    pub fn sender_info(&self) -> Option<SenderInfo> {
+        self.snd.as_ref().map(Sender::info)
+    }
+
+    /// Bytes the receiver delivered to the application in order.
+    pub fn received(&self) -> u64 {
+        self.rcv.as_ref().map_or(0, |r| r.delivered)
+    }
+
+    /// The peer's FIN has arrived.
+    pub fn fin_received(&self) -> bool {
+        self.rcv.as_ref().is_some_and(|r| r.fin_received)
+    }
+
+    /// The resolved configuration, once open.
+    pub fn config(&self) -> Option<&TcpConfig> {
+        self.cfg.as_ref()
+    }
+
+    /// The sender's event log since the last call (timeouts, fast
+    /// retransmits, recovery exits).
+    pub fn events(&mut self) -> Vec<crate::tcp::sender::TcpEvent> {
+        self.snd
+            .as_mut()
+            .and_then(|s| s.events_mut())
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+}
