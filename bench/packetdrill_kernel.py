@@ -237,6 +237,22 @@ def new_script(corpus: str, topic: str, name: str, path: Path) -> Script:
     return Script(corpus, topic, name, path, ip_version(opts, path, corpus), opts)
 
 
+def stage_own(own: Path, linux: Path, scratch: Path) -> list[Script]:
+    """Copy tcplab's own scripts (tests/packetdrill) to ``scratch``, each reading the
+    kernel selftests' defaults.sh from its own folder, and list them."""
+    out = scratch / "own"
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copy(linux / "defaults.sh", out / "defaults.sh")
+    (out / "defaults.sh").chmod(0o755)
+    scripts = []
+    for p in sorted(own.glob("*.pkt")):
+        text = re.sub(r"`[./]*shared/reference/packetdrill/linux/defaults\.sh",
+                      "`./defaults.sh", p.read_text())
+        (out / p.name).write_text(text)
+        scripts.append(new_script("own", "own", p.name, out / p.name))
+    return scripts
+
+
 def stage(google: Path, linux: Path, scratch: Path) -> list[Script]:
     """Copy both corpora to ``scratch`` and list their scripts with topics."""
     scripts: list[Script] = []
@@ -511,6 +527,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--linux", type=Path, default=REF / "linux",
                     help="the kernel's tools/testing/selftests/net/packetdrill folder")
     ap.add_argument("--only", default="", help="run scripts whose corpus:path contains this")
+    ap.add_argument("--own", type=Path, default=None,
+                    help="also run tcplab's own scripts from this folder (tests/packetdrill), "
+                    "as corpus 'own'")
     ap.add_argument("--jobs", type=int, default=2, help="scripts run at once (default 2)")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per script")
     ap.add_argument("--tolerance-usecs", type=int, default=None,
@@ -551,8 +570,10 @@ def main(argv: list[str] | None = None) -> int:
     for key, what in gaps.items():
         print(f"kernel config differs from the selftests' config: {key} {what}", flush=True)
     with tempfile.TemporaryDirectory(prefix="tcplab-pd-") as tmp:
-        scripts = [s for s in stage(args.google, args.linux, Path(tmp))
-                   if args.only in f"{s.corpus}:{s.name}"]
+        staged = stage(args.google, args.linux, Path(tmp))
+        if args.own is not None:
+            staged += stage_own(args.own, args.linux, Path(tmp))
+        scripts = [s for s in staged if args.only in f"{s.corpus}:{s.name}"]
         if not scripts:
             sys.exit("no scripts matched")
         print(f"{len(scripts)} scripts, {args.jobs} at a time", flush=True)

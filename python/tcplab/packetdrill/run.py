@@ -350,6 +350,11 @@ class Runner:
             self._connect()
             return
         if name in ("write", "send", "sendmsg", "sendto", "writev"):
+            flags = {x.name for a in c.args[2:] for x in _flat(a) if isinstance(x, Name)}
+            for f, why in (("MSG_EOR", "MSG_EOR (record boundaries in the send queue)"),
+                           ("MSG_MORE", "MSG_MORE (corking)")):
+                if f in flags:
+                    raise Skip(why)
             if want is None or want < 0:
                 raise Skip(f"{name} that fails or blocks (send buffer limits)")
             self.written += want
@@ -478,6 +483,15 @@ class Runner:
             self.asserts[1] += 1
             return
         self.asserts[0] += 1
+
+
+def _flat(e: Expr) -> list[Expr]:
+    """``e`` and the values inside it (flags joined with ``|``)."""
+    from tcplab.packetdrill.script import BitOr
+
+    if isinstance(e, BitOr):
+        return [y for x in e.items for y in _flat(x)]
+    return [e]
 
 
 def _words(code: str) -> list[str]:

@@ -14,7 +14,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{slow_start, Ack, CaState, CongestionControl, LossCause, Probe, Tcb};
+use super::{
+    linux_count_slow_start, slow_start, Ack, CaState, CongestionControl, LossCause, Probe, Tcb,
+};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -84,11 +86,21 @@ pub struct Cubic {
     /// Reno-friendly estimate, segments.
     pub w_est: f64,
     cwnd_at_epoch: f64,
+    /// Slow start counts the segments each ACK acknowledges, as Linux's
+    /// `tcp_slow_start` (the linux profile's byte counting); else RFC
+    /// 5681's one MSS per ACK.
+    abc: bool,
 }
 
 impl Cubic {
     pub fn new(cfg: CubicConfig) -> Self {
+        Cubic::with_abc(cfg, false)
+    }
+
+    /// As [`Cubic::new`], slow start counting as `abc` says.
+    pub fn with_abc(cfg: CubicConfig, abc: bool) -> Self {
         Cubic {
+            abc,
             cfg,
             w_max: 0.0,
             w_last_max: 0.0,
@@ -133,7 +145,11 @@ impl CongestionControl for Cubic {
     fn increase_window(&mut self, tcb: &mut Tcb, ack: &Ack) {
         let mut acked = ack.bytes_acked;
         if tcb.in_slow_start() {
-            acked = slow_start(tcb, acked, false);
+            acked = if self.abc {
+                linux_count_slow_start(tcb, ack.segments_acked as u64 * tcb.mss)
+            } else {
+                slow_start(tcb, acked, false)
+            };
             if acked == 0 {
                 return;
             }

@@ -354,6 +354,27 @@ pub fn slow_start(tcb: &mut Tcb, acked: u64, abc: bool) -> u64 {
     }
 }
 
+/// Linux's `tcp_slow_start`: cwnd grows by everything `acked` (bytes of
+/// whole segments) up to ssthresh, with no RFC 3465 limit L: Linux counts
+/// the segments an ACK acknowledges since the stretch-ACK fixes of 2015
+/// (Linux 4.0, "tcp: fix the timid additive increase on stretch ACKs").
+/// Divided by `tcb.slow_start_divisor` as [`slow_start`]; returns the
+/// bytes left over for congestion avoidance.
+pub fn linux_count_slow_start(tcb: &mut Tcb, acked: u64) -> u64 {
+    let room = tcb.ssthresh.saturating_sub(tcb.cwnd);
+    let mut grow = acked;
+    if tcb.slow_start_divisor > 1 {
+        grow /= tcb.slow_start_divisor as u64;
+    }
+    let inc = grow.min(room);
+    tcb.cwnd += inc;
+    if inc < grow {
+        acked - inc
+    } else {
+        0
+    }
+}
+
 /// RFC 5681 congestion avoidance (equation 3): cwnd += MSS * MSS / cwnd per
 /// ACK, at least one byte.
 pub fn cong_avoid_per_ack(tcb: &mut Tcb) {
@@ -407,7 +428,11 @@ pub fn linux_slow_start(tcb: &mut Tcb, ack: &Ack, abc: bool) -> Option<u64> {
     if !tcb.in_slow_start() {
         return Some(segments);
     }
-    let left = slow_start(tcb, ack.bytes_acked, abc);
+    let left = if abc {
+        linux_count_slow_start(tcb, segments * tcb.mss)
+    } else {
+        slow_start(tcb, ack.bytes_acked, false)
+    };
     match left {
         0 => None,
         _ if abc => Some(left.div_ceil(tcb.mss)),

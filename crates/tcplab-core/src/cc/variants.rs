@@ -284,7 +284,7 @@ variants! {
                 let c = x.checked(CubicLinuxConfig::validate)?;
                 return Ok(Box::new(CubicLinux::new(c)));
             }
-            Ok(Box::new(Cubic::new(x.checked(CubicConfig::validate)?)))
+            Ok(Box::new(Cubic::with_abc(x.checked(CubicConfig::validate)?, x.abc)))
         },
         summary: "RFC 9438: cubic window growth, Reno-friendly region, fast convergence; version = \"2.6.22\": Linux 2.6.22's CUBIC 2.1 (ns-2's TCP-Linux)",
     }
