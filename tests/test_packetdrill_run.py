@@ -1,0 +1,150 @@
+"""The packetdrill runner: tcplab's own scripts, the corpora of ../shared, and how a
+script ends (pass, fail at its first mismatching line, skip with a reason, error)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tcplab as tl
+from tcplab.packetdrill.report import run, run_script
+
+ROOT = Path(__file__).resolve().parents[1]
+OWN = ROOT / "tests" / "packetdrill"
+CORPORA = ROOT.parent / "shared" / "reference" / "packetdrill"
+needs_corpora = pytest.mark.skipif(not CORPORA.is_dir(), reason=f"no corpora at {CORPORA}")
+
+#: A passive open under Linux's own defaults (no defaults.sh: tcp_rmem's maximum of 6 MiB
+#: makes the window scale 7).
+HEAD = """
+    0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
+   +0 bind(3, ..., ...) = 0
+   +0 listen(3, 1) = 0
+   +0 < S 0:0(0) win 65535 <mss 1000,sackOK,nop,nop,nop,wscale 7>
+   +0 > S. 0:0(0) ack 1 <mss 1460,nop,nop,sackOK,nop,wscale 7>
+  +.1 < . 1:1(0) ack 1 win 1000
+   +0 accept(3, ..., ...) = 4
+"""
+
+
+def script(tmp_path: Path, body: str, name: str = "t.pkt", options: str = "") -> Path:
+    p = tmp_path / name
+    p.write_text(options + HEAD + body)
+    return p
+
+
+#: The ``tcplab`` command, as its entry point runs it.
+CLI = [sys.executable, "-c", "import sys; from tcplab.cli import main; sys.exit(main())"]
+
+
+def test_own_scripts_all_pass() -> None:
+    rep = run(OWN)
+    assert len(rep.outcomes) >= 2
+    bad = [(o.script, o.line, o.reason) for o in rep.outcomes if o.outcome != "pass"]
+    assert not bad
+    # Every assertion of the own scripts names fields tcplab keeps.
+    assert all(o.asserts_unchecked == 0 and o.asserts_checked > 0 for o in rep.outcomes)
+
+
+def test_a_wrong_expectation_fails_at_its_line(tmp_path: Path) -> None:
+    # The first flight is 10 segments (IW10): expecting 5 is wrong at line 11.
+    p = script(tmp_path, "   +0 write(4, ..., 20000) = 20000\n"
+                         "   +0 > P. 1:5001(5000) ack 1\n"
+                         "   +0 > P. 5001:20001(15000) ack 1\n")
+    o = run_script(p)
+    assert (o.outcome, o.line) == ("fail", 11)
+    assert "sequence range 5001:10001, expected 5001:20001" in o.reason
+    assert o.expected == "P. 5001:20001(15000) ack 1"
+    assert o.actual is not None and o.actual.startswith("0.100000 ")
+
+
+def test_time_is_checked_within_the_tolerance(tmp_path: Path) -> None:
+    # One segment in flight: the loss probe's timeout, 2 srtt + 200 ms (Linux
+    # tcp_schedule_loss_probe), is later than the RTO, srtt + max(4 rttvar,
+    # 200 ms) = 300 ms after the first sample of 100 ms, so the probe goes
+    # at the RTO's time: 0.4 s.
+    body = ("   +0 write(4, ..., 1000) = 1000\n"
+            "   +0 > P. 1:1001(1000) ack 1\n"
+            "{t} > P. 1:1001(1000) ack 1\n")
+    assert run_script(script(tmp_path, body.format(t="+.3"))).outcome == "pass"
+    # packetdrill's tolerance: 4 ms, or 12.5% of the time since the last event.
+    late = run_script(script(tmp_path, body.format(t="+.25"), "late.pkt"))
+    assert late.outcome == "fail" and "expected at 0.350000 s (+-31250 us)" in late.reason
+    loose = script(tmp_path, body.format(t="+.25"), "x.pkt", "--tolerance_usecs=60000")
+    assert run_script(loose).outcome == "pass"
+
+
+def test_tcp_info_assertions_are_checked(tmp_path: Path) -> None:
+    ok = script(tmp_path, "   +0 %{ assert tcpi_snd_cwnd == 10 }%\n")
+    assert run_script(ok).asserts_checked == 1
+    wrong = run_script(script(tmp_path, "   +0 %{ assert tcpi_snd_cwnd == 9 }%\n", "w.pkt"))
+    assert wrong.outcome == "fail" and wrong.actual == "tcpi_snd_cwnd = 10"
+    # A field tcplab does not keep leaves the assertion unchecked, not failed.
+    other = run_script(script(tmp_path, "   +0 %{ assert tcpi_pmtu == 1 }%\n", "o.pkt"))
+    assert (other.outcome, other.asserts_unchecked) == ("pass", 1)
+
+
+def test_skips_name_their_reason(tmp_path: Path) -> None:
+    p = script(tmp_path, "   +0 setsockopt(4, SOL_TCP, TCP_CORK, [1], 4) = 0\n")
+    assert (run_script(p).outcome, run_script(p).reason) == ("skip", "TCP_CORK")
+    q = script(tmp_path, "   +0 `sysctl -q net.ipv4.tcp_congestion_control=nosuch`\n",
+               "q.pkt")
+    o = run_script(q)
+    assert o.outcome == "skip" and "congestion control 'nosuch'" in o.reason
+
+
+def test_a_malformed_script_is_an_error_naming_file_line_column(tmp_path: Path) -> None:
+    p = tmp_path / "bad.pkt"
+    p.write_text("0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n+0 > S. 0:0(0) ack\n")
+    o = run_script(p)
+    assert o.reason == f"{p}:3:1: expected a number after 'ack', found end of file"
+    assert o.outcome == "error"
+    # The runner goes on with the next script.
+    rep = run([p, OWN / "client-rto.pkt"])
+    assert [x.outcome for x in rep.outcomes] == ["error", "pass"]
+
+
+def test_cli_json_and_exit_codes(tmp_path: Path) -> None:
+    cmd = [*CLI, "packetdrill", str(OWN), "--json"]
+    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["summary"]["passed"] == len(doc["scripts"]) >= 2
+    assert {"passed", "failed", "skipped"} <= doc["summary"].keys()
+    bad = script(tmp_path, "   +0 write(4, ..., 1000) = 1000\n   +0 > P. 1:999(998) ack 1\n")
+    r = subprocess.run([*CLI, "packetdrill", str(bad)],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 1 and "FAIL t.pkt:10: sequence range 1:1001" in r.stdout
+    r = subprocess.run([*CLI, "packetdrill", "/no/such"],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 2 and "no such script" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_validate_has_a_packetdrill_section() -> None:
+    import tcplab.validation as tv
+
+    rep = tv.run(only="packetdrill", packetdrill_dir=OWN)
+    rows = [r for s in rep.sections if s.kind == "packetdrill" for r in s.rows]
+    assert len(rows) >= 2 and all(r.verdict == "pass" for r in rows)
+
+
+def test_python_api() -> None:
+    rep = tl.packetdrill.run(OWN / "server-iw10-slow-start.pkt")
+    assert rep.summary()["passed"] == 1
+
+
+@needs_corpora
+def test_corpora_have_no_unexplained_failure() -> None:
+    rep = run(CORPORA)
+    s = rep.summary()
+    assert s["scripts"] == 314 and s["errors"] == 0
+    unexplained = [(o.script, o.line, o.reason) for o in rep.outcomes if o.outcome == "fail"]
+    assert not unexplained, f"{len(unexplained)} failures: {unexplained[:5]}"
+    # Every feature skip names its reason; AccECN waits for the L4S issue.
+    assert all(o.reason for o in rep.outcomes if o.outcome == "skip")
+    accecn = [o for o in rep.outcomes if o.topic == "accecn"]
+    assert accecn and all(o.outcome == "skip" or o.script.endswith("to_rfc3168.pkt")
+                          for o in accecn)
