@@ -313,7 +313,7 @@ class Runner:
         if bits & wire.ACK:  # a SYN-ACK: ECN if we asked and it says ECE
             ecn = self.env.ecn == 1 and bool(bits & wire.FLAG_BITS["E"])
         else:
-            ecn = self.env.ecn in (1, 2) and bits & 0xC0 == 0xC0
+            ecn = self.env.ecn in (1, 2) and (bits & 0xC0) == 0xC0
         lay = self.peer.layout
         return self.env.flow(mss=self.peer.mss, sack=lay.sack_ok, timestamps=lay.timestamps,
                              window_scaling=lay.wscale is not None, ecn=ecn)
