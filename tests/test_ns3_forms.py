@@ -96,7 +96,7 @@ def test_without_timestamps_the_ns3_profile_samples_every_ack():
         return net.run(duration="120s", seed=1).flows["goodput_bps"][0]
 
     assert resolved_cc("vegas", profile="ns3")["rtt_sampling"] == "ack"
-    assert resolved_cc("vegas", profile="linux")["rtt_sampling"] == "segment"
+    assert resolved_cc("vegas", profile="paper")["rtt_sampling"] == "segment"
     assert goodput(rtt_sampling="segment") > 1.5 * goodput()
     # Without loss ns-3 3.44 delivers 686,304 b/s in 120 s here
     # (bench/ns3/westwood_path.py --cc TcpVegas --per 0 --duration 120, with

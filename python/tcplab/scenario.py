@@ -328,6 +328,7 @@ class Network:
         handshake: bool | None = None,
         recovery_exit: Literal["flight", "ssthresh"] | None = None,
         recovery_exit_growth: bool | None = None,
+        cwnd_growth: Literal["rfc", "linux"] | None = None,
         rate_halving_floor: Literal["ssthresh", "half_ssthresh"] | None = None,
         prr_form: Literal["rfc9937", "ns3"] | None = None,
         timeout_ssthresh: Literal["rfc5681", "ns3", "ns3_18"] | None = None,
@@ -364,6 +365,11 @@ class Network:
             recovery_exit_growth: the ACK that ends a fast recovery also grows
                 the window by the segments it acknowledges, as ns-3 does
                 (default off; on with ``profile="ns3"``).
+            cwnd_growth: how an ACK grows the window: ``"rfc"`` (every ACK of new
+                data, by the segments it acknowledges) or ``"linux"`` (the linux
+                profile's: only while the window is used, Linux's
+                ``tcp_is_cwnd_limited``, and by what the ACK newly delivered,
+                ``acked_sacked``).
             rate_halving_floor: with ``recovery="rate_halving"``, how low the
                 window may fall: ``"ssthresh"`` (the default) or ``"half_ssthresh"``
                 (Linux 2.6.22's Reno-family modules, as ns-2's TCP-Linux runs them).

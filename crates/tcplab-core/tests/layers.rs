@@ -17,7 +17,7 @@ const LAYERS: &[&[&str]] = &[
     &["cc", "pcap"],
     &["tcp"],
     &["scenario"],
-    &["results"],
+    &["results", "drill"],
     &["world", "schema"],
 ];
 

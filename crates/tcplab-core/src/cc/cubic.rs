@@ -146,7 +146,7 @@ impl CongestionControl for Cubic {
         let mut acked = ack.bytes_acked;
         if tcb.in_slow_start() {
             acked = if self.abc {
-                linux_count_slow_start(tcb, ack.segments_acked as u64 * tcb.mss)
+                linux_count_slow_start(tcb, ack.grow_segments as u64 * tcb.mss)
             } else {
                 slow_start(tcb, acked, false)
             };

@@ -513,6 +513,8 @@ mod tests {
                 now: d.tcb.now,
                 bytes_acked: MSS,
                 segments_acked: 1,
+
+                grow_segments: 1,
                 is_dup: false,
                 rtt: None,
                 seg_rtt: None,

@@ -472,6 +472,8 @@ mod tests {
             now: d.tcb.now,
             bytes_acked: MSS,
             segments_acked: 1,
+
+            grow_segments: 1,
             is_dup: false,
             rtt: Some(ms(now - ts.map_or(now - 100, |t| t.1))),
             seg_rtt: None,
@@ -564,6 +566,8 @@ mod tests {
             now: d.tcb.now,
             bytes_acked: 0,
             segments_acked: 0,
+
+            grow_segments: 0,
             is_dup: true,
             rtt: None,
             seg_rtt: None,
@@ -707,6 +711,8 @@ mod tests {
             now: d.tcb.now,
             bytes_acked: MSS,
             segments_acked: 1,
+
+            grow_segments: 1,
             is_dup: false,
             rtt: Some(ms(100)),
             seg_rtt: None,

@@ -175,6 +175,10 @@ pub struct Ack {
     pub bytes_acked: u64,
     /// Segments newly acknowledged (bytes_acked / MSS, rounded up).
     pub segments_acked: u32,
+    /// The segments the window grows by: `segments_acked`, or with
+    /// `cwnd_growth = "linux"` the segments newly delivered (Linux's
+    /// `acked_sacked`, which Linux's modules' `cong_avoid` count).
+    pub grow_segments: u32,
     pub is_dup: bool,
     /// The RTT sample this ACK gives the controller (`cc_rtt`): the RTT
     /// estimator's (Karn's rule or timestamps), or the newest segment's
@@ -421,7 +425,7 @@ pub fn cong_avoid_ai(tcb: &mut Tcb, w: u64, acked_segments: u64) {
 /// once per ACK).
 pub fn linux_slow_start(tcb: &mut Tcb, ack: &Ack, abc: bool) -> Option<u64> {
     let segments = if abc {
-        ack.segments_acked.max(1) as u64
+        ack.grow_segments.max(1) as u64
     } else {
         1
     };
@@ -499,6 +503,8 @@ pub(crate) mod testing {
                 now: self.tcb.now,
                 bytes_acked: segments as u64 * self.tcb.mss,
                 segments_acked: segments,
+
+                grow_segments: segments,
                 is_dup: false,
                 rtt,
                 seg_rtt: rtt,
@@ -521,6 +527,8 @@ pub(crate) mod testing {
                 now: self.tcb.now,
                 bytes_acked: segments as u64 * self.tcb.mss,
                 segments_acked: segments,
+
+                grow_segments: segments,
                 is_dup: false,
                 rtt: None,
                 seg_rtt: None,
@@ -559,6 +567,8 @@ pub(crate) mod testing {
                 now: self.tcb.now,
                 bytes_acked: 0,
                 segments_acked: 0,
+
+                grow_segments: 0,
                 is_dup: true,
                 rtt: None,
                 seg_rtt: None,

@@ -428,6 +428,9 @@ pub struct FlowSpec {
     /// (default off; on in the ns3 profile, as ns-3's `ProcessAck`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery_exit_growth: Option<bool>,
+    /// How an ACK grows the window (`"rfc"`, `"linux"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwnd_growth: Option<crate::tcp::CwndGrowth>,
     /// tcp: how low the rate_halving recovery brings the window:
     /// "ssthresh" (the default) or "half_ssthresh" (Linux 2.6.22's
     /// Reno-family modules' `min_cwnd`).
@@ -541,6 +544,7 @@ impl FlowSpec {
             handshake: None,
             recovery_exit: None,
             recovery_exit_growth: None,
+            cwnd_growth: None,
             rate_halving_floor: None,
             prr_form: None,
             timeout_ssthresh: None,

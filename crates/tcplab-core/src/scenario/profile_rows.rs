@@ -10,7 +10,9 @@ use crate::net::packet::{IPV4_HEADER, TCP_HEADER};
 use crate::tcp::ca_rtt::CcRtt;
 use crate::tcp::rtt::RtoPolicy;
 use crate::tcp::rtt_timing::RttSampling;
-use crate::tcp::{EcnResponse, PrrForm, RateHalvingFloor, Recovery, RecoveryExit, TimeoutSsthresh};
+use crate::tcp::{
+    CwndGrowth, EcnResponse, PrrForm, RateHalvingFloor, Recovery, RecoveryExit, TimeoutSsthresh,
+};
 use crate::time::SimDuration;
 use crate::units::Bytes;
 
@@ -391,6 +393,14 @@ row!(RECOVERY_EXIT_GROWTH: bool = recovery_exit_growth;
     Ns2 => rule("on for the reno, newreno and ns2_vegas recoveries", ns2_growth), "ns-2.35 recv_newack_helper's opencwnd (not Agent/TCP/Sack1's newack)";
     Inet => is(false), "INET TCPNewReno::receivedDataAck (no growth on the exit ACK)";
 );
+row!(CWND_GROWTH: CwndGrowth = cwnd_growth;
+    Paper => is(CwndGrowth::Rfc), "RFC 5681 3.1 (every ACK of new data)";
+    Linux => is(CwndGrowth::Linux), "Linux tcp_cong_control (tcp_cong_avoid with acked_sacked if tcp_may_raise_cwnd), tcp_is_cwnd_limited, tcp_cwnd_validate";
+    Ns3 => is(CwndGrowth::Rfc), "ns-3 3.44 TcpSocketBase::ProcessAck (IncreaseWindow with the segments cumulatively acknowledged)";
+    Ns3_18 => is(CwndGrowth::Rfc), "ns-3.18 TcpNewReno::NewAck (every new ACK)";
+    Ns2 => is(CwndGrowth::Rfc), "ns-2.35 Agent/TCP opencwnd (every new ACK)";
+    Inet => is(CwndGrowth::Rfc), "INET TCPReno::receivedDataAck (every new ACK)";
+);
 
 /// Every row, in the order they are filled: a rule reads rows above it.
 pub static TABLE: &[&dyn Setting] = &[
@@ -431,4 +441,5 @@ pub static TABLE: &[&dyn Setting] = &[
     &ECN,
     &RECOVERY_EXIT,
     &RECOVERY_EXIT_GROWTH,
+    &CWND_GROWTH,
 ];

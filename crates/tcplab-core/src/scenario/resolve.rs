@@ -261,6 +261,7 @@ fn config(f: &FlowSpec, options: RecoveryOptions) -> Result<Config> {
         retransmit_backoff: false,        // the variant's
         recovery_exit: filled(f.recovery_exit, "recovery_exit")?,
         recovery_exit_growth: filled(f.recovery_exit_growth, "recovery_exit_growth")?,
+        cwnd_growth: filled(f.cwnd_growth, "cwnd_growth")?,
     };
     Ok(Config {
         cfg,

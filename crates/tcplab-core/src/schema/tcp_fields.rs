@@ -216,6 +216,14 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "ns-3 TcpSocketBase::ProcessAck (IncreaseWindow once Open again); ns-2 recv_newack_helper's opencwnd",
     ),
     f(
+        "flows[tcp].cwnd_growth",
+        "rfc, linux",
+        "",
+        "",
+        "how an ACK grows the window: rfc, by what it acknowledges; linux, only while cwnd-limited and by what it newly delivered",
+        "RFC 5681; Linux tcp_cong_control, tcp_is_cwnd_limited, tcp_cwnd_validate",
+    ),
+    f(
         "flows[tcp].rate_halving_floor",
         "ssthresh, half_ssthresh",
         "",

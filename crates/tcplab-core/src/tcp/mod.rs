@@ -78,6 +78,10 @@ pub struct TcpConfig {
     pub limited_transmit: bool,
     /// NewReno's window when a recovery ends (RFC 6582 3.2 step 3).
     pub recovery_exit: RecoveryExit,
+    /// How an ACK grows the window: on every ACK of new data by what it
+    /// acknowledges, or as Linux's `tcp_cong_control` (only while
+    /// cwnd-limited, by what it newly delivered).
+    pub cwnd_growth: CwndGrowth,
     /// The ACK that ends a fast recovery also grows the window by the
     /// segments it acknowledges, as ns-3's `ProcessAck` does (it calls
     /// `IncreaseWindow` once the state is Open again).
@@ -144,6 +148,7 @@ impl TcpConfig {
             limited_transmit: false,
             recovery_exit: RecoveryExit::Flight,
             recovery_exit_growth: false,
+            cwnd_growth: CwndGrowth::Rfc,
             rescue_retransmit: false,
             rate_halving_floor: RateHalvingFloor::Ssthresh,
             slow_start: crate::cc::slow_start::SlowStartKind::Standard,
@@ -212,6 +217,27 @@ pub enum RecoveryExit {
 crate::deserialize_names!(RecoveryExit {
     "flight" => RecoveryExit::Flight,
     "ssthresh" => RecoveryExit::Ssthresh,
+});
+
+/// How an ACK of new data grows the window.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndGrowth {
+    /// Every ACK of new data grows it by the segments it cumulatively
+    /// acknowledges (RFC 5681, ns-2, ns-3).
+    Rfc,
+    /// Linux's `tcp_cong_control`: only while the window is used
+    /// (`tcp_is_cwnd_limited`: cwnd-limited at the last send, or in slow
+    /// start below twice the most segments in flight of the last window),
+    /// by the segments the ACK newly delivered (`acked_sacked`: cumulatively
+    /// acknowledged or SACKed, less those SACKed before; without SACK less
+    /// the duplicate ACKs that stood for them).
+    Linux,
+}
+
+crate::deserialize_names!(CwndGrowth {
+    "rfc" => CwndGrowth::Rfc,
+    "linux" => CwndGrowth::Linux,
 });
 
 /// RACK (RFC 8985) and its tail loss probe: one byte for the two switches,

@@ -671,4 +671,5 @@ mod prr_ns3_tests;
 
 mod cc_rtt_tests;
 mod cwr_tests;
+mod growth_tests;
 mod timeout_ssthresh_tests;

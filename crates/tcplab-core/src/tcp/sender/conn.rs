@@ -106,6 +106,8 @@ pub struct Conn {
     /// ACK as of the last retransmission (ns-3's retransmitted marks), for
     /// `timeout_ssthresh = "ns3"`.
     pub(super) resent: Option<Box<Scoreboard>>,
+    /// How much of the window is used (`cwnd_growth = "linux"`).
+    pub(super) cwnd_use: Option<Box<super::growth::CwndUse>>,
 }
 
 /// The sender's ECN state (RFC 3168 6.1).
@@ -175,6 +177,7 @@ impl Conn {
         });
         let newest = (cfg.cc_rtt == CcRtt::Newest).then(Box::default);
         let ns3_timeout = cfg.timeout_ssthresh == TimeoutSsthresh::Ns3;
+        let cfg_growth = cfg.cwnd_growth;
         Conn {
             newest,
             base_opts: base_options(cfg.timestamps) as u8,
@@ -210,6 +213,7 @@ impl Conn {
             rack,
             ecn: EcnState::default(),
             resent: ns3_timeout.then(Box::default),
+            cwnd_use: super::growth::CwndUse::for_growth(cfg_growth),
         }
     }
 

@@ -24,6 +24,7 @@ pub use info::SenderInfo;
 
 mod conn;
 mod cwr;
+mod growth;
 mod info;
 mod rack;
 mod signals;
@@ -399,10 +400,12 @@ impl Sender {
             // Linux falls back on the echo (tcp_rtt_tsopt_us).
             Some(n) => n.or(rtt.filter(|_| c.cfg.timestamps)),
         };
+        let grow_segments = c.grow_segments(acked, sacked_before, c.dupacks);
         let sample = Ack {
             now,
             bytes_acked: acked,
             segments_acked: acked.div_ceil(c.mss()) as u32,
+            grow_segments,
             is_dup: false,
             rtt: cc_rtt,
             seg_rtt: c.fine.as_ref().and_then(|f| f.newest_sample),
@@ -440,7 +443,9 @@ impl Sender {
                     c.log(now, TcpEventKind::RecoveryExit, ack);
                 }
                 c.slow_start_check(now, ack, rtt);
-                c.cc.increase_window(&mut c.tcb, &sample);
+                if c.may_grow() {
+                    c.cc.increase_window(&mut c.tcb, &sample);
+                }
             }
             CaState::Recovery => self.recovery_ack(now, ack, acked, &sample),
         }
@@ -471,7 +476,9 @@ impl Sender {
             // (snd_una is this ACK's number by now.)
             let ack = c.tcb.snd_una;
             c.slow_start_check(now, ack, sample.rtt);
-            c.cc.increase_window(&mut c.tcb, sample);
+            if c.may_grow() {
+                c.cc.increase_window(&mut c.tcb, sample);
+            }
         }
     }
 
@@ -490,6 +497,7 @@ impl Sender {
             now,
             bytes_acked: 0,
             segments_acked: 0,
+            grow_segments: 0,
             is_dup: true,
             rtt,
             seg_rtt: None,
@@ -569,5 +577,8 @@ impl Sender {
             self.loss_retransmit(now, out);
         }
         self.c.send_window(now, out);
+        if self.c.cwnd_use.is_some() {
+            self.c.cwnd_validate();
+        }
     }
 }
