@@ -672,4 +672,5 @@ mod prr_ns3_tests;
 mod cc_rtt_tests;
 mod cwr_tests;
 mod growth_tests;
+mod persist_tests;
 mod timeout_ssthresh_tests;

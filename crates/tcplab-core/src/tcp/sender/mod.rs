@@ -26,6 +26,7 @@ mod conn;
 mod cwr;
 mod growth;
 mod info;
+mod persist;
 mod rack;
 mod signals;
 mod stats;
@@ -464,6 +465,9 @@ impl Sender {
             c.rto_deadline = None;
             c.log(now, TcpEventKind::Closed, ack);
         }
+        if self.c.tcb.snd_una == self.c.tcb.snd_max {
+            self.check_persist(now);
+        }
     }
 
     /// An ACK of new data in Open: an echo enters CWR (`cwr_echo`), or
@@ -576,9 +580,18 @@ impl Sender {
         if state == CaState::Loss && self.c.rack.is_some() {
             self.loss_retransmit(now, out);
         }
+        let idle = self.c.tcb.snd_una == self.c.tcb.snd_max;
         self.c.send_window(now, out);
         if self.c.cwnd_use.is_some() {
             self.c.cwnd_validate();
+        }
+        if self.c.tcb.snd_una == self.c.tcb.snd_max {
+            self.check_persist(now);
+        } else if idle && self.c.rto_deadline.is_some() {
+            // The first data after a stall: the persist timer becomes the
+            // retransmission timer, from now (Linux tcp_event_new_data_sent
+            // rearms it when nothing was in flight).
+            self.c.arm_rto(now);
         }
     }
 }

@@ -38,7 +38,12 @@ impl Sender {
                 return;
             }
             SndState::Established if c.tcb.snd_una < c.tcb.snd_max => {}
-            _ => return,
+            _ => {
+                if self.window_stalled() {
+                    self.window_probe(now, out);
+                }
+                return;
+            }
         }
         c.cold.timeouts += 1;
         if c.setup == Setup::InitPending {
