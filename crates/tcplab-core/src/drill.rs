@@ -23,7 +23,7 @@ use crate::scenario::resolve::{self, TcpPlan};
 use crate::scenario::FlowSpec;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::{Sender, SenderInfo};
-use crate::tcp::{TcpConfig, TcpHeader, ACK, FIN, SYN};
+use crate::tcp::{TcpConfig, TcpHeader, ACK, ECE, FIN, SYN};
 use crate::time::SimTime;
 use crate::{Error, Result};
 
@@ -156,8 +156,15 @@ impl Drill {
             // first after the handshake, is scaled).
             let shift = self.snd.as_ref().map_or(0, |s| s.peer_shift());
             let wnd = ((h.wnd as u64) << shift).min(65_535) as u16;
+            // An ECN-setup SYN-ACK when the handshake agreed ECN (the flow
+            // was resolved with it).
+            let ece = if self.cfg.as_ref().is_some_and(|c| c.ecn) {
+                ECE
+            } else {
+                0
+            };
             let stand_in = TcpHeader {
-                flags: h.flags | SYN,
+                flags: (h.flags | SYN | ece) & !crate::tcp::CWR,
                 wnd,
                 ..*h
             };
