@@ -57,6 +57,8 @@ impl FlowSpec {
             ),
             ("ecn", self.ecn.is_some()),
             ("ecn_response", self.ecn_response.is_some()),
+            ("dsack", self.dsack.is_some()),
+            ("ack_timing", self.ack_timing.is_some()),
             ("app", self.app.is_some()),
         ]
     }
@@ -107,6 +109,8 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
             "head_retransmit_restarts_rto",
             "ecn",
             "ecn_response",
+            "dsack",
+            "ack_timing",
             "app",
         ],
     }

@@ -447,6 +447,11 @@ pub struct FlowSpec {
     /// does; the linux and ns3 profiles' default with the prr recovery).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_response: Option<crate::tcp::EcnResponse>,
+    /// tcp: the receiver's D-SACK blocks (RFC 2883) and ACK timing ("fixed", "linux").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dsack: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_timing: Option<crate::tcp::receiver::AckTiming>,
     /// tcp: duplicate ACKs that trigger fast retransmit (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dupthresh: Option<u32>,
@@ -555,6 +560,8 @@ impl FlowSpec {
             head_retransmit_restarts_rto: None,
             ecn: None,
             ecn_response: None,
+            dsack: None,
+            ack_timing: None,
             app: None,
         }
     }
