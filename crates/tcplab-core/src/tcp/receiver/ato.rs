@@ -134,6 +134,21 @@ impl LinuxAck {
         }
     }
 
+    /// ACKs still to go at once (quick-ACK mode while above 0).
+    pub fn quick(&self) -> u32 {
+        self.quick
+    }
+
+    /// The delayed-ACK timeout as adapted so far (zero before any data).
+    pub fn ato(&self) -> SimDuration {
+        self.ato
+    }
+
+    /// The receiver's srtt (from the handshake) and RTO.
+    pub fn srtt_rto(&self) -> (Option<SimDuration>, SimDuration) {
+        (self.srtt, self.rto)
+    }
+
     /// A SYN-ACK went out at `now`.
     pub fn on_synack(&mut self, now: SimTime) {
         self.synack = Some((now, self.synack.is_none()));

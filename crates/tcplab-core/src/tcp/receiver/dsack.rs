@@ -9,14 +9,18 @@
 //! - A segment overlapping out-of-order data already held reports the
 //!   overlap (`tcp_data_queue_ofo`), and the ordinary SACK blocks follow,
 //!   the one now holding the segment first (RFC 2883 4 (3) and (4)).
-//! - An in-order segment that reaches data already held above it reports,
-//!   per held range it reaches, `[range start, the new data's end)`
-//!   (`tcp_ofo_queue`'s `dsack_high`), widening the block only where it
-//!   touches (`tcp_dsack_extend`, `tcp_sack_extend`).
+//! - An in-order segment that reaches data already held above it reports
+//!   its overlap with them (`tcp_ofo_queue`): the first held range's,
+//!   widened by later ones only where they touch (`tcp_dsack_extend`,
+//!   `tcp_sack_extend`); as Linux's packetdrill `tcp_dsack_mult.pkt`
+//!   expects, 1:6001 arriving over held 1001:3001 and 4001:5001 reports
+//!   1001:3001.
 //! - The block goes first in the next ACK's SACK option, within its room
 //!   (3 blocks with timestamps, else 4), and only in that ACK (Linux clears
 //!   `rx_opt.dsack` once written): RFC 2883 4 (2), each duplicate in at
-//!   most one D-SACK block.
+//!   most one D-SACK block. A block still unsent when the next data segment
+//!   arrives is dropped (4 (1): only the latest segment's duplicate;
+//!   Linux's `tcp_data_queue` clears it first).
 
 /// The D-SACK block waiting for the next ACK.
 #[derive(Debug, Default)]
@@ -39,6 +43,12 @@ impl Dsack {
             Some((a, b)) if start <= b && a <= end => self.block = Some((a.min(start), b.max(end))),
             Some(_) => {}
         }
+    }
+
+    /// A new data segment: a block not yet sent is forgotten.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.block = None;
     }
 
     /// The block for the ACK being built, which then reports it.

@@ -313,6 +313,11 @@ impl Receiver {
         let (s, e) = (seg.seq, seg.seq + seg.len as u64);
         let mut delivered = 0;
         if seg.len > 0 {
+            if let Some(d) = self.dsack.as_deref_mut() {
+                // Only the latest segment's duplicate is reported (RFC 2883
+                // 4 (1); Linux's tcp_data_queue clears rx_opt.dsack).
+                d.clear();
+            }
             if e <= self.rcv_nxt {
                 immediate = true; // a duplicate: tell the sender where we are
                 self.on_duplicate(s, e);
@@ -450,19 +455,20 @@ impl Receiver {
     }
 
     /// Moves the held ranges RCV.NXT now reaches into the in-order data;
-    /// with D-SACK, what the new data repeated of them is reported as
-    /// Linux's `tcp_ofo_queue` does (up to the lowest end seen so far).
+    /// with D-SACK, what the new data repeated of them (the overlap with
+    /// the segment, which ended at `high`) is reported as Linux's
+    /// `tcp_ofo_queue` does: the first overlap, widened by later ones only
+    /// where they touch.
     fn pull_ooo(&mut self) {
-        let mut high = self.rcv_nxt;
+        let high = self.rcv_nxt;
         while let Some(&(a, b, _)) = self.ooo.first() {
             if a > self.rcv_nxt {
                 break;
             }
             if a < high {
                 if let Some(d) = self.dsack.as_deref_mut() {
-                    d.extend(a, high);
+                    d.extend(a, b.min(high));
                 }
-                high = high.min(b);
             }
             self.rcv_nxt = self.rcv_nxt.max(b);
             self.ooo.remove(0);

@@ -402,3 +402,34 @@ fn linux_duplicates_and_first_ce_marks_enter_quick_ack_mode() {
     r.on_segment_ce(t(1031), &cwr, false, &mut acks);
     assert_eq!(acks.len(), 1);
 }
+
+#[test]
+fn a_segment_over_several_held_ranges_reports_only_the_first_overlap() {
+    // The expectations of Linux's tcp_dsack_mult.pkt, in 1000-B segments:
+    // held 1001:3001, 4001:5001, 7001:8001; then 1:6001 arrives in order.
+    let mut r = established_with(&dsack_cfg(true, false));
+    for s in [1001, 2001, 4001, 7001] {
+        r.on_segment(t(10), &data(s, 1000));
+    }
+    let a = r.on_segment(t(11), &data(1, 6000)).ack.unwrap();
+    assert_eq!(
+        (a.ack, a.sack_blocks()),
+        (6001, &[(1001, 3001), (7001, 8001)][..])
+    );
+    let a = r.on_segment(t(12), &data(6001, 2000)).ack.unwrap();
+    assert_eq!((a.ack, a.sack_blocks()), (8001, &[(7001, 8001)][..]));
+    let a = r.on_segment(t(13), &data(1, 1000)).ack.unwrap();
+    assert_eq!((a.ack, a.sack_blocks()), (8001, &[(1, 1001)][..]));
+}
+
+#[test]
+fn an_unsent_dsack_block_is_dropped_when_the_next_segment_arrives() {
+    let mut r = established_with(&dsack_cfg(true, false));
+    r.on_segment(t(10), &data(1, 100));
+    r.on_segment(t(11), &data(101, 100));
+    // [151, 201) is old, and its ACK waits (one new segment's worth).
+    assert_eq!(r.on_segment(t(12), &data(151, 100)).ack, None);
+    // The next segment's ACK reports only its own duplicates: none.
+    let a = r.on_segment(t(13), &data(251, 100)).ack.unwrap();
+    assert_eq!((a.ack, a.nsack), (351, 0));
+}
