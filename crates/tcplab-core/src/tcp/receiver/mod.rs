@@ -82,6 +82,8 @@ pub struct Receiver {
     pub delack_deadline: Option<SimTime>,
     delack_timeout: crate::time::SimDuration,
     ecn: Ecn,
+    /// `dsack` or `linux` is on: the one flag the common path reads.
+    extras: bool,
     /// D-SACK generation (RFC 2883), when on and SACK is.
     dsack: Option<Box<dsack::Dsack>>,
     /// Linux's ACK timing, when `ack_timing = "linux"`.
@@ -150,6 +152,7 @@ impl Receiver {
                 per_segment: c.ecn_per_segment,
                 ..Ecn::default()
             },
+            extras: (c.dsack && c.sack) || linux,
             dsack: (c.dsack && c.sack).then(Box::default),
             linux: linux.then(|| Box::new(ato::LinuxAck::new(c))),
         }
@@ -193,17 +196,15 @@ impl Receiver {
             h.ts_val = now.as_nanos();
             h.ts_ecr = self.ts_recent;
         }
-        // A D-SACK block first (RFC 2883 4), reported once.
-        let mut n = match self.dsack.as_deref_mut() {
-            Some(d) if flags & SYN == 0 => d.take().map_or(0, |b| {
+        if self.sack && flags & SYN == 0 && (!self.ooo.is_empty() || self.extras) {
+            // A D-SACK block first (RFC 2883 4), reported once; then the
+            // most recently touched ranges (RFC 2018 4), chosen without
+            // allocating: repeatedly the newest stamp below the last.
+            let mut n = 0;
+            if let Some(b) = self.dsack.as_deref_mut().and_then(dsack::Dsack::take) {
                 h.sack[0] = b;
-                1
-            }),
-            _ => 0,
-        };
-        if self.sack && flags & SYN == 0 && (n > 0 || !self.ooo.is_empty()) {
-            // The most recently touched ranges first (RFC 2018 4), chosen
-            // without allocating: repeatedly the newest stamp below the last.
+                n = 1;
+            }
             let max = if self.timestamps { 3 } else { MAX_SACK_BLOCKS };
             let mut below = u64::MAX;
             while n < max {
@@ -313,11 +314,6 @@ impl Receiver {
         let (s, e) = (seg.seq, seg.seq + seg.len as u64);
         let mut delivered = 0;
         if seg.len > 0 {
-            if let Some(d) = self.dsack.as_deref_mut() {
-                // Only the latest segment's duplicate is reported (RFC 2883
-                // 4 (1); Linux's tcp_data_queue clears rx_opt.dsack).
-                d.clear();
-            }
             if e <= self.rcv_nxt {
                 immediate = true; // a duplicate: tell the sender where we are
                 self.on_duplicate(s, e);
@@ -325,10 +321,8 @@ impl Receiver {
                 self.on_out_of_order(s, e, ce);
                 immediate = true; // out of order: a dupACK with SACK info
             } else {
-                if s < self.rcv_nxt {
-                    if let Some(d) = self.dsack.as_deref_mut() {
-                        d.set(s, self.rcv_nxt); // its old part
-                    }
+                if self.extras {
+                    self.on_in_order(now, s, seg.len, ce);
                 }
                 let had_hole = !self.ooo.is_empty();
                 let before = self.rcv_nxt;
@@ -344,12 +338,6 @@ impl Receiver {
                 if self.quick_acks > 0 {
                     self.quick_acks -= 1;
                     immediate = true;
-                }
-                if let Some(l) = self.linux.as_deref_mut() {
-                    l.data_recv(now, seg.len as u64);
-                    if self.ecn.ok {
-                        l.check_ce(ce);
-                    }
                 }
                 self.unacked_segments += 1;
             }
@@ -367,7 +355,7 @@ impl Receiver {
         if seg.len == 0 && !seg.has(FIN) {
             return delivered; // a pure ACK (the handshake's third segment)
         }
-        if self.linux.is_some() {
+        if self.extras && self.linux.is_some() {
             self.linux_ack_check(now, immediate, acks);
         } else if immediate || self.unacked_segments >= self.cfg_delack {
             acks.push(self.make_ack(now, ACK));
@@ -382,7 +370,7 @@ impl Receiver {
     #[cold]
     fn on_duplicate(&mut self, s: u64, e: u64) {
         if let Some(d) = self.dsack.as_deref_mut() {
-            d.set(s, e);
+            d.set(s, e); // (replacing any unsent block: RFC 2883 4 (1))
         }
         if let Some(l) = self.linux.as_deref_mut() {
             l.duplicate();
@@ -390,8 +378,10 @@ impl Receiver {
     }
 
     /// A segment above RCV.NXT: a D-SACK of what it repeats, then held.
+    #[inline(never)]
     fn on_out_of_order(&mut self, s: u64, e: u64, ce: bool) {
         if let Some(d) = self.dsack.as_deref_mut() {
+            d.clear(); // only this segment's duplicates (RFC 2883 4 (1))
             d.overlap_ooo(&self.ooo, s, e);
         }
         if let Some(l) = self.linux.as_deref_mut() {
@@ -402,8 +392,30 @@ impl Receiver {
         self.insert_ooo(s, e);
     }
 
+    /// An in-order segment starting at `s`, before RCV.NXT moves: a D-SACK
+    /// of its old part, if any (an unsent block of an earlier segment is
+    /// dropped: only the latest segment's duplicates are reported, RFC 2883
+    /// 4 (1), as Linux's `tcp_data_queue` clears `rx_opt.dsack`); Linux's
+    /// ATO and CE check.
+    #[inline(never)]
+    fn on_in_order(&mut self, now: SimTime, s: u64, len: u32, ce: bool) {
+        if let Some(d) = self.dsack.as_deref_mut() {
+            d.clear();
+            if s < self.rcv_nxt {
+                d.set(s, self.rcv_nxt);
+            }
+        }
+        if let Some(l) = self.linux.as_deref_mut() {
+            l.data_recv(now, len as u64);
+            if self.ecn.ok {
+                l.check_ce(ce);
+            }
+        }
+    }
+
     /// Linux's `__tcp_ack_snd_check` and `tcp_send_delayed_ack`: the ACK
     /// now, or the delayed-ACK timer.
+    #[inline(never)]
     fn linux_ack_check(&mut self, now: SimTime, immediate: bool, acks: &mut Vec<TcpHeader>) {
         let unacked = self.rcv_nxt - self.last_ack_sent;
         let Some(l) = self.linux.as_deref_mut() else {
