@@ -110,7 +110,8 @@ pub struct LinuxAck {
 }
 
 impl LinuxAck {
-    pub fn new(c: &TcpConfig) -> LinuxAck {
+    /// `rcv_wnd`: the window the receiver advertises, in bytes.
+    pub fn new(c: &TcpConfig, rcv_wnd: u64) -> LinuxAck {
         let advmss = c.mss as u64;
         LinuxAck {
             quick: 0,
@@ -119,10 +120,10 @@ impl LinuxAck {
             srtt: None,
             rto: c.initial_rto,
             // tcp_initialize_rcv_mss: min(advmss, rcv_wnd / 2, 536).
-            rcv_mss: advmss.min(c.rcv_buf / 2).clamp(1, MSS_DEFAULT),
+            rcv_mss: advmss.min(rcv_wnd / 2).clamp(1, MSS_DEFAULT),
             last_seg_size: 0,
             advmss,
-            rcv_wnd: c.rcv_buf,
+            rcv_wnd,
             segments: c.delayed_ack.max(1) as u64,
             ceiling: c.delayed_ack_timeout,
             min_rto: c.min_rto,

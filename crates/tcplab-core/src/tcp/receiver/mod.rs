@@ -154,7 +154,11 @@ impl Receiver {
             },
             extras: (c.dsack && c.sack) || linux,
             dsack: (c.dsack && c.sack).then(Box::default),
-            linux: linux.then(|| Box::new(ato::LinuxAck::new(c))),
+            linux: linux.then(|| {
+                // (At most 65,535 B without window scaling.)
+                let wnd = (c.rcv_buf >> shift).min(65_535) << shift;
+                Box::new(ato::LinuxAck::new(c, wnd))
+            }),
         }
     }
 
