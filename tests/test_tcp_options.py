@@ -105,7 +105,7 @@ def test_udp_field_on_a_tcp_flow():
                "timeout_ssthresh, dupthresh, "
                "limited_transmit, rescue_retransmit, slow_start, rack, tlp, reno_recover_guard, "
                "fast_retransmit_restarts_rto, head_retransmit_restarts_rto, ecn, ecn_response, "
-               "app)",
+               "dsack, ack_timing, app)",
                "flows[0].rate")
     assert "rate" not in e.allowed.split(", ") and "cc" in e.allowed.split(", ")
 

@@ -343,6 +343,8 @@ class Network:
         head_retransmit_restarts_rto: bool | None = None,
         ecn: bool | None = None,
         ecn_response: Literal["immediate", "linux", "ns3"] | None = None,
+        dsack: bool | None = None,
+        ack_timing: Literal["fixed", "linux"] | None = None,
     ) -> Flow | Group | Workload:
         """Add a TCP connection: data from ``src`` (the sender) to ``dst`` (the receiver).
 
@@ -387,7 +389,7 @@ class Network:
                 ACKs every segment.
             quick_acks: the receiver ACKs the first N in-order data segments
                 each at once (default 0; 1 with ``profile="ns3"``, as ns-3 ACKs
-                a connection's first data segment).
+                a connection's first data segment); not with ``ack_timing="linux"``.
             rtt_sampling: without timestamps, where RTT samples come from:
                 ``"segment"`` (one timed segment at a time, RFC 6298 with
                 Karn's rule; the default) or ``"ack"`` (every ACK, from the
@@ -409,6 +411,16 @@ class Network:
                 (RFC 3168, cwnd = ssthresh at once) or through a CWR state paced
                 by PRR as ``"linux"`` or ``"ns3"`` (3.44) does it (needs
                 ``recovery="prr"``; the linux and ns3 profiles' default).
+            dsack: the receiver reports each duplicate segment in a D-SACK
+                block (RFC 2883), with SACK on (default off; on with
+                ``profile="linux"`` and ``profile="inet"``).
+            ack_timing: how the receiver times its ACKs: ``"fixed"`` (every
+                ``delayed_ack`` segments or ``delayed_ack_timeout``, the first
+                ``quick_acks`` at once; the default) or ``"linux"`` (Linux's
+                quick-ACK mode, up to 16 ACKs at once at the start and after
+                idle, and a delayed-ACK timeout adapted between 40 ms and
+                ``delayed_ack_timeout``; the linux profile's default, which
+                refuses ``quick_acks`` above 0).
 
         Every other argument, and every default with its source, is listed in
         docs/tcp.md; ``None`` keeps the default.

@@ -118,8 +118,10 @@ def westwood_path(per: float, **tcp: Any) -> Network:
 
 def tcplab_run(case: Case, seed: int, tcp: dict) -> Measure:
     """Run `case` in tcplab, each flow set by `tcp` (keywords of Network.tcp)."""
+    # The references' receivers (ns-2's TCPSink/DelAck, ns-3's) ACK on a
+    # fixed count and timer and send no D-SACK: tcplab's receiver does so too.
     tcp = {"delayed_ack": 1 if case.acks == "every" else 2, "delayed_ack_timeout": "200ms",
-           **tcp}
+           "ack_timing": "fixed", "dsack": False, **tcp}
     net = (westwood_path(case.per, **tcp) if case.topo == "westwood"
            else dumbbell(case.flows, per=case.per, stagger=case.stagger, **tcp))
     res = net.run(duration=f"{case.duration}s", seed=seed, trace=["cwnd"])

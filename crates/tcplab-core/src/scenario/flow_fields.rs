@@ -2,9 +2,69 @@
 //! Which fields a flow of each kind takes, and which of them a flow sets:
 //! how a UDP field on a TCP flow (or the reverse) is refused by name.
 
-use super::{FlowKind, FlowSpec};
+use super::{zero_start, FlowKind, FlowSpec, OneOrMany};
 
 impl FlowSpec {
+    /// A flow of `kind` between hosts named "a" and "b", every option unset.
+    pub fn empty(kind: FlowKind) -> Self {
+        FlowSpec {
+            kind,
+            name: None,
+            src: OneOrMany::One("a".into()),
+            dst: OneOrMany::One("b".into()),
+            start: zero_start(),
+            start_jitter: None,
+            stop: None,
+            rate: None,
+            size: None,
+            count: None,
+            cc: None,
+            profile: None,
+            ns3_release: None,
+            recovery: None,
+            mss: None,
+            delayed_ack: None,
+            delayed_ack_timeout: None,
+            quick_acks: None,
+            rtt_sampling: None,
+            cc_rtt: None,
+            sack: None,
+            timestamps: None,
+            window_scaling: None,
+            rcv_buf: None,
+            initial_cwnd: None,
+            initial_ssthresh: None,
+            abc: None,
+            min_rto: None,
+            max_rto: None,
+            initial_rto: None,
+            clock_granularity: None,
+            rto: None,
+            restart_after_idle: None,
+            handshake: None,
+            recovery_exit: None,
+            recovery_exit_growth: None,
+            cwnd_growth: None,
+            rate_halving_floor: None,
+            prr_form: None,
+            timeout_ssthresh: None,
+            dupthresh: None,
+            limited_transmit: None,
+            rescue_retransmit: None,
+            slow_start: None,
+            rack: None,
+            tlp: None,
+            reno_recover_guard: None,
+            fast_retransmit_restarts_rto: None,
+            head_retransmit_restarts_rto: None,
+            ecn: None,
+            ecn_response: None,
+            dsack: None,
+            ack_timing: None,
+            app: None,
+        }
+    }
+
     /// (field, is set) for every kind-specific field.
     pub fn kind_fields(&self) -> Vec<(&'static str, bool)> {
         vec![
@@ -58,6 +118,8 @@ impl FlowSpec {
             ),
             ("ecn", self.ecn.is_some()),
             ("ecn_response", self.ecn_response.is_some()),
+            ("dsack", self.dsack.is_some()),
+            ("ack_timing", self.ack_timing.is_some()),
             ("app", self.app.is_some()),
         ]
     }
@@ -109,6 +171,8 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
             "head_retransmit_restarts_rto",
             "ecn",
             "ecn_response",
+            "dsack",
+            "ack_timing",
             "app",
         ],
     }

@@ -450,6 +450,11 @@ pub struct FlowSpec {
     /// does; the linux and ns3 profiles' default with the prr recovery).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_response: Option<crate::tcp::EcnResponse>,
+    /// tcp: the receiver's D-SACK blocks (RFC 2883) and ACK timing ("fixed", "linux").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dsack: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_timing: Option<crate::tcp::receiver::AckTiming>,
     /// tcp: duplicate ACKs that trigger fast retransmit (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dupthresh: Option<u32>,
@@ -503,64 +508,6 @@ impl FlowSpec {
             .flatten()
             .max()
             .unwrap_or(1)
-    }
-
-    /// A flow of `kind` between hosts named "a" and "b", every option unset.
-    pub fn empty(kind: FlowKind) -> Self {
-        FlowSpec {
-            kind,
-            name: None,
-            src: OneOrMany::One("a".into()),
-            dst: OneOrMany::One("b".into()),
-            start: zero_start(),
-            start_jitter: None,
-            stop: None,
-            rate: None,
-            size: None,
-            count: None,
-            cc: None,
-            profile: None,
-            ns3_release: None,
-            recovery: None,
-            mss: None,
-            delayed_ack: None,
-            delayed_ack_timeout: None,
-            quick_acks: None,
-            rtt_sampling: None,
-            cc_rtt: None,
-            sack: None,
-            timestamps: None,
-            window_scaling: None,
-            rcv_buf: None,
-            initial_cwnd: None,
-            initial_ssthresh: None,
-            abc: None,
-            min_rto: None,
-            max_rto: None,
-            initial_rto: None,
-            clock_granularity: None,
-            rto: None,
-            restart_after_idle: None,
-            handshake: None,
-            recovery_exit: None,
-            recovery_exit_growth: None,
-            cwnd_growth: None,
-            rate_halving_floor: None,
-            prr_form: None,
-            timeout_ssthresh: None,
-            dupthresh: None,
-            limited_transmit: None,
-            rescue_retransmit: None,
-            slow_start: None,
-            rack: None,
-            tlp: None,
-            reno_recover_guard: None,
-            fast_retransmit_restarts_rto: None,
-            head_retransmit_restarts_rto: None,
-            ecn: None,
-            ecn_response: None,
-            app: None,
-        }
     }
 }
 

@@ -8,6 +8,7 @@ use super::profile_table::{is, rule, rule_n, Column::*, Ctx, Row, Setting};
 use crate::cc::slow_start::SlowStartKind;
 use crate::net::packet::{IPV4_HEADER, TCP_HEADER};
 use crate::tcp::ca_rtt::CcRtt;
+use crate::tcp::receiver::AckTiming;
 use crate::tcp::rtt::RtoPolicy;
 use crate::tcp::rtt_timing::RttSampling;
 use crate::tcp::{
@@ -174,7 +175,7 @@ row!(DELAYED_ACK: u16 = delayed_ack;
 );
 row!(DELAYED_ACK_TIMEOUT: SimDuration = delayed_ack_timeout;
     Paper => is(ms(200)), "common implementations (RFC 5681 4.2: at most 500 ms)";
-    Linux => is(ms(200)), "Linux TCP_DELACK_MAX (200 ms), the upper bound of its adaptive delayed-ACK timer (TCP_ATO_MIN 40 ms up; not modelled)";
+    Linux => is(ms(200)), "Linux TCP_DELACK_MAX (200 ms), the upper bound of its adaptive delayed-ACK timer (TCP_ATO_MIN 40 ms up: ack_timing = linux)";
     Ns3 => is(ms(200)), "ns-3 ns3::TcpSocket::DelAckTimeout = 200 ms";
     Ns2 => is(ms(100)), "ns-2.35 Agent/TCPSink/DelAck set interval_ 100ms";
     Inet => is(ms(200)), "INET TCPBaseAlg DELAYED_ACK_TIMEOUT = 0.2 s (unused: TCP.ned delayedAcksEnabled = false)";
@@ -292,7 +293,7 @@ row!(ECN_RESPONSE: EcnResponse = ecn_response;
 );
 row!(QUICK_ACKS: u8 = quick_acks;
     Paper => is(0), "RFC 1122 4.2.3.2 (no quick ACKs)";
-    Linux => is(0), "tcplab (Linux tcp_incr_quickack is not modelled)";
+    Linux => is(0), "unused: Linux's quick-ACK mode (tcp_incr_quickack) is ack_timing = linux";
     Ns3 => is(1), "ns-3 TcpSocketBase (m_delAckCount = m_delAckMaxCount on reaching ESTABLISHED: the first data segment is ACKed at once)";
     Ns2 => is(0), "ns-2.35 Agent/TCPSink (no quick ACKs)";
     Inet => is(0), "INET 2.x (no quick ACKs)";
@@ -401,6 +402,21 @@ row!(CWND_GROWTH: CwndGrowth = cwnd_growth;
     Ns2 => is(CwndGrowth::Rfc), "ns-2.35 Agent/TCP opencwnd (every new ACK)";
     Inet => is(CwndGrowth::Rfc), "INET TCPReno::receivedDataAck (every new ACK)";
 );
+row!(DSACK: bool = dsack;
+    Paper => is(false), "RFC 2883 (an extension; tcplab: off, as RFC 2018 receivers)";
+    Linux => is(true), "Linux sysctl net.ipv4.tcp_dsack = 1 (tcp_dsack_set, tcp_dsack_extend)";
+    Ns3 => is(false), "ns-3 3.44 TcpRxBuffer (SACK blocks only, no D-SACK)";
+    Ns3_18 => is(false), "ns-3.18 (no SACK)";
+    Ns2 => is(false), "ns-2.35 Agent/TCPSink set generateDSacks_ false";
+    Inet => is(true), "INET TCPConnection::processSegment1stThru8th, sendAck/addSacks (D-SACK whenever sackSupport is on; no switch)";
+);
+row!(ACK_TIMING: AckTiming = ack_timing;
+    Paper => is(AckTiming::Fixed), "RFC 1122 4.2.3.2, RFC 5681 4.2";
+    Linux => is(AckTiming::Linux), "Linux tcp_event_data_recv, tcp_incr_quickack, __tcp_ack_snd_check, tcp_send_delayed_ack, tcp_delack_timer_handler";
+    Ns3 => is(AckTiming::Fixed), "ns-3 ns3::TcpSocket::DelAckCount, DelAckTimeout";
+    Ns2 => is(AckTiming::Fixed), "ns-2.35 Agent/TCPSink, Agent/TCPSink/DelAck interval_";
+    Inet => is(AckTiming::Fixed), "INET TCPBaseAlg DELAYED_ACK_TIMEOUT";
+);
 
 /// Every row, in the order they are filled: a rule reads rows above it.
 pub static TABLE: &[&dyn Setting] = &[
@@ -442,4 +458,6 @@ pub static TABLE: &[&dyn Setting] = &[
     &RECOVERY_EXIT,
     &RECOVERY_EXIT_GROWTH,
     &CWND_GROWTH,
+    &DSACK,
+    &ACK_TIMING,
 ];

@@ -70,8 +70,10 @@ pub fn tcp(
     let spec = f.cc.get_or_insert_with(|| CcSpec::named("newreno")).clone();
     let (info, user_cc) = variant(&spec, &p, || custom(flow))?;
     let usual = usual_recovery(info, col)?;
+    let quick_acks_set = f.quick_acks.is_some();
     profile_table::fill(f, col, &spec.name, usual, path_mtu);
     tcp_check::check(f, &p, path_mtu, &spec.name)?;
+    tcp_check::check_ack_timing(f, &p, quick_acks_set)?;
     let options = recovery_options(f, &p, col)?;
     let cfg = config(f, options)?;
     let built = match user_cc {
@@ -262,6 +264,8 @@ fn config(f: &FlowSpec, options: RecoveryOptions) -> Result<Config> {
         recovery_exit: filled(f.recovery_exit, "recovery_exit")?,
         recovery_exit_growth: filled(f.recovery_exit_growth, "recovery_exit_growth")?,
         cwnd_growth: filled(f.cwnd_growth, "cwnd_growth")?,
+        dsack: filled(f.dsack, "dsack")?,
+        ack_timing: filled(f.ack_timing, "ack_timing")?,
     };
     Ok(Config {
         cfg,

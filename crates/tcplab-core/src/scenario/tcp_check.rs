@@ -120,6 +120,29 @@ fn check_acks_and_window(f: &FlowSpec, p: &dyn Fn(&str) -> String, mss: u64) -> 
     Ok(())
 }
 
+/// Linux's ACK timing decides itself which ACKs go at once: `quick_acks`
+/// set by the flow (`set`) to more than 0 is refused, and a profile's value
+/// becomes 0 (as the effective scenario shows).
+pub(super) fn check_ack_timing(
+    f: &mut FlowSpec,
+    p: &dyn Fn(&str) -> String,
+    set: bool,
+) -> Result<()> {
+    if filled(f.ack_timing, "ack_timing")? != crate::tcp::receiver::AckTiming::Linux {
+        return Ok(());
+    }
+    if set && f.quick_acks != Some(0) {
+        return Err(Error::invalid_allowed(
+            p("quick_acks"),
+            "not used with ack_timing = \"linux\" (Linux's quick-ACK mode decides which ACKs go \
+             at once)",
+            "0, unset, or ack_timing = \"fixed\"",
+        ));
+    }
+    f.quick_acks = Some(0);
+    Ok(())
+}
+
 /// The retransmission timer's bounds and the duplicate-ACK threshold.
 fn check_timers(f: &FlowSpec, p: &dyn Fn(&str) -> String) -> Result<()> {
     let min_rto = filled(f.min_rto, "min_rto")?;

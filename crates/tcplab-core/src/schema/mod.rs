@@ -215,6 +215,7 @@ mod tests {
                      "restart_after_idle": true, "handshake": true, "recovery_exit": "flight", "recovery_exit_growth": false, "cwnd_growth": "rfc", "rate_halving_floor": "ssthresh", "prr_form": "rfc9937", "timeout_ssthresh": "rfc5681", "dupthresh": 3, "limited_transmit": true,
                      "rescue_retransmit": false, "slow_start": "hystart",
                      "rack": false, "tlp": false, "reno_recover_guard": false, "fast_retransmit_restarts_rto": false, "head_retransmit_restarts_rto": false, "ecn": true, "ecn_response": "immediate",
+                     "dsack": true, "ack_timing": "linux",
                      "app": {"kind": "onoff", "size": 1, "schedule": [[0, 1]], "load": 1,
                              "arrival_rate": 1, "sizes": "websearch", "until": 1}}]
         }"#;

@@ -335,4 +335,20 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "how cwnd comes down after an ECN echo: at once, or through a CWR state paced by PRR",
         "RFC 3168 6.1.2; Linux tcp_enter_cwr/tcp_cwnd_reduction; ns-3 3.44 TcpSocketBase::EnterCwr",
     ),
+    f(
+        "flows[tcp].dsack",
+        "bool",
+        "",
+        "",
+        "the receiver reports each duplicate segment in a D-SACK block (with SACK on)",
+        "RFC 2883; Linux net.ipv4.tcp_dsack, tcp_dsack_set/tcp_dsack_extend",
+    ),
+    f(
+        "flows[tcp].ack_timing",
+        "fixed, linux",
+        "",
+        "",
+        "how the receiver times its ACKs: every delayed_ack segments or delayed_ack_timeout (quick_acks first), or Linux's quick-ACK mode and adaptive delayed-ACK timeout (40 ms to delayed_ack_timeout)",
+        "RFC 1122 4.2.3.2, RFC 5681 4.2; Linux tcp_event_data_recv, tcp_incr_quickack, __tcp_ack_snd_check, tcp_send_delayed_ack, tcp_delack_timer_handler",
+    ),
 ];

@@ -117,6 +117,12 @@ pub struct TcpConfig {
     pub timeout_ssthresh: TimeoutSsthresh,
     /// Vegas's fine-grained timeout; set from the variant.
     pub fine_timeout: fine_retx::FineTimeout,
+    /// The receiver reports duplicate segments in D-SACK blocks (RFC
+    /// 2883), when SACK is on.
+    pub dsack: bool,
+    /// How the receiver times its ACKs (`fixed`, or Linux's quick-ACK mode
+    /// and adaptive delayed-ACK timeout).
+    pub ack_timing: receiver::AckTiming,
 }
 
 #[cfg(test)]
@@ -162,6 +168,8 @@ impl TcpConfig {
             prr_form: PrrForm::Rfc9937,
             timeout_ssthresh: TimeoutSsthresh::Rfc5681,
             fine_timeout: fine_retx::FineTimeout::Rfc6298,
+            dsack: false,
+            ack_timing: receiver::AckTiming::Fixed,
         }
     }
 }

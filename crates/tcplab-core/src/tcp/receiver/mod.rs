@@ -20,9 +20,21 @@
 //!   the last segment was marked, and a change of that state is ACKed at
 //!   once, with an ACK for the segments held back under the old state
 //!   first, so the sender can count the marked bytes.
+//! - D-SACK (RFC 2883, `dsack`): a duplicate is reported in the first SACK
+//!   block of the next ACK ([`dsack`]).
+//! - `ack_timing = "linux"`: Linux's quick-ACK mode and adaptive delayed-ACK
+//!   timeout replace the fixed timer and `quick_acks` ([`ato`]).
+
+pub mod ato;
+pub mod dsack;
+
+pub use ato::AckTiming;
 
 use super::{sack_options, TcpConfig, TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, SYN};
 use crate::time::SimTime;
+
+/// `Receiver::fin_seq` before a FIN arrives.
+const NO_FIN: u64 = u64::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RcvState {
@@ -39,8 +51,9 @@ pub struct Receiver {
     cfg_delack: u32,
     timestamps: bool,
     sack: bool,
-    base_opts: u32,
-    syn_opts: u32,
+    /// Option bytes of an ACK and of the SYN-ACK (at most 40).
+    base_opts: u8,
+    syn_opts: u8,
     wnd_field: u16,
     /// The window advertised (unscaled) in the SYN-ACK.
     syn_wnd: u16,
@@ -62,11 +75,19 @@ pub struct Receiver {
     pub fin_received: bool,
     /// The sequence number of a FIN that arrived before all the data below
     /// it; accepted once the hole is filled (RFC 9293 3.10.7.4).
-    fin_seq: Option<u64>,
+    /// `NO_FIN` until then (kept without an `Option`'s 8 bytes, so that
+    /// the connection stays in its cache lines).
+    fin_seq: u64,
     /// The delayed-ACK timer's deadline, if armed.
     pub delack_deadline: Option<SimTime>,
     delack_timeout: crate::time::SimDuration,
     ecn: Ecn,
+    /// `dsack` or `linux` is on: the one flag the common path reads.
+    extras: bool,
+    /// D-SACK generation (RFC 2883), when on and SACK is.
+    dsack: Option<Box<dsack::Dsack>>,
+    /// Linux's ACK timing, when `ack_timing = "linux"`.
+    linux: Option<Box<ato::LinuxAck>>,
 }
 
 /// The receiver's ECN state.
@@ -99,16 +120,18 @@ pub struct RcvOut {
 impl Receiver {
     pub fn new(c: &TcpConfig) -> Self {
         let shift = super::window_shift(c.rcv_buf, c.window_scaling);
+        let linux = c.ack_timing == AckTiming::Linux;
         Receiver {
             state: RcvState::Listen,
             cfg_delack: c.delayed_ack.max(1) as u32,
             timestamps: c.timestamps,
             sack: c.sack,
-            base_opts: super::base_options(c.timestamps),
-            syn_opts: super::syn_options(c),
+            base_opts: super::base_options(c.timestamps) as u8,
+            syn_opts: super::syn_options(c) as u8,
             wnd_field: (c.rcv_buf >> shift).min(65_535) as u16,
             syn_wnd: c.rcv_buf.min(65_535) as u16,
-            quick_acks: c.quick_acks,
+            // (Linux's quick-ACK mode replaces them.)
+            quick_acks: if linux { 0 } else { c.quick_acks },
             rcv_nxt: 0,
             // Room for a few holes now rather than at the first loss, which
             // with thousands of connections means thousands of allocations
@@ -121,7 +144,7 @@ impl Receiver {
             delivered: 0,
             last_delivery: None,
             fin_received: false,
-            fin_seq: None,
+            fin_seq: NO_FIN,
             delack_deadline: None,
             delack_timeout: c.delayed_ack_timeout,
             ecn: Ecn {
@@ -129,7 +152,20 @@ impl Receiver {
                 per_segment: c.ecn_per_segment,
                 ..Ecn::default()
             },
+            extras: (c.dsack && c.sack) || linux,
+            dsack: (c.dsack && c.sack).then(Box::default),
+            linux: linux.then(|| {
+                // (At most 65,535 B without window scaling.)
+                let wnd = (c.rcv_buf >> shift).min(65_535) << shift;
+                Box::new(ato::LinuxAck::new(c, wnd))
+            }),
         }
+    }
+
+    /// Linux's ACK timing state, for tests and the packetdrill harness
+    /// (`None` with the fixed timing).
+    pub fn linux_ack(&self) -> Option<&ato::LinuxAck> {
+        self.linux.as_deref()
     }
 
     /// Starts established without a handshake (the sender's
@@ -155,21 +191,26 @@ impl Receiver {
             },
             ..TcpHeader::default()
         };
-        let mut opts = if flags & SYN != 0 {
+        let mut opts = u32::from(if flags & SYN != 0 {
             self.syn_opts
         } else {
             self.base_opts
-        };
+        });
         if self.timestamps {
             h.ts_val = now.as_nanos();
             h.ts_ecr = self.ts_recent;
         }
-        if self.sack && flags & SYN == 0 && !self.ooo.is_empty() {
-            // The most recently touched ranges first (RFC 2018 4), chosen
-            // without allocating: repeatedly the newest stamp below the last.
+        if self.sack && flags & SYN == 0 && (!self.ooo.is_empty() || self.extras) {
+            // A D-SACK block first (RFC 2883 4), reported once; then the
+            // most recently touched ranges (RFC 2018 4), chosen without
+            // allocating: repeatedly the newest stamp below the last.
+            let mut n = 0;
+            if let Some(b) = self.dsack.as_deref_mut().and_then(dsack::Dsack::take) {
+                h.sack[0] = b;
+                n = 1;
+            }
             let max = if self.timestamps { 3 } else { MAX_SACK_BLOCKS };
             let mut below = u64::MAX;
-            let mut n = 0;
             while n < max {
                 let next = self.ooo.iter().filter(|r| r.2 < below).max_by_key(|r| r.2);
                 let Some(&(a, b, stamp)) = next else { break };
@@ -235,8 +276,12 @@ impl Receiver {
                 SYN | ACK
             };
             acks.push(self.make_ack(now, flags));
+            if let Some(l) = self.linux.as_deref_mut() {
+                l.on_synack(now);
+            }
             return 0;
         }
+        let mut immediate = false;
         if self.ecn.ok && seg.len > 0 {
             if self.ecn.per_segment {
                 if ce != self.ecn.echo {
@@ -245,7 +290,7 @@ impl Receiver {
                     }
                     self.ecn.echo = ce;
                     // The change is ACKed at once (Linux's ICSK_ACK_NOW).
-                    self.unacked_segments = self.cfg_delack;
+                    immediate = true;
                 }
             } else {
                 if seg.has(CWR) {
@@ -253,9 +298,17 @@ impl Receiver {
                 }
                 self.ecn.echo |= ce;
             }
+            if let Some(l) = self.linux.as_deref_mut() {
+                if seg.has(CWR) {
+                    l.accept_cwr(true);
+                }
+            }
         }
         if self.state == RcvState::SynReceived && seg.has(ACK) {
             self.state = RcvState::Established;
+            if let Some(l) = self.linux.as_deref_mut() {
+                l.on_established(now);
+            }
         }
         // RFC 7323 4.3 (2): only from a segment at or below the last ACK
         // sent, and never backwards (an old duplicate must not lower it).
@@ -263,15 +316,18 @@ impl Receiver {
             self.ts_recent = seg.ts_val;
         }
         let (s, e) = (seg.seq, seg.seq + seg.len as u64);
-        let mut immediate = false;
         let mut delivered = 0;
         if seg.len > 0 {
             if e <= self.rcv_nxt {
                 immediate = true; // a duplicate: tell the sender where we are
+                self.on_duplicate(s, e);
             } else if s > self.rcv_nxt {
-                self.insert_ooo(s, e);
+                self.on_out_of_order(s, e, ce);
                 immediate = true; // out of order: a dupACK with SACK info
             } else {
+                if self.extras {
+                    self.on_in_order(now, s, seg.len, ce);
+                }
                 let had_hole = !self.ooo.is_empty();
                 let before = self.rcv_nxt;
                 self.rcv_nxt = e;
@@ -291,10 +347,10 @@ impl Receiver {
             }
         }
         if seg.has(FIN) {
-            self.fin_seq = Some(e);
+            self.fin_seq = e;
             immediate = true;
         }
-        if self.fin_seq == Some(self.rcv_nxt) && !self.fin_received {
+        if self.fin_seq == self.rcv_nxt && !self.fin_received {
             self.fin_received = true;
             self.rcv_nxt += 1;
             self.state = RcvState::Closed;
@@ -303,7 +359,9 @@ impl Receiver {
         if seg.len == 0 && !seg.has(FIN) {
             return delivered; // a pure ACK (the handshake's third segment)
         }
-        if immediate || self.unacked_segments >= self.cfg_delack {
+        if self.extras && self.linux.is_some() {
+            self.linux_ack_check(now, immediate, acks);
+        } else if immediate || self.unacked_segments >= self.cfg_delack {
             acks.push(self.make_ack(now, ACK));
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(now + self.delack_timeout);
@@ -311,10 +369,81 @@ impl Receiver {
         delivered
     }
 
+    /// A segment entirely below RCV.NXT: a D-SACK of it, and Linux's
+    /// quick-ACK mode (`tcp_send_dupack`).
+    #[cold]
+    fn on_duplicate(&mut self, s: u64, e: u64) {
+        if let Some(d) = self.dsack.as_deref_mut() {
+            d.set(s, e); // (replacing any unsent block: RFC 2883 4 (1))
+        }
+        if let Some(l) = self.linux.as_deref_mut() {
+            l.duplicate();
+        }
+    }
+
+    /// A segment above RCV.NXT: a D-SACK of what it repeats, then held.
+    #[inline(never)]
+    fn on_out_of_order(&mut self, s: u64, e: u64, ce: bool) {
+        if let Some(d) = self.dsack.as_deref_mut() {
+            d.clear(); // only this segment's duplicates (RFC 2883 4 (1))
+            d.overlap_ooo(&self.ooo, s, e);
+        }
+        if let Some(l) = self.linux.as_deref_mut() {
+            if self.ecn.ok {
+                l.check_ce(ce);
+            }
+        }
+        self.insert_ooo(s, e);
+    }
+
+    /// An in-order segment starting at `s`, before RCV.NXT moves: a D-SACK
+    /// of its old part, if any (an unsent block of an earlier segment is
+    /// dropped: only the latest segment's duplicates are reported, RFC 2883
+    /// 4 (1), as Linux's `tcp_data_queue` clears `rx_opt.dsack`); Linux's
+    /// ATO and CE check.
+    #[inline(never)]
+    fn on_in_order(&mut self, now: SimTime, s: u64, len: u32, ce: bool) {
+        if let Some(d) = self.dsack.as_deref_mut() {
+            d.clear();
+            if s < self.rcv_nxt {
+                d.set(s, self.rcv_nxt);
+            }
+        }
+        if let Some(l) = self.linux.as_deref_mut() {
+            l.data_recv(now, len as u64);
+            if self.ecn.ok {
+                l.check_ce(ce);
+            }
+        }
+    }
+
+    /// Linux's `__tcp_ack_snd_check` and `tcp_send_delayed_ack`: the ACK
+    /// now, or the delayed-ACK timer.
+    #[inline(never)]
+    fn linux_ack_check(&mut self, now: SimTime, immediate: bool, acks: &mut Vec<TcpHeader>) {
+        let unacked = self.rcv_nxt - self.last_ack_sent;
+        let Some(l) = self.linux.as_deref_mut() else {
+            return;
+        };
+        if immediate || l.send_now(unacked) || l.schedule(now, &mut self.delack_deadline) {
+            acks.push(self.make_ack(now, ACK));
+            if let Some(l) = self.linux.as_deref_mut() {
+                l.ack_sent();
+            }
+        }
+    }
+
     /// The delayed-ACK timer fired.
     pub fn on_delack_timer(&mut self, now: SimTime) -> Option<TcpHeader> {
         if self.delack_deadline.is_some_and(|d| d <= now) && self.unacked_segments > 0 {
-            return Some(self.make_ack(now, ACK));
+            if let Some(l) = self.linux.as_deref_mut() {
+                l.timer_fired();
+            }
+            let h = self.make_ack(now, ACK);
+            if let Some(l) = self.linux.as_deref_mut() {
+                l.ack_sent();
+            }
+            return Some(h);
         }
         self.delack_deadline = None;
         None
@@ -341,10 +470,21 @@ impl Receiver {
         self.ooo.insert(pos, (ns, ne, stamp));
     }
 
+    /// Moves the held ranges RCV.NXT now reaches into the in-order data;
+    /// with D-SACK, what the new data repeated of them (the overlap with
+    /// the segment, which ended at `high`) is reported as Linux's
+    /// `tcp_ofo_queue` does: the first overlap, widened by later ones only
+    /// where they touch.
     fn pull_ooo(&mut self) {
+        let high = self.rcv_nxt;
         while let Some(&(a, b, _)) = self.ooo.first() {
             if a > self.rcv_nxt {
                 break;
+            }
+            if a < high {
+                if let Some(d) = self.dsack.as_deref_mut() {
+                    d.extend(a, b.min(high));
+                }
             }
             self.rcv_nxt = self.rcv_nxt.max(b);
             self.ooo.remove(0);
@@ -353,185 +493,4 @@ impl Receiver {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::time::SimDuration;
-
-    fn cfg(delack: u16, sack: bool) -> TcpConfig {
-        TcpConfig {
-            sack,
-            delayed_ack: delack,
-            ..TcpConfig::for_tests(100, 3)
-        }
-    }
-
-    fn data(seq: u64, len: u32) -> TcpHeader {
-        TcpHeader {
-            seq,
-            len,
-            flags: ACK,
-            ..TcpHeader::default()
-        }
-    }
-
-    fn t(ms: u64) -> SimTime {
-        SimTime::ZERO + SimDuration::from_millis(ms)
-    }
-
-    fn established(delack: u16, sack: bool) -> Receiver {
-        established_with(&cfg(delack, sack))
-    }
-
-    fn established_with(c: &TcpConfig) -> Receiver {
-        let mut r = Receiver::new(c);
-        let synack = r.on_segment(
-            t(0),
-            &TcpHeader {
-                flags: SYN,
-                ..TcpHeader::default()
-            },
-        );
-        assert_eq!(synack.ack.unwrap().flags, SYN | ACK);
-        r.on_segment(
-            t(1),
-            &TcpHeader {
-                seq: 1,
-                ack: 1,
-                flags: ACK,
-                ..TcpHeader::default()
-            },
-        );
-        assert_eq!(r.state, RcvState::Established);
-        r
-    }
-
-    #[test]
-    fn opened_without_a_handshake_the_receiver_takes_byte_1_first() {
-        let mut r = Receiver::new(&cfg(1, false));
-        r.open_established();
-        assert_eq!(r.state, RcvState::Established);
-        let o = r.on_segment(t(10), &data(1, 100));
-        assert_eq!((o.delivered, o.ack.unwrap().ack), (100, 101));
-    }
-
-    #[test]
-    fn delayed_ack_every_second_segment_or_timer() {
-        let mut r = established(2, false);
-        let o = r.on_segment(t(10), &data(1, 100));
-        assert_eq!(o.ack, None);
-        assert_eq!(r.delack_deadline, Some(t(210)));
-        let o = r.on_segment(t(11), &data(101, 100));
-        assert_eq!(o.ack.unwrap().ack, 201);
-        assert_eq!(r.delack_deadline, None);
-        r.on_segment(t(20), &data(201, 100));
-        assert_eq!(r.on_delack_timer(t(219)), None);
-        let mut r2 = established(2, false);
-        r2.on_segment(t(20), &data(1, 100));
-        assert_eq!(r2.on_delack_timer(t(220)).unwrap().ack, 101);
-        assert_eq!(r.delivered, 300);
-    }
-
-    #[test]
-    fn quick_acks_answer_the_first_data_segments_at_once_then_every_second() {
-        // ns-3: the first data segment is ACKed at once, so the pairs
-        // start at the second (1, 2-3, 4-5, ...).
-        let mut r = established_with(&TcpConfig {
-            quick_acks: 1,
-            ..cfg(2, false)
-        });
-        // The handshake's bare ACK used none of them.
-        assert_eq!(r.on_segment(t(10), &data(1, 100)).ack.unwrap().ack, 101);
-        assert_eq!(r.on_segment(t(11), &data(101, 100)).ack, None);
-        assert_eq!(r.on_segment(t(12), &data(201, 100)).ack.unwrap().ack, 301);
-        assert_eq!(r.on_segment(t(13), &data(301, 100)).ack, None);
-        assert_eq!(r.delack_deadline, Some(t(213)));
-        // Without them the first two segments share an ACK.
-        let mut r = established(2, false);
-        assert_eq!(r.on_segment(t(10), &data(1, 100)).ack, None);
-        assert_eq!(r.on_segment(t(11), &data(101, 100)).ack.unwrap().ack, 201);
-    }
-
-    #[test]
-    fn out_of_order_is_acked_at_once_with_sack_blocks_most_recent_first() {
-        let mut r = established(2, true);
-        r.on_segment(t(10), &data(1, 100));
-        let o = r.on_segment(t(11), &data(201, 100)); // hole at 101
-        let a = o.ack.unwrap();
-        assert_eq!((a.ack, a.sack_blocks()), (101, &[(201, 301)][..]));
-        assert_eq!(a.opt_len, 12);
-        let a = r.on_segment(t(12), &data(401, 100)).ack.unwrap();
-        assert_eq!(a.sack_blocks(), &[(401, 501), (201, 301)]);
-        let a = r.on_segment(t(13), &data(301, 100)).ack.unwrap();
-        assert_eq!(a.sack_blocks(), &[(201, 501)]);
-        // Filling the hole is ACKed at once and delivers everything.
-        let o = r.on_segment(t(14), &data(101, 100));
-        assert_eq!(o.ack.unwrap().ack, 501);
-        assert_eq!(o.delivered, 400);
-        assert_eq!(r.delivered, 500);
-    }
-
-    #[test]
-    fn duplicates_are_acked_and_not_delivered_twice() {
-        let mut r = established(1, false);
-        r.on_segment(t(10), &data(1, 100));
-        let o = r.on_segment(t(11), &data(1, 100));
-        assert_eq!(o.ack.unwrap().ack, 101);
-        assert_eq!(o.delivered, 0);
-        assert_eq!(r.delivered, 100);
-    }
-
-    #[test]
-    fn a_fin_before_missing_data_is_accepted_once_the_hole_fills() {
-        let mut r = established(2, false);
-        r.on_segment(t(10), &data(1, 100));
-        let fin = TcpHeader {
-            seq: 201,
-            flags: ACK | FIN,
-            ..TcpHeader::default()
-        };
-        assert_eq!(r.on_segment(t(11), &fin).ack.unwrap().ack, 101); // hole at 101
-        assert!(!r.fin_received);
-        let o = r.on_segment(t(12), &data(101, 100));
-        assert_eq!(o.ack.unwrap().ack, 202); // data and the FIN
-        assert!(r.fin_received);
-    }
-
-    #[test]
-    fn syn_ack_window_is_unscaled() {
-        let mut r = Receiver::new(&cfg(2, false)); // 1 MiB buffer, shift 5
-        let synack = r.on_segment(
-            t(0),
-            &TcpHeader {
-                flags: SYN,
-                ..TcpHeader::default()
-            },
-        );
-        assert_eq!(synack.ack.unwrap().wnd, 65_535);
-        r.on_segment(
-            t(1),
-            &TcpHeader {
-                seq: 1,
-                ack: 1,
-                flags: ACK,
-                ..TcpHeader::default()
-            },
-        );
-        let a = r.on_segment(t(2), &data(1, 100)).ack;
-        assert_eq!(a, None);
-        let a = r.on_segment(t(3), &data(101, 100)).ack.unwrap();
-        assert_eq!(a.wnd as u64, (1u64 << 20) >> 5);
-    }
-
-    #[test]
-    fn fin_is_acked_and_consumes_a_sequence_number() {
-        let mut r = established(2, false);
-        r.on_segment(t(10), &data(1, 100));
-        let fin = TcpHeader {
-            seq: 101,
-            flags: ACK | FIN,
-            ..TcpHeader::default()
-        };
-        assert_eq!(r.on_segment(t(11), &fin).ack.unwrap().ack, 102);
-        assert!(r.fin_received);
-    }
-}
+mod tests;
