@@ -469,6 +469,15 @@ class Runner:
         if c.name == "getsockopt":
             if name == "SO_ERROR":
                 return
+            if name == "TCP_MAXSEG":
+                # Linux's mss_cache once connected (the MSS less the options
+                # every segment carries), else the user's TCP_MAXSEG or 536.
+                info = self.d.info()
+                have = (int(info["mss"]) if info is not None
+                        else self.env.maxseg or 536)
+                if _int(val) != have:
+                    raise Fail(line, f"getsockopt TCP_MAXSEG: {have}", str(_int(val)), str(have))
+                return
             raise Skip(_SKIP_SOCKOPTS.get(name, f"getsockopt {name}"))
         if name in ("SO_REUSEADDR", "SO_SNDBUF", "SO_KEEPALIVE", "SO_REUSEPORT"):
             return
