@@ -41,6 +41,7 @@ impl CwndUse {
 impl Conn {
     /// After sending (`tcp_cwnd_validate`, called at the end of
     /// `tcp_write_xmit`).
+    #[inline]
     pub(super) fn cwnd_validate(&mut self) {
         let in_flight = self.tcb.bytes_in_flight();
         let limited = in_flight + self.mss() > self.tcb.cwnd;
@@ -57,6 +58,7 @@ impl Conn {
 
     /// Whether this ACK may grow the window (`tcp_is_cwnd_limited`); always
     /// without Linux's growth.
+    #[inline]
     pub(super) fn may_grow(&self) -> bool {
         match self.cwnd_use.as_deref() {
             None => true,
@@ -68,18 +70,35 @@ impl Conn {
     /// cumulatively acknowledged, `sacked_before` the bytes SACKed above
     /// snd_una before it (the scoreboard has moved on by now), `dupacks`
     /// the duplicate ACKs before it.
-    pub(super) fn grow_segments(&self, acked: u64, sacked_before: u64, dupacks: u32) -> u32 {
-        let mss = self.mss();
-        let segments = acked.div_ceil(mss);
+    #[inline]
+    pub(super) fn grow_segments(
+        &self,
+        segments: u32,
+        acked: u64,
+        sacked_before: u64,
+        dupacks: u32,
+    ) -> u32 {
         if self.cwnd_use.is_none() {
-            return segments as u32;
+            return segments;
         }
+        self.delivered_segments(segments, acked, sacked_before, dupacks)
+    }
+
+    #[cold]
+    fn delivered_segments(
+        &self,
+        segments: u32,
+        acked: u64,
+        sacked_before: u64,
+        dupacks: u32,
+    ) -> u32 {
+        let mss = self.mss();
         let delivered = if self.cfg.sack {
             (acked + self.sb.sacked_bytes())
                 .saturating_sub(sacked_before)
                 .div_ceil(mss)
         } else {
-            segments.saturating_sub(dupacks as u64).max(1)
+            (segments as u64).saturating_sub(dupacks as u64).max(1)
         };
         delivered as u32
     }

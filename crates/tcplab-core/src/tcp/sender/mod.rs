@@ -401,11 +401,12 @@ impl Sender {
             // Linux falls back on the echo (tcp_rtt_tsopt_us).
             Some(n) => n.or(rtt.filter(|_| c.cfg.timestamps)),
         };
-        let grow_segments = c.grow_segments(acked, sacked_before, c.dupacks);
+        let segments_acked = acked.div_ceil(c.mss()) as u32;
+        let grow_segments = c.grow_segments(segments_acked, acked, sacked_before, c.dupacks);
         let sample = Ack {
             now,
             bytes_acked: acked,
-            segments_acked: acked.div_ceil(c.mss()) as u32,
+            segments_acked,
             grow_segments,
             is_dup: false,
             rtt: cc_rtt,
