@@ -101,7 +101,7 @@ def test_udp_field_on_a_tcp_flow():
                "quick_acks, rtt_sampling, cc_rtt, sack, timestamps, window_scaling, rcv_buf, "
                "initial_cwnd, initial_ssthresh, abc, min_rto, max_rto, initial_rto, "
                "clock_granularity, rto, restart_after_idle, handshake, "
-               "recovery_exit, recovery_exit_growth, rate_halving_floor, prr_form, "
+               "recovery_exit, recovery_exit_growth, undo, frto, rate_halving_floor, prr_form, "
                "timeout_ssthresh, dupthresh, "
                "limited_transmit, rescue_retransmit, slow_start, rack, tlp, reno_recover_guard, "
                "fast_retransmit_restarts_rto, head_retransmit_restarts_rto, ecn, ecn_response, "

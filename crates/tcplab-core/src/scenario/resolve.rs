@@ -261,6 +261,8 @@ fn config(f: &FlowSpec, options: RecoveryOptions) -> Result<Config> {
         retransmit_backoff: false,        // the variant's
         recovery_exit: filled(f.recovery_exit, "recovery_exit")?,
         recovery_exit_growth: filled(f.recovery_exit_growth, "recovery_exit_growth")?,
+        undo: filled(f.undo, "undo")?,
+        frto: filled(f.frto, "frto")?,
     };
     Ok(Config {
         cfg,

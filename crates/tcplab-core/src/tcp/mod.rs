@@ -113,6 +113,11 @@ pub struct TcpConfig {
     pub timeout_ssthresh: TimeoutSsthresh,
     /// Vegas's fine-grained timeout; set from the variant.
     pub fine_timeout: fine_retx::FineTimeout,
+    /// Undo of spurious window reductions (RFC 3708 by D-SACK, RFC 3522
+    /// by timestamps, the RFC 4015 response), as Linux's `tcp_try_undo_*`.
+    pub undo: bool,
+    /// F-RTO (RFC 5682 3, SACK-enhanced, Linux's `tcp_frto = 2`).
+    pub frto: bool,
 }
 
 #[cfg(test)]
@@ -157,6 +162,8 @@ impl TcpConfig {
             prr_form: PrrForm::Rfc9937,
             timeout_ssthresh: TimeoutSsthresh::Rfc5681,
             fine_timeout: fine_retx::FineTimeout::Rfc6298,
+            undo: false,
+            frto: false,
         }
     }
 }

@@ -671,4 +671,6 @@ mod prr_ns3_tests;
 
 mod cc_rtt_tests;
 mod cwr_tests;
+mod frto_tests;
 mod timeout_ssthresh_tests;
+mod undo_tests;

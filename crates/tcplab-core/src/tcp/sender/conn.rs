@@ -435,6 +435,9 @@ impl Conn {
             self.stats.retransmitted_segments += 1;
             self.stats.retransmitted_bytes += len;
             self.log(now, TcpEventKind::Retransmit, seq);
+            if self.keeps_undo() {
+                self.undo_retransmitted(now, end);
+            }
             if let Some(r) = &mut self.resent {
                 r.advance(self.tcb.snd_una);
                 r.add(seq, end);

@@ -23,11 +23,13 @@ use conn::{Setup, SndState};
 
 mod conn;
 mod cwr;
+mod frto;
 mod rack;
 mod signals;
 mod stats;
 mod timeout_ssthresh;
 mod timers;
+mod undo;
 mod view;
 
 pub use conn::Conn;
@@ -281,6 +283,7 @@ impl Sender {
         self.c.delivered = 0;
         let mut is_dup = false;
         let sacked_before = self.c.sb.sacked_bytes();
+        self.c.undo_before_sack();
         if self.c.cfg.sack {
             if self.recovery.takes_sack(&self.c, ack > self.c.tcb.snd_una) {
                 for &(a, b) in h.sack_blocks() {
@@ -311,6 +314,10 @@ impl Sender {
             .newest
             .as_mut()
             .map(|n| n.on_ack(now, ack.max(una), h.sack_blocks()));
+        if ack == self.c.tcb.snd_una && self.c.keeps_undo() {
+            let new_sack = self.c.undo_before_advance(ack, sacked_before);
+            self.undo_old_ack(now, h, new_sack);
+        }
         if ack > self.c.tcb.snd_una {
             self.new_ack(now, h, sacked_before, newest);
         } else if ack == self.c.tcb.snd_una && h.len == 0 && self.c.tcb.snd_una < self.c.tcb.snd_max
@@ -361,6 +368,7 @@ impl Sender {
             c.timing.on_ack(now, ack)
         };
         c.ack_rtt = rtt;
+        let new_sack = c.keeps_undo() && c.undo_before_advance(ack, sacked_before);
         c.tcb.limited_sent = 0;
         c.tcb.snd_una = ack;
         if c.tcb.snd_nxt < ack {
@@ -413,7 +421,10 @@ impl Sender {
         // window could grow (Linux's tcp_fastretrans_alert before
         // tcp_cong_control; ns-3's EnterCwr before ProcessAck).
         let cwr_echo = c.ecn.echo && c.cfg.ecn_response != EcnResponse::Immediate;
+        let undone = c.keeps_undo() && self.undo_new_ack(now, h, new_sack);
+        let c = &mut self.c;
         match c.tcb.ca_state {
+            _ if undone => {}
             CaState::Open | CaState::Disorder => {
                 c.dupacks = 0;
                 c.set_state(CaState::Open);
@@ -523,6 +534,9 @@ impl Sender {
 
     fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         self.c.cold.fast_retransmits += 1;
+        if self.c.keeps_undo() {
+            self.c.undo_enter_recovery(false);
+        }
         self.recovery.start(&mut self.c, now, out);
         if self.c.cfg.rto_restart == RtoRestart::FastRetransmit {
             // ns-2's dupack_action: reset_rtx_timer(1, 0).
@@ -561,6 +575,9 @@ impl Sender {
             return;
         }
         if state == CaState::Cwr && self.cwr_send(now, out) {
+            return;
+        }
+        if state == CaState::Loss && self.c.cfg.frto && self.frto_send(now, out) {
             return;
         }
         if state == CaState::Loss && self.c.rack.is_some() {
