@@ -166,3 +166,27 @@ fn reno_and_cubic_undo_to_the_larger_window_and_bbr_keeps_its_own() {
     let mut bbr = built.cc;
     assert_eq!(bbr.undo_cwnd(&tcb, 20 * MSS), 12 * MSS);
 }
+
+#[test]
+fn a_partial_ack_echoing_the_original_undoes_once_nothing_resent_is_outstanding() {
+    // tcp_try_undo_partial: the ACK of segments 0-4 (a partial ACK: the
+    // recovery point is segment 10) echoes the original's timestamp, and
+    // the only retransmission (segment 0) is acknowledged: undo, Open.
+    let mut f = reordered(true, true);
+    f.advance(SimDuration::from_millis(10));
+    f.ack_ts(seg(5), RTT.as_nanos(), &[]);
+    assert_eq!(f.state(), CaState::Open);
+    assert_eq!((f.cwnd_segments(), f.ssthresh_segments()), (10.0, 8.0));
+    assert_eq!(f.s.undos(), (1, 0));
+}
+
+#[test]
+fn a_partial_ack_echoing_the_retransmission_goes_on_with_the_recovery() {
+    // NewReno's partial ACK instead: segment 5 is retransmitted.
+    let mut f = reordered(true, true);
+    f.advance(SimDuration::from_millis(10));
+    f.ack_ts(seg(5), 2 * RTT.as_nanos(), &[]);
+    assert_eq!(f.state(), CaState::Recovery);
+    assert_eq!(f.take().first(), Some(&(seg(5), MSS)));
+    assert_eq!(f.s.undos(), (0, 0));
+}
