@@ -368,7 +368,8 @@ impl Sender {
             c.timing.on_ack(now, ack)
         };
         c.ack_rtt = rtt;
-        let new_sack = c.keeps_undo() && c.undo_before_advance(ack, sacked_before);
+        let undo_on = c.keeps_undo();
+        let new_sack = undo_on && c.undo_before_advance(ack, sacked_before);
         c.tcb.limited_sent = 0;
         c.tcb.snd_una = ack;
         if c.tcb.snd_nxt < ack {
@@ -421,7 +422,7 @@ impl Sender {
         // window could grow (Linux's tcp_fastretrans_alert before
         // tcp_cong_control; ns-3's EnterCwr before ProcessAck).
         let cwr_echo = c.ecn.echo && c.cfg.ecn_response != EcnResponse::Immediate;
-        let undone = c.keeps_undo() && self.undo_new_ack(now, h, new_sack);
+        let undone = undo_on && self.undo_new_ack(now, h, new_sack);
         let c = &mut self.c;
         match c.tcb.ca_state {
             _ if undone => {}
