@@ -112,12 +112,12 @@ impl Sender {
             if c.cold.undo.resume.is_none() {
                 c.cold.undo.resume = Some(c.tcb.snd_nxt);
             }
-            c.tcb.snd_nxt = c.tcb.snd_max;
             // Linux counts what the timeout marked lost out of the flight:
-            // what is in flight is the retransmissions not yet
-            // acknowledged, and cwnd less that goes out as new data.
-            let resent = c.cold.undo.retx_high.saturating_sub(c.tcb.snd_una);
+            // what is in flight is what going back N has resent and is not
+            // acknowledged yet, and cwnd less that goes out as new data.
+            let resent = c.tcb.snd_nxt.saturating_sub(c.tcb.snd_una);
             let mut room = c.tcb.cwnd.saturating_sub(resent);
+            c.tcb.snd_nxt = c.tcb.snd_max;
             while room >= c.mss() && !c.paced_out(now) && c.send_new_in_recovery(now, out) {
                 room -= c.mss();
             }

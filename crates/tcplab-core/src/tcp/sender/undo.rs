@@ -53,7 +53,8 @@ pub struct Undo {
     pub prior_ssthresh: u64,
     /// The time of the first retransmission, ns (0: none yet).
     pub retrans_stamp: u64,
-    /// The end of the highest data retransmitted since the reduction.
+    /// The end of the highest data ever retransmitted: below it, a
+    /// segment may have been; above, none was.
     pub retx_high: u64,
     /// F-RTO is under way (Linux's `tp->frto`).
     pub frto: bool,
@@ -89,14 +90,21 @@ impl Conn {
         self.tcb.ssthresh.max(((w >> 1) + (w >> 2)) * self.tcb.mss)
     }
 
-    /// `tcp_init_undo`: a new episode of retransmissions starts here.
+    /// `tcp_init_undo`: a new episode of retransmissions starts here. The
+    /// retransmissions of an earlier one still unacknowledged stay counted
+    /// (Linux's `undo_retrans = retrans_out`; tcplab counts every segment
+    /// up to the highest retransmission, erring against an undo) and keep
+    /// their time (Linux clears `retrans_stamp` only when none is out).
     fn init_undo(&mut self) {
-        let una = self.tcb.snd_una;
+        let (una, mss) = (self.tcb.snd_una, self.tcb.mss);
         let u = &mut self.cold.undo;
         u.marker = una;
-        u.retrans = -1;
-        u.retrans_stamp = 0;
-        u.retx_high = una;
+        if una >= u.retx_high {
+            u.retrans = -1;
+            u.retrans_stamp = 0;
+        } else {
+            u.retrans = (u.retx_high - una).div_ceil(mss).min(i32::MAX as u64) as i32;
+        }
     }
 
     /// A fast recovery starts (Linux's `tcp_enter_recovery`), before the
