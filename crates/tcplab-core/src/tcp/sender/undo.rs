@@ -317,3 +317,84 @@ impl Sender {
         (u.undos, u.spurious_rtos)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::reno::Reno;
+    use crate::tcp::TcpConfig;
+    use crate::time::SimDuration;
+
+    fn ms(n: u64) -> SimTime {
+        SimTime::ZERO + SimDuration::from_millis(n)
+    }
+
+    /// Ten 1000-B segments in flight, undo and timestamps on.
+    fn conn() -> Conn {
+        let mut cfg = TcpConfig::for_tests(1000, 10);
+        cfg.undo = true;
+        cfg.timestamps = true;
+        let mut c = Conn::new(cfg, Box::new(Reno::new(false)), false);
+        c.tcb.snd_una = 1;
+        c.tcb.snd_max = 10_001;
+        c.tcb.recover = 10_001;
+        c
+    }
+
+    fn echo(ms_ago: u64) -> TcpHeader {
+        TcpHeader {
+            ts_ecr: ms(ms_ago).as_nanos(),
+            ..TcpHeader::default()
+        }
+    }
+
+    #[test]
+    fn a_new_episode_keeps_the_time_and_count_of_a_retransmission_still_out() {
+        // Segment 0 resent at 100 ms, still unacknowledged when another
+        // recovery starts (tcp_init_undo: undo_retrans = retrans_out;
+        // retrans_stamp kept). An ACK echoing 100 ms acknowledges that
+        // retransmission, not a delayed original: no Eifel proof.
+        let mut c = conn();
+        c.undo_enter_recovery(false);
+        c.undo_retransmitted(ms(100), 1001);
+        assert_eq!(
+            (c.cold.undo.retrans_stamp, c.cold.undo.retrans),
+            (ms(100).as_nanos(), 1)
+        );
+        c.undo_enter_recovery(false);
+        c.undo_retransmitted(ms(200), 2001);
+        assert_eq!(c.cold.undo.retrans_stamp, ms(100).as_nanos());
+        assert_eq!(c.cold.undo.retrans, 2);
+        assert!(!c.packet_delayed(&echo(100)));
+        assert!(c.packet_delayed(&echo(99)));
+    }
+
+    #[test]
+    fn with_nothing_resent_outstanding_a_new_episode_starts_afresh() {
+        let mut c = conn();
+        c.undo_enter_recovery(false);
+        c.undo_retransmitted(ms(100), 1001);
+        c.tcb.snd_una = 1001;
+        c.undo_enter_recovery(false);
+        assert_eq!((c.cold.undo.retrans_stamp, c.cold.undo.retrans), (0, -1));
+        c.undo_retransmitted(ms(200), 2001);
+        assert!(c.packet_delayed(&echo(100)));
+    }
+
+    #[test]
+    fn prior_ssthresh_is_three_quarters_of_cwnd_at_least() {
+        // tcp_current_ssthresh: max(ssthresh, cwnd/2 + cwnd/4) in segments
+        // (10 segments: 5 + 2 = 7), none on an ECN echo.
+        let mut c = conn();
+        c.tcb.cwnd = 10_000;
+        c.tcb.ssthresh = 4_000;
+        c.undo_enter_recovery(false);
+        assert_eq!(
+            (c.cold.undo.prior_cwnd, c.cold.undo.prior_ssthresh),
+            (10_000, 7_000)
+        );
+        c.ecn.echo = true;
+        c.undo_enter_recovery(false);
+        assert_eq!(c.cold.undo.prior_ssthresh, 0);
+    }
+}
