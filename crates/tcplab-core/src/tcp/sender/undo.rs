@@ -176,14 +176,16 @@ impl Conn {
     /// never retransmitted and not SACKed before, or SACKed some first
     /// (kept for F-RTO); and whether it SACKed anything new since
     /// `sacked_before` (returned).
+    /// (Only F-RTO reads them: outside Loss, nothing is computed.)
+    #[inline]
     pub(super) fn undo_before_advance(&mut self, ack: u64, sacked_before: u64) -> bool {
-        if self.tcb.ca_state == CaState::Loss {
-            let lo = self.tcb.snd_una.max(self.cold.undo.retx_high);
-            let top = ack.min(self.tcb.recover);
-            let cumulative = top > lo && self.sb.sacked_between(lo, top) < top - lo;
-            self.cold.undo.orig_acked =
-                cumulative || self.orig_sacked() > self.cold.undo.orig_sacked;
+        if self.tcb.ca_state != CaState::Loss {
+            return false;
         }
+        let lo = self.tcb.snd_una.max(self.cold.undo.retx_high);
+        let top = ack.min(self.tcb.recover);
+        let cumulative = top > lo && self.sb.sacked_between(lo, top) < top - lo;
+        self.cold.undo.orig_acked = cumulative || self.orig_sacked() > self.cold.undo.orig_sacked;
         self.sb.sacked_bytes() > sacked_before
     }
 
@@ -201,12 +203,15 @@ impl Conn {
     /// reports of data above the marker come off `undo_retrans`
     /// (`tcp_check_dsack`, `tcp_sacktag_one`).
     fn undo_dsack(&mut self, h: &TcpHeader) {
+        if self.cold.undo.marker == 0 || self.cold.undo.retrans <= 0 {
+            return;
+        }
         let Some((start, end)) = dsack_block(h) else {
             return;
         };
         let mss = self.tcb.mss;
         let u = &mut self.cold.undo;
-        if u.marker != 0 && u.retrans > 0 && end > u.marker && end > start {
+        if end > u.marker && end > start {
             let segs = (end - start).div_ceil(mss).min(i32::MAX as u64) as i32;
             u.retrans = (u.retrans - segs).max(0);
         }
@@ -259,7 +264,17 @@ impl Sender {
     /// before the state's window step: whether it undid a reduction (the
     /// sender is then in Open, and the step is skipped). `new_sack`: it
     /// SACKed data not SACKed before.
+    #[inline]
     pub(super) fn undo_new_ack(&mut self, now: SimTime, h: &TcpHeader, new_sack: bool) -> bool {
+        // Open, without SACK blocks or an echo: nothing to look at (the
+        // common ACK stays off the cold record).
+        if quiet(&self.c, h) {
+            return false;
+        }
+        self.undo_new_ack_slow(now, h, new_sack)
+    }
+
+    fn undo_new_ack_slow(&mut self, now: SimTime, h: &TcpHeader, new_sack: bool) -> bool {
         let c = &mut self.c;
         c.undo_dsack(h);
         if c.ecn.echo {
@@ -295,6 +310,9 @@ impl Sender {
     /// reduction spurious (`tcp_try_undo_dsack`; a recovery then ends),
     /// and after a timeout F-RTO reads it.
     pub(super) fn undo_old_ack(&mut self, now: SimTime, h: &TcpHeader, new_sack: bool) {
+        if quiet(&self.c, h) {
+            return;
+        }
         let c = &mut self.c;
         c.undo_dsack(h);
         if c.ecn.echo {
@@ -316,6 +334,13 @@ impl Sender {
         let u = &self.c.cold.undo;
         (u.undos, u.spurious_rtos)
     }
+}
+
+/// An ACK in Open or Disorder without SACK blocks (so without a D-SACK) or
+/// an ECN echo: no undo can follow from it.
+#[inline]
+fn quiet(c: &Conn, h: &TcpHeader) -> bool {
+    h.nsack == 0 && !c.ecn.echo && matches!(c.tcb.ca_state, CaState::Open | CaState::Disorder)
 }
 
 #[cfg(test)]
