@@ -275,13 +275,15 @@ class CongestionControl:
     """Base class for a congestion controller written in Python.
 
     Subclass it, implement :meth:`on_ack` (grow the window) and optionally
-    :meth:`ssthresh`, :meth:`on_ack_sample`, :meth:`on_state` and
-    :meth:`init`, and pass an instance as ``net.tcp(..., cc=MyVariant())``. It
-    runs inside a real simulation with no rebuild. Windows are in bytes;
-    ``tcb`` is a :class:`tcplab._core.Tcb` (set ``tcb.cwnd`` and
-    ``tcb.ssthresh``), ``ack`` a :class:`tcplab._core.Ack`. Loss recovery
-    (``recovery`` below) stays in the core: it applies the ssthresh you
-    return and manages the window during fast recovery.
+    :meth:`ssthresh`, :meth:`on_ack_sample`, :meth:`on_state`,
+    :meth:`init` and ``undo_cwnd(tcb, prior_cwnd)`` (the window after an
+    undo; without it, max(cwnd, prior_cwnd) as Linux's Reno), and pass an
+    instance as ``net.tcp(..., cc=MyVariant())``. It runs inside a real
+    simulation with no rebuild. Windows are in bytes; ``tcb`` is a
+    :class:`tcplab._core.Tcb` (set ``tcb.cwnd`` and ``tcb.ssthresh``), ``ack``
+    a :class:`tcplab._core.Ack`. Loss recovery (``recovery`` below) stays in
+    the core: it applies the ssthresh you return and manages the window
+    during fast recovery.
 
     An exception raised here stops the run and is raised by ``run()``.
     See docs/python-variants.md for a complete example.

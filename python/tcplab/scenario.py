@@ -329,6 +329,8 @@ class Network:
         recovery_exit: Literal["flight", "ssthresh"] | None = None,
         recovery_exit_growth: bool | None = None,
         cwnd_growth: Literal["rfc", "linux"] | None = None,
+        undo: bool | None = None,
+        frto: bool | None = None,
         rate_halving_floor: Literal["ssthresh", "half_ssthresh"] | None = None,
         prr_form: Literal["rfc9937", "ns3"] | None = None,
         timeout_ssthresh: Literal["rfc5681", "ns3", "ns3_18"] | None = None,
@@ -372,6 +374,14 @@ class Network:
                 profile's: only while the window is used, Linux's
                 ``tcp_is_cwnd_limited``, and by what the ACK newly delivered,
                 ``acked_sacked``).
+            undo: undo a window reduction that D-SACKs or timestamps prove
+                spurious, cwnd and ssthresh back to their values before it
+                (RFC 3708, 3522, 4015, as Linux's ``tcp_try_undo_*``; default
+                off; on with ``profile="linux"``).
+            frto: F-RTO after a retransmission timeout (RFC 5682 3, Linux's
+                ``tcp_frto = 2``): new data instead of more retransmissions
+                while the ACKs may show the timeout spurious, and an undo if
+                they do (default off; on with ``profile="linux"``).
             rate_halving_floor: with ``recovery="rate_halving"``, how low the
                 window may fall: ``"ssthresh"`` (the default) or ``"half_ssthresh"``
                 (Linux 2.6.22's Reno-family modules, as ns-2's TCP-Linux runs them).

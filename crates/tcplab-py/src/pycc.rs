@@ -135,6 +135,7 @@ pub struct PyCc {
     has_state: bool,
     has_init: bool,
     has_cwnd_event: bool,
+    has_undo: bool,
     /// The quantities it reports about itself (its `probes` attribute).
     probes: Vec<Probe>,
 }
@@ -186,6 +187,7 @@ impl PyCc {
             has_state: o.hasattr("on_state")?,
             has_init: o.hasattr("init")?,
             has_cwnd_event: o.hasattr("on_cwnd_event")?,
+            has_undo: o.hasattr("undo_cwnd")?,
             probes,
             obj,
             error,
@@ -325,6 +327,30 @@ impl CongestionControl for PyCc {
                 CwndEvent::Restart => "restart",
             };
             self.call_mut(tcb, "on_cwnd_event", Extra::State(name));
+        }
+    }
+
+    /// `undo_cwnd(tcb, prior_cwnd)` if the object has it, else Linux's
+    /// default, max(cwnd, prior_cwnd).
+    fn undo_cwnd(&mut self, tcb: &Tcb, prior_cwnd: u64) -> u64 {
+        let fallback = tcb.cwnd.max(prior_cwnd);
+        if !self.has_undo || self.failed() {
+            return fallback;
+        }
+        let r = Python::attach(|py| -> PyResult<u64> {
+            let v = Py::new(py, view(tcb))?;
+            let out = self
+                .obj
+                .bind(py)
+                .call_method1("undo_cwnd", (v, prior_cwnd))?;
+            out.extract::<u64>()
+        });
+        match r {
+            Ok(v) => v.max(tcb.mss),
+            Err(e) => {
+                self.keep(e);
+                fallback
+            }
         }
     }
 

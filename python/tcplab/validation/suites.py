@@ -47,9 +47,10 @@ TCP_LINUX_SETTINGS = {"window": 10000, "winit": 10, "minrto": 0.2, "tick": 0.001
 #: on ns-2's SACK scoreboard, without PRR, RACK-TLP or HyStart, which 2.6.22
 #: lacks; docs/tcp.md). With its handshake: TCP-Linux sends a 40-B SYN with
 #: its initial window, and that SYN's RTT, like tcplab's SYN's, is the
-#: smallest its modules see (docs/validation.md).
+#: smallest its modules see (docs/validation.md). TCP-Linux has no undo and
+#: no F-RTO either ("We don't have undo yet", tcp-linux.cc's enter_loss).
 LINUX_FLOW = {"profile": "linux", "recovery": "rate_halving", "rack": False, "tlp": False,
-              "slow_start": "standard"}
+              "slow_start": "standard", "undo": False, "frto": False}
 #: The variants whose 2.6.22 module declares `tcp_reno_min_cwnd` (ssthresh /
 #: 2), the floor of TCP-Linux's rate halving; the others' floor is ssthresh (a form
 #: such as vegas-2.6.22 has its variant's).

@@ -257,6 +257,14 @@ impl CongestionControl for Bbr {
         tcb.ssthresh
     }
 
+    /// Linux's `bbr_undo_cwnd`: the window stays BBR's own, and a loss
+    /// proved spurious restarts the search for a full pipe.
+    fn undo_cwnd(&mut self, tcb: &Tcb, _prior_cwnd: u64) -> u64 {
+        self.full_bw = 0.0;
+        self.full_bw_count = 0;
+        tcb.cwnd
+    }
+
     fn controls_fully(&self) -> bool {
         true
     }

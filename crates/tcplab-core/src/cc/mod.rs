@@ -283,6 +283,12 @@ pub trait CongestionControl: Debug + Send {
     fn min_cwnd(&self, tcb: &Tcb) -> Option<u64> {
         None
     }
+    /// A window reduction proved spurious (Linux's `undo_cwnd`): the window
+    /// to go back to, given the one before the reduction, `prior_cwnd`.
+    /// Linux's default, `tcp_reno_undo_cwnd`: the larger of the two.
+    fn undo_cwnd(&mut self, tcb: &Tcb, prior_cwnd: u64) -> u64 {
+        tcb.cwnd.max(prior_cwnd)
+    }
     /// The state is about to change to `to`.
     fn on_state(&mut self, tcb: &mut Tcb, to: CaState) {}
     /// A data segment of `bytes` was transmitted.

@@ -420,8 +420,7 @@ pub struct FlowSpec {
     /// window).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handshake: Option<bool>,
-    /// tcp: NewReno's window at the end of recovery: "flight" (RFC 6582
-    /// option 1, the default) or "ssthresh" (option 2; ns-3 and Linux).
+    /// tcp: NewReno's window after recovery: "flight" (RFC 6582 option 1) or "ssthresh" (2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery_exit: Option<crate::tcp::RecoveryExit>,
     /// tcp: the ACK that ends a fast recovery also grows the window
@@ -431,6 +430,12 @@ pub struct FlowSpec {
     /// How an ACK grows the window (`"rfc"`, `"linux"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwnd_growth: Option<crate::tcp::CwndGrowth>,
+    /// tcp: undo of spurious reductions (RFC 3708, 3522, 4015; linux: on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undo: Option<bool>,
+    /// tcp: F-RTO after a timeout (RFC 5682 3; linux: on, tcp_frto = 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frto: Option<bool>,
     /// tcp: how low the rate_halving recovery brings the window:
     /// "ssthresh" (the default) or "half_ssthresh" (Linux 2.6.22's
     /// Reno-family modules' `min_cwnd`).

@@ -417,6 +417,20 @@ row!(ACK_TIMING: AckTiming = ack_timing;
     Ns2 => is(AckTiming::Fixed), "ns-2.35 Agent/TCPSink, Agent/TCPSink/DelAck interval_";
     Inet => is(AckTiming::Fixed), "INET TCPBaseAlg DELAYED_ACK_TIMEOUT";
 );
+row!(UNDO: bool = undo;
+    Paper => is(false), "RFC 3708, RFC 3522 (optional; off unless asked)";
+    Linux => is(true), "Linux tcp_try_undo_recovery, tcp_try_undo_dsack, tcp_try_undo_partial, tcp_try_undo_loss (always on)";
+    Ns3 => is(false), "ns-3 3.44 TcpSocketBase (no undo of a reduction)";
+    Ns2 => is(false), "ns-2.35 Agent/TCP (no undo; spurious_response_ acts only with frto_enabled_ 0 by default)";
+    Inet => is(false), "INET 2.x TCPBaseAlg (no undo)";
+);
+row!(FRTO: bool = frto;
+    Paper => is(false), "RFC 5682 (experimental; off unless asked)";
+    Linux => is(true), "Linux sysctl net.ipv4.tcp_frto = 2 (SACK-enhanced F-RTO)";
+    Ns3 => is(false), "ns-3 3.44 TcpSocketBase::ReTxTimeout (no F-RTO)";
+    Ns2 => is(false), "ns-2.35 Agent/TCP set frto_enabled_ 0, sfrto_enabled_ 0";
+    Inet => is(false), "INET 2.x TCPBaseAlg::processRexmitTimer (no F-RTO)";
+);
 
 /// Every row, in the order they are filled: a rule reads rows above it.
 pub static TABLE: &[&dyn Setting] = &[
@@ -460,4 +474,6 @@ pub static TABLE: &[&dyn Setting] = &[
     &CWND_GROWTH,
     &DSACK,
     &ACK_TIMING,
+    &UNDO,
+    &FRTO,
 ];

@@ -266,6 +266,8 @@ fn config(f: &FlowSpec, options: RecoveryOptions) -> Result<Config> {
         cwnd_growth: filled(f.cwnd_growth, "cwnd_growth")?,
         dsack: filled(f.dsack, "dsack")?,
         ack_timing: filled(f.ack_timing, "ack_timing")?,
+        undo: filled(f.undo, "undo")?,
+        frto: filled(f.frto, "frto")?,
     };
     Ok(Config {
         cfg,

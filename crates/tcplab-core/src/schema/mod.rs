@@ -212,7 +212,7 @@ mod tests {
                      "window_scaling": true, "rcv_buf": 10000, "initial_cwnd": 2,
                      "initial_ssthresh": 10000, "abc": true, "min_rto": 1, "max_rto": 2,
                      "initial_rto": 1, "clock_granularity": 0.001, "rto": "linux",
-                     "restart_after_idle": true, "handshake": true, "recovery_exit": "flight", "recovery_exit_growth": false, "cwnd_growth": "rfc", "rate_halving_floor": "ssthresh", "prr_form": "rfc9937", "timeout_ssthresh": "rfc5681", "dupthresh": 3, "limited_transmit": true,
+                     "restart_after_idle": true, "handshake": true, "recovery_exit": "flight", "recovery_exit_growth": false, "cwnd_growth": "rfc", "undo": true, "frto": true, "rate_halving_floor": "ssthresh", "prr_form": "rfc9937", "timeout_ssthresh": "rfc5681", "dupthresh": 3, "limited_transmit": true,
                      "rescue_retransmit": false, "slow_start": "hystart",
                      "rack": false, "tlp": false, "reno_recover_guard": false, "fast_retransmit_restarts_rto": false, "head_retransmit_restarts_rto": false, "ecn": true, "ecn_response": "immediate",
                      "dsack": true, "ack_timing": "linux",

@@ -224,6 +224,22 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "RFC 5681; Linux tcp_cong_control, tcp_is_cwnd_limited, tcp_cwnd_validate",
     ),
     f(
+        "flows[tcp].undo",
+        "bool",
+        "",
+        "",
+        "undo a window reduction that D-SACKs or timestamps prove spurious: cwnd and ssthresh back to their values before it",
+        "RFC 3708, RFC 3522, RFC 4015; Linux tcp_try_undo_recovery, tcp_try_undo_dsack, tcp_try_undo_partial, tcp_try_undo_loss",
+    ),
+    f(
+        "flows[tcp].frto",
+        "bool",
+        "",
+        "",
+        "F-RTO: after a timeout, new data instead of more retransmissions while the ACKs say the timeout may be spurious; undo if they prove it",
+        "RFC 5682 3 (SACK-enhanced); Linux tcp_enter_loss, tcp_process_loss (net.ipv4.tcp_frto = 2)",
+    ),
+    f(
         "flows[tcp].rate_halving_floor",
         "ssthresh, half_ssthresh",
         "",

@@ -123,6 +123,11 @@ pub struct TcpConfig {
     /// How the receiver times its ACKs (`fixed`, or Linux's quick-ACK mode
     /// and adaptive delayed-ACK timeout).
     pub ack_timing: receiver::AckTiming,
+    /// Undo of spurious window reductions (RFC 3708 by D-SACK, RFC 3522
+    /// by timestamps, the RFC 4015 response), as Linux's `tcp_try_undo_*`.
+    pub undo: bool,
+    /// F-RTO (RFC 5682 3, SACK-enhanced, Linux's `tcp_frto = 2`).
+    pub frto: bool,
 }
 
 #[cfg(test)]
@@ -170,6 +175,8 @@ impl TcpConfig {
             fine_timeout: fine_retx::FineTimeout::Rfc6298,
             dsack: false,
             ack_timing: receiver::AckTiming::Fixed,
+            undo: false,
+            frto: false,
         }
     }
 }

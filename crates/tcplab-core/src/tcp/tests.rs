@@ -671,6 +671,8 @@ mod prr_ns3_tests;
 
 mod cc_rtt_tests;
 mod cwr_tests;
+mod frto_tests;
 mod growth_tests;
 mod persist_tests;
 mod timeout_ssthresh_tests;
+mod undo_tests;

@@ -439,6 +439,9 @@ impl Conn {
             self.stats.retransmitted_segments += 1;
             self.stats.retransmitted_bytes += len;
             self.log(now, TcpEventKind::Retransmit, seq);
+            if self.keeps_undo() {
+                self.undo_retransmitted(now, end);
+            }
             if let Some(r) = &mut self.resent {
                 r.advance(self.tcb.snd_una);
                 r.add(seq, end);
@@ -521,59 +524,6 @@ impl Conn {
         self.emit(now, seq, end - seq, false, out);
         self.tcb.snd_nxt = self.tcb.snd_max;
         true
-    }
-
-    /// Pacing holds the next segment until `next_send`; arms the timer.
-    pub fn paced_out(&mut self, now: SimTime) -> bool {
-        if self.tcb.pacing_rate > 0.0 && self.next_send > now {
-            self.pace_deadline = Some(self.next_send);
-            return true;
-        }
-        false
-    }
-
-    /// Sends new data (and FIN) while min(cwnd, rwnd) allows, from snd_nxt
-    /// on, skipping SACKed data.
-    pub(super) fn send_window(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
-        // Limited transmit (RFC 3042): before a recovery starts, each of the
-        // first two duplicate ACKs lets one segment more out; cwnd stays.
-        let extra = if self.cfg.limited_transmit && self.tcb.ca_state == CaState::Disorder {
-            self.dupacks.min(2) as u64 * self.mss()
-        } else {
-            0
-        };
-        loop {
-            let wnd = (self.tcb.cwnd + extra).min(self.rwnd);
-            let limit = self.tcb.snd_una + wnd;
-            let mut seq = self.tcb.snd_nxt;
-            while let Some(end) = self.sb.sacked_until(seq) {
-                seq = end;
-            }
-            self.tcb.snd_nxt = seq;
-            if self.closing && seq == self.data_end {
-                if self.tcb.snd_max <= self.data_end || seq < self.tcb.snd_max {
-                    self.emit(now, seq, 0, true, out);
-                    self.tcb.snd_nxt = seq + 1;
-                }
-                return;
-            }
-            if seq >= self.data_end {
-                return;
-            }
-            let end = self.segment_end(seq);
-            let len = end - seq;
-            if len == 0 || seq + len > limit {
-                return; // no room for this segment yet (sender-side SWS avoidance)
-            }
-            if self.paced_out(now) {
-                return;
-            }
-            if extra > 0 && seq + len > self.tcb.snd_una + self.tcb.cwnd {
-                self.tcb.limited_sent += len;
-            }
-            self.emit(now, seq, len, false, out);
-            self.tcb.snd_nxt = end;
-        }
     }
 
     /// With RACK on, it marks what is lost now (RFC 8985 6.2), its

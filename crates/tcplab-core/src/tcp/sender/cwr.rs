@@ -95,6 +95,9 @@ fn start(p: &mut Prr, c: &mut Conn, now: SimTime, advanced: bool) {
     c.tcb.now = now;
     c.set_pipe(false);
     c.cc.on_state(&mut c.tcb, CaState::Cwr);
+    if c.keeps_undo() {
+        c.undo_enter_cwr();
+    }
     c.tcb.ssthresh = c.cc.ssthresh(&c.tcb, LossCause::Ecn);
     c.tcb.ca_state = CaState::Cwr;
     c.tcb.recover = c.tcb.snd_max;
@@ -123,6 +126,9 @@ fn start(p: &mut Prr, c: &mut Conn, now: SimTime, advanced: bool) {
 /// the recovery point and PRR's counts.
 fn to_recovery(p: &mut Prr, c: &mut Conn, now: SimTime) {
     c.cold.fast_retransmits += 1;
+    if c.keeps_undo() {
+        c.undo_enter_recovery(true);
+    }
     c.loss_episode(now);
     c.set_state(CaState::Recovery);
     c.log(now, TcpEventKind::FastRetransmit, c.tcb.snd_una);

@@ -37,6 +37,8 @@ pub struct ColdStats {
     pub ecn_reductions: u32,
     /// When the (last) SYN was sent: the handshake's RTT sample.
     pub syn_sent_at: SimTime,
+    /// What undoing a reduction needs, and F-RTO's state.
+    pub undo: super::undo::Undo,
 }
 
 /// A connection's counters, as the world reads them ([`super::Sender::stats`]).

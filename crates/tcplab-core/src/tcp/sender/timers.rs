@@ -53,6 +53,9 @@ impl Sender {
             f.last_reduction = now;
         }
         let first = c.rtt.backoffs() == 0;
+        if c.keeps_undo() {
+            c.undo_enter_loss(first);
+        }
         // RFC 5681 (4): a timeout's FlightSize is all that is in flight.
         c.tcb.limited_sent = 0;
         c.timeout_flight();
