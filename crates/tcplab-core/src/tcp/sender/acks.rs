@@ -91,6 +91,10 @@ impl Sender {
         let undone = undo_on && self.undo_new_ack(now, h, new_sack);
         let c = &mut self.c;
         match c.tcb.ca_state {
+            // After an undo the ACK is one of Open's: the window grows by
+            // what it delivered (Linux runs tcp_cong_control after
+            // tcp_fastretrans_alert's undo).
+            CaState::Open if undone => self.open_ack(now, &sample, cwr_echo),
             _ if undone => {}
             CaState::Open | CaState::Disorder => {
                 c.dupacks = 0;
