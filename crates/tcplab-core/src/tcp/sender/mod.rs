@@ -24,6 +24,7 @@ use conn::{Setup, SndState};
 mod conn;
 mod cwr;
 mod rack;
+mod reordering;
 mod signals;
 mod stats;
 mod timeout_ssthresh;
@@ -46,10 +47,11 @@ pub struct Sender {
 impl Sender {
     pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>, fine_retransmit: bool) -> Self {
         let recovery = Strategy::new(cfg.recovery, &cfg);
-        Sender {
-            c: Conn::new(cfg, cc, fine_retransmit),
-            recovery,
+        let mut c = Conn::new(cfg, cc, fine_retransmit);
+        if c.cfg.adaptive_reordering {
+            c.cold.reordering = Some(super::reordering::Reordering::new(c.cfg.dupthresh));
         }
+        Sender { c, recovery }
     }
 
     // ---- what the world reads ----------------------------------------------
@@ -283,6 +285,9 @@ impl Sender {
         let sacked_before = self.c.sb.sacked_bytes();
         if self.c.cfg.sack {
             if self.recovery.takes_sack(&self.c, ack > self.c.tcb.snd_una) {
+                if self.c.cfg.adaptive_reordering {
+                    self.c.reorder_on_ack(h);
+                }
                 for &(a, b) in h.sack_blocks() {
                     if b > ack && b <= self.c.tcb.snd_max {
                         self.c.sb.add(a.max(ack), b);
@@ -296,6 +301,9 @@ impl Sender {
         let c = &mut self.c;
         if let Some(r) = &mut c.rack {
             r.on_ack(now, ack.max(una_before), h.sack_blocks(), c.tcb.min_rtt);
+            if let Some(o) = &mut c.cold.reordering {
+                o.update_reo_wnd(now, r.newest_delivered());
+            }
             c.rack_detect_loss(now);
             let new_sack = c.sb.sacked_bytes() > sacked_before;
             let rack = c.rack.as_mut().expect("RACK is on");
@@ -336,6 +344,9 @@ impl Sender {
         }
         if is_dup || self.c.tcb.ca_state == CaState::Recovery {
             self.c.cc.after_ack(&mut self.c.tcb);
+        }
+        if self.c.cfg.adaptive_reordering {
+            self.c.reorder_after_ack(was_recovering);
         }
         self.try_send(now, out);
         self.schedule_probe(now);

@@ -37,6 +37,8 @@ pub struct ColdStats {
     pub ecn_reductions: u32,
     /// When the (last) SYN was sent: the handshake's RTT sample.
     pub syn_sent_at: SimTime,
+    /// The adaptive reordering state, with `adaptive_reordering`.
+    pub reordering: Option<Box<crate::tcp::reordering::Reordering>>,
 }
 
 /// A connection's counters, as the world reads them ([`super::Sender::stats`]).
