@@ -103,7 +103,8 @@ def test_udp_field_on_a_tcp_flow():
                "clock_granularity, rto, restart_after_idle, handshake, "
                "recovery_exit, recovery_exit_growth, rate_halving_floor, prr_form, "
                "timeout_ssthresh, dupthresh, "
-               "limited_transmit, rescue_retransmit, slow_start, rack, tlp, reno_recover_guard, "
+               "limited_transmit, rescue_retransmit, slow_start, rack, tlp, adaptive_reordering, "
+               "reno_recover_guard, "
                "fast_retransmit_restarts_rto, head_retransmit_restarts_rto, ecn, ecn_response, "
                "app)",
                "flows[0].rate")
