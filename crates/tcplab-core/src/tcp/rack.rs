@@ -74,8 +74,9 @@ pub struct Rack {
     reord: bool,
     sacked_segs: u32,
     /// When the most recently sent segment the ACK being processed
-    /// delivered was sent (for the reordering window's rounds).
-    ack_newest: Option<SimTime>,
+    /// delivered was sent (for the reordering window's rounds; ZERO: none,
+    /// or only the first flight, which Linux's round ignores too).
+    ack_newest: SimTime,
     /// The last detection marked a segment lost.
     pub newly_lost: bool,
     reo_deadline: Option<SimTime>,
@@ -162,7 +163,7 @@ impl Rack {
         blocks: &[(u64, u64)],
         min_rtt: Option<SimDuration>,
     ) {
-        self.ack_newest = None;
+        self.ack_newest = SimTime::ZERO;
         while let Some(s) = self.segs.front().copied() {
             if s.end > ack {
                 if s.start < ack {
@@ -196,7 +197,7 @@ impl Rack {
     /// RFC 8985 6.2 steps 2 and 3 for one newly delivered segment.
     fn delivered(&mut self, now: SimTime, s: &Seg, min_rtt: Option<SimDuration>) {
         let rtt = now - s.xmit;
-        self.ack_newest = Some(self.ack_newest.map_or(s.xmit, |t| t.max(s.xmit)));
+        self.ack_newest = self.ack_newest.max(s.xmit);
         if s.retrans {
             // The ACK may be for the original transmission: an RTT below
             // the smallest ever says so (Linux's tcp_rack_advance). RFC
@@ -270,7 +271,7 @@ impl Rack {
 
     /// When the most recently sent segment the last ACK delivered was sent.
     pub fn newest_delivered(&self) -> Option<SimTime> {
-        self.ack_newest
+        (self.ack_newest > SimTime::ZERO).then_some(self.ack_newest)
     }
 
     /// The end of the loss probe in progress (Linux's `tlp_high_seq`).

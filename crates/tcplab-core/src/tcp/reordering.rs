@@ -77,7 +77,8 @@ pub struct Reordering {
     /// Ranges retransmitted above snd_una (Linux's `TCPCB_EVER_RETRANS`).
     retx: Scoreboard,
     /// When the first retransmission since the connection was last without
-    /// one was sent (`tp->retrans_stamp`), in TSval units (nanoseconds).
+    /// one outstanding was sent (`tp->retrans_stamp`), in TSval units
+    /// (nanoseconds).
     retrans_stamp: Option<u64>,
     /// As the last ACK left the connection: Open or Disorder with at least
     /// `initial` segments SACKed (what a timeout asks), and the timeouts
@@ -200,7 +201,17 @@ impl Reordering {
         if !undone {
             self.persist = self.persist.saturating_sub(1);
         }
-        self.retrans_stamp = None;
+    }
+
+    /// Outside a recovery, once no retransmission is outstanding above
+    /// `una`, the next retransmission starts a new episode (Linux clears
+    /// `retrans_stamp` in the Open state; a retransmission still in flight
+    /// keeps it, as `tcp_any_retrans_done` does).
+    pub fn settled(&mut self, una: u64) {
+        self.retx.advance(una);
+        if self.retx.is_empty() {
+            self.retrans_stamp = None;
+        }
     }
 
     /// A D-SACK undid a recovery (`tcp_try_undo_dsack`): the widened window

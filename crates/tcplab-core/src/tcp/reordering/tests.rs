@@ -77,7 +77,11 @@ fn segments_sacked_or_retransmitted_are_not_fresh() {
     // Linux's tcp_packet_delayed: an echo older than the first
     // retransmission (TSval 5).
     assert!(o.delayed(4) && !o.delayed(5) && !o.delayed(0));
-    o.recovery_ended(false);
+    // A retransmission still outstanding keeps the episode's stamp; once
+    // the cumulative ACK passes it, the episode is over.
+    o.settled(3001);
+    assert!(o.delayed(4));
+    o.settled(4001);
     assert!(!o.delayed(4));
 }
 

@@ -301,8 +301,10 @@ impl Sender {
         let c = &mut self.c;
         if let Some(r) = &mut c.rack {
             r.on_ack(now, ack.max(una_before), h.sack_blocks(), c.tcb.min_rtt);
-            if let Some(o) = &mut c.cold.reordering {
-                o.update_reo_wnd(now, r.newest_delivered());
+            if c.cfg.adaptive_reordering {
+                if let Some(o) = &mut c.cold.reordering {
+                    o.update_reo_wnd(now, r.newest_delivered());
+                }
             }
             c.rack_detect_loss(now);
             let new_sack = c.sb.sacked_bytes() > sacked_before;

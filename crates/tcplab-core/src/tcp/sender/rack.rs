@@ -135,7 +135,11 @@ impl Conn {
         let dupthresh = self.dupthresh();
         if let Some(r) = &mut self.rack {
             let in_recovery = matches!(self.tcb.ca_state, CaState::Recovery | CaState::Loss);
-            let reo = self.cold.reordering.as_deref();
+            let reo = if self.cfg.adaptive_reordering {
+                self.cold.reordering.as_deref()
+            } else {
+                None
+            };
             let (min_rtt, srtt) = (self.tcb.min_rtt, self.tcb.srtt);
             r.detect_loss(now, in_recovery, dupthresh, min_rtt, srtt, reo);
         }

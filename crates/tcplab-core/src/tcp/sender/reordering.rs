@@ -74,13 +74,16 @@ impl Conn {
     pub(super) fn reorder_after_ack(&mut self, was_recovering: bool) {
         let state = self.tcb.ca_state;
         let sacked = self.sb.sacked_bytes().div_ceil(self.mss().max(1));
-        let timeouts = self.cold.timeouts;
+        let (timeouts, una) = (self.cold.timeouts, self.tcb.snd_una);
         let Some(o) = self.cold.reordering.as_deref_mut() else {
             return;
         };
         let recovering = matches!(state, CaState::Recovery | CaState::Loss);
         if was_recovering && !recovering {
             o.recovery_ended(false);
+        }
+        if !recovering {
+            o.settled(una);
         }
         let open = matches!(state, CaState::Open | CaState::Disorder);
         o.after_ack(open && sacked >= u64::from(o.initial), timeouts);
