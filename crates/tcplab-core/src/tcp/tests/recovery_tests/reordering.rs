@@ -114,3 +114,46 @@ fn a_partial_ack_for_the_original_of_a_retransmission_measures_the_hole() {
     assert_eq!(run(true), 4);
     assert_eq!(run(false), 3);
 }
+
+#[test]
+fn a_dsack_after_reordering_widens_rack_s_window_through_the_sender() {
+    // RACK (prr), ten segments sent at 100 ms, the handshake's RTT 100 ms.
+    // At 200 ms segment 7 is SACKed, then segment 3 (reordering: DupThresh
+    // 5, one event). RACK's timer (100 + 100 + 25 ms) marks 0-2 and 4-6
+    // lost: the recovery retransmits. The ACK of segments 0 to 3 then
+    // carries a D-SACK of segment 0 (RFC 2883 4.1.1: below the cumulative
+    // ACK), whose retransmission was one too many: RACK's window takes a
+    // second step on that same ACK (it delivers segments sent after the
+    // last step, none). (PRR had retransmitted segment 0 only: the ACK
+    // also fills segments 1 and 2, never retransmitted, below segment 7: a
+    // second reordering event.)
+    let run = |on: bool| {
+        let mut cfg = config(10);
+        cfg.recovery = Recovery::Prr;
+        cfg.sack = true;
+        cfg.rack = RackMode::On;
+        cfg.adaptive_reordering = on;
+        let mut f = Fix::established("newreno", cfg);
+        f.take();
+        f.advance(RTT);
+        f.sack(&[(7, 8)]);
+        f.sack(&[(3, 4), (7, 8)]);
+        f.timeout();
+        assert_eq!(f.state(), CaState::Recovery);
+        assert!(f.s.stats().retransmitted_segments >= 1);
+        f.advance(RTT);
+        let mut h = TcpHeader {
+            ack: seg(4),
+            flags: ACK,
+            wnd: 65_535,
+            nsack: 2,
+            ..TcpHeader::default()
+        };
+        h.sack[0] = (seg(0), seg(1));
+        h.sack[1] = (seg(7), seg(8));
+        f.s.on_segment(f.now, &h, &mut f.out);
+        f.s.reordering().map(|o| (o.seen, o.steps))
+    };
+    assert_eq!(run(true), Some((2, 2)));
+    assert_eq!(run(false), None);
+}
