@@ -208,6 +208,9 @@ impl Reordering {
     /// `retrans_stamp` in the Open state; a retransmission still in flight
     /// keeps it, as `tcp_any_retrans_done` does).
     pub fn settled(&mut self, una: u64) {
+        if self.retrans_stamp.is_none() {
+            return;
+        }
         self.retx.advance(una);
         if self.retx.is_empty() {
             self.retrans_stamp = None;

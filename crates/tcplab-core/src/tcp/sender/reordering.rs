@@ -32,10 +32,16 @@ impl Conn {
             return;
         };
         let mut degree = o.after_timeouts(self.cfg.dupthresh, timeouts);
+        if h.nsack == 0 && sb.is_empty() && !partial {
+            // Nothing SACKed before or now, no recovery: nothing to see
+            // (the common ACK, at the cost of these tests).
+            self.cfg.dupthresh = degree;
+            return;
+        }
         // Linux's tcp_highest_sack_seq before the ACK (prior_fack), and
-        // after its blocks.
-        let fack0 = sb.high_sacked().map_or(una, |e| e.max(una));
-        let mut fack = sb.high_sacked();
+        // the highest SACKed sequence after its blocks (0: none).
+        let mut fack = sb.high_sacked().unwrap_or(0);
+        let fack0 = fack.max(una);
         let mut low = u64::MAX;
         let dsack = dsack_block(h);
         if let Some((a, b)) = dsack {
@@ -50,17 +56,24 @@ impl Conn {
             if b <= ack || b > max {
                 continue;
             }
-            fack = Some(fack.map_or(b, |f| f.max(b)));
-            if let Some(x) = o.lowest_fresh(sb, a.max(ack), b.min(fack0)) {
-                low = low.min(x);
+            fack = fack.max(b);
+            let (from, to) = (a.max(ack), b.min(fack0));
+            if from < to {
+                if let Some(x) = o.lowest_fresh(sb, from, to) {
+                    low = low.min(x);
+                }
             }
         }
-        let fack_sack = fack.unwrap_or(ack);
-        degree = o.check(degree, low, fack_sack, mss);
+        if low != u64::MAX {
+            let fack_sack = if fack > 0 { fack } else { ack };
+            degree = o.check(degree, low, fack_sack, mss);
+        }
         // After the cumulative ACK: the highest SACKed sequence above it.
-        let fack_now = fack.filter(|&f| f > ack).unwrap_or(ack);
-        if let Some(x) = o.lowest_fresh(sb, una, ack).filter(|&x| x < fack0) {
-            degree = o.check(degree, x, fack_now, mss);
+        let fack_now = fack.max(ack);
+        if ack > una && una < fack0 {
+            if let Some(x) = o.lowest_fresh(sb, una, ack.min(fack0)) {
+                degree = o.check(degree, x, fack_now, mss);
+            }
         }
         if partial && o.delayed(ts_ecr) {
             degree = o.check(degree, una, fack_now, mss);
@@ -73,7 +86,8 @@ impl Conn {
     /// next ACK would find is noted.
     pub(super) fn reorder_after_ack(&mut self, was_recovering: bool) {
         let state = self.tcb.ca_state;
-        let sacked = self.sb.sacked_bytes().div_ceil(self.mss().max(1));
+        let open = matches!(state, CaState::Open | CaState::Disorder);
+        let (sb, mss) = (&self.sb, self.mss());
         let (timeouts, una) = (self.cold.timeouts, self.tcb.snd_una);
         let Some(o) = self.cold.reordering.as_deref_mut() else {
             return;
@@ -85,8 +99,8 @@ impl Conn {
         if !recovering {
             o.settled(una);
         }
-        let open = matches!(state, CaState::Open | CaState::Disorder);
-        o.after_ack(open && sacked >= u64::from(o.initial), timeouts);
+        let many = || sb.sacked_bytes().div_ceil(mss.max(1)) >= u64::from(o.initial);
+        o.after_ack(open && !sb.is_empty() && many(), timeouts);
     }
 }
 
