@@ -104,7 +104,8 @@ def test_udp_field_on_a_tcp_flow():
                "recovery_exit, recovery_exit_growth, cwnd_growth, undo, frto, "
                "rate_halving_floor, prr_form, "
                "timeout_ssthresh, dupthresh, "
-               "limited_transmit, rescue_retransmit, slow_start, rack, tlp, reno_recover_guard, "
+               "limited_transmit, rescue_retransmit, slow_start, rack, tlp, adaptive_reordering, "
+               "reno_recover_guard, "
                "fast_retransmit_restarts_rto, head_retransmit_restarts_rto, ecn, ecn_response, "
                "dsack, ack_timing, app)",
                "flows[0].rate")

@@ -340,6 +340,7 @@ class Network:
         slow_start: Literal["standard", "hystart", "hystart++"] | None = None,
         rack: bool | None = None,
         tlp: bool | None = None,
+        adaptive_reordering: bool | None = None,
         reno_recover_guard: bool | None = None,
         fast_retransmit_restarts_rto: bool | None = None,
         head_retransmit_restarts_rto: bool | None = None,
@@ -417,6 +418,10 @@ class Network:
             ecn: negotiate ECN (RFC 3168) so that queue disciplines with
                 ``ecn`` mark instead of dropping (default off; on for
                 ``"dctcp"``).
+            adaptive_reordering: Linux's adaptive reordering degree: the
+                duplicate ACKs a fast retransmit waits for rise, up to 300, to
+                the reordering the ACKs show, and RACK's reordering window
+                widens after D-SACKs (default off; on with ``profile="linux"``).
             ecn_response: how cwnd comes down after an ECN echo: ``"immediate"``
                 (RFC 3168, cwnd = ssthresh at once) or through a CWR state paced
                 by PRR as ``"linux"`` or ``"ns3"`` (3.44) does it (needs

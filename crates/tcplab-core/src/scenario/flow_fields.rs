@@ -56,6 +56,7 @@ impl FlowSpec {
             slow_start: None,
             rack: None,
             tlp: None,
+            adaptive_reordering: None,
             reno_recover_guard: None,
             fast_retransmit_restarts_rto: None,
             head_retransmit_restarts_rto: None,
@@ -111,6 +112,7 @@ impl FlowSpec {
             ("slow_start", self.slow_start.is_some()),
             ("rack", self.rack.is_some()),
             ("tlp", self.tlp.is_some()),
+            ("adaptive_reordering", self.adaptive_reordering.is_some()),
             ("reno_recover_guard", self.reno_recover_guard.is_some()),
             (
                 "fast_retransmit_restarts_rto",
@@ -172,6 +174,7 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
             "slow_start",
             "rack",
             "tlp",
+            "adaptive_reordering",
             "reno_recover_guard",
             "fast_retransmit_restarts_rto",
             "head_retransmit_restarts_rto",

@@ -481,6 +481,11 @@ pub struct FlowSpec {
     /// tcp: the tail loss probe, RFC 8985 (default on in the linux profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tlp: Option<bool>,
+    /// tcp: Linux's adaptive reordering degree (DupThresh raised by the
+    /// reordering ACKs show) and RACK reordering window (widened by
+    /// D-SACKs); default on in the linux profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adaptive_reordering: Option<bool>,
     /// tcp: reno's fast retransmit only above the last recovery point
     /// (ns-2's bugFix_; default on in the ns2 profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -283,6 +283,13 @@ row!(TLP: bool = tlp;
     Ns2 => rule("as rack", as_rack), "RFC 8985 7 (ns-2.35 has no TLP)";
     Inet => rule("as rack", as_rack), "RFC 8985 7 (INET has no TLP)";
 );
+row!(ADAPTIVE_REORDERING: bool = adaptive_reordering;
+    Paper => is(false), "RFC 5681 3.2 (a fixed DupThresh)";
+    Linux => is(true), "Linux tcp_check_sack_reordering (sysctl net.ipv4.tcp_max_reordering = 300), tcp_rack_update_reo_wnd (tcp_recovery bit 0x2 clear)";
+    Ns3 => is(false), "ns-3 3.44 ns3::TcpSocketBase::ReTxThreshold (fixed)";
+    Ns2 => is(false), "ns-2.35 Agent/TCP numdupacks_ (fixed; numdupacksFrac_ scales it with the window, not with reordering)";
+    Inet => is(false), "INET TCPConnection.h DUPTHRESH (fixed)";
+);
 row!(ECN_RESPONSE: EcnResponse = ecn_response;
     Paper => is(EcnResponse::Immediate), "RFC 3168 6.1.2";
     Linux => rule("linux with the prr recovery, else immediate", linux_with_prr), "Linux tcp_enter_cwr, tcp_cwnd_reduction";
@@ -456,6 +463,7 @@ pub static TABLE: &[&dyn Setting] = &[
     &PRR_FORM,
     &RACK,
     &TLP,
+    &ADAPTIVE_REORDERING,
     &ECN_RESPONSE,
     &QUICK_ACKS,
     &RTT_SAMPLING,

@@ -234,6 +234,7 @@ fn config(f: &FlowSpec, options: RecoveryOptions) -> Result<Config> {
         restart_after_idle: filled(f.restart_after_idle, "restart_after_idle")?,
         // (Checked to fit in 16 bits.)
         dupthresh: filled(f.dupthresh, "dupthresh")? as u16,
+        adaptive_reordering: filled(f.adaptive_reordering, "adaptive_reordering")?,
         limited_transmit: filled(f.limited_transmit, "limited_transmit")?,
         rescue_retransmit: filled(f.rescue_retransmit, "rescue_retransmit")?,
         rate_halving_floor,

@@ -214,7 +214,7 @@ mod tests {
                      "initial_rto": 1, "clock_granularity": 0.001, "rto": "linux",
                      "restart_after_idle": true, "handshake": true, "recovery_exit": "flight", "recovery_exit_growth": false, "cwnd_growth": "rfc", "undo": true, "frto": true, "rate_halving_floor": "ssthresh", "prr_form": "rfc9937", "timeout_ssthresh": "rfc5681", "dupthresh": 3, "limited_transmit": true,
                      "rescue_retransmit": false, "slow_start": "hystart",
-                     "rack": false, "tlp": false, "reno_recover_guard": false, "fast_retransmit_restarts_rto": false, "head_retransmit_restarts_rto": false, "ecn": true, "ecn_response": "immediate",
+                     "rack": false, "tlp": false, "adaptive_reordering": true, "reno_recover_guard": false, "fast_retransmit_restarts_rto": false, "head_retransmit_restarts_rto": false, "ecn": true, "ecn_response": "immediate",
                      "dsack": true, "ack_timing": "linux",
                      "app": {"kind": "onoff", "size": 1, "schedule": [[0, 1]], "load": 1,
                              "arrival_rate": 1, "sizes": "websearch", "until": 1}}]

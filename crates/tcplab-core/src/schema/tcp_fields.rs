@@ -312,6 +312,14 @@ pub(super) const TCP_OPTIONS: &[Field] = &[
         "RFC 8985 7 (Linux tcp_early_retrans = 3: linux profile)",
     ),
     f(
+        "flows[tcp].adaptive_reordering",
+        "bool",
+        "",
+        "",
+        "DupThresh rises to the reordering degree ACKs show (at most 300); RACK's reordering window widens by D-SACKs",
+        "Linux tcp_check_sack_reordering, tcp_rack_update_reo_wnd (linux profile)",
+    ),
+    f(
         "flows[tcp].reno_recover_guard",
         "bool",
         "",

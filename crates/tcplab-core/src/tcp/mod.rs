@@ -22,6 +22,7 @@ pub mod rack;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;
+pub mod reordering;
 pub mod rtt;
 pub mod rtt_timing;
 pub mod scoreboard;
@@ -71,8 +72,13 @@ pub struct TcpConfig {
     /// RFC 5681 4.1: after an idle period longer than the RTO, restart from
     /// the initial window.
     pub restart_after_idle: bool,
-    /// Duplicate ACKs that trigger fast retransmit.
+    /// Duplicate ACKs that trigger fast retransmit; with
+    /// `adaptive_reordering`, the connection's reordering degree, which
+    /// starts at the configured value (Linux's `tp->reordering`).
     pub dupthresh: u16,
+    /// Linux's adaptive reordering degree and RACK reordering window
+    /// ([`reordering`]).
+    pub adaptive_reordering: bool,
     /// RFC 3042 (RFC 5681 3.2 step 1): the first two duplicate ACKs each
     /// let one new segment out beyond cwnd.
     pub limited_transmit: bool,
@@ -156,6 +162,7 @@ impl TcpConfig {
             rto: rtt::RtoPolicy::Rfc6298,
             restart_after_idle: true,
             dupthresh: 3,
+            adaptive_reordering: false,
             limited_transmit: false,
             recovery_exit: RecoveryExit::Flight,
             recovery_exit_growth: false,

@@ -12,8 +12,10 @@
 //! A retransmission has its own send time, so a lost retransmission is
 //! found the same way, without a timeout. reo_wnd is min_RTT / 4 (capped at
 //! SRTT) until reordering is seen, except that it is 0 in a recovery and once
-//! DupThresh segments are SACKed (RFC 8985 6.2 step 4); tcplab's receivers
-//! send no DSACK, so the window does not adapt to DSACKs.
+//! DupThresh segments are SACKed (RFC 8985 6.2 step 4). With
+//! `adaptive_reordering`, the window is Linux's instead
+//! ([`super::reordering`]): gated by the reordering events the degree's
+//! detection counts, and widened in steps by D-SACKs.
 //!
 //! The tail loss probe: in the Open state with data in flight, a probe timer
 //! of 2 SRTT (plus 200 ms, the worst-case delayed ACK, when one segment is
@@ -27,6 +29,7 @@
 
 use std::collections::VecDeque;
 
+use super::reordering::Reordering;
 use crate::time::{SimDuration, SimTime};
 
 /// One segment in flight.
@@ -70,6 +73,10 @@ pub struct Rack {
     fack: u64,
     reord: bool,
     sacked_segs: u32,
+    /// When the most recently sent segment the ACK being processed
+    /// delivered was sent (for the reordering window's rounds; ZERO: none,
+    /// or only the first flight, which Linux's round ignores too).
+    ack_newest: SimTime,
     /// The last detection marked a segment lost.
     pub newly_lost: bool,
     reo_deadline: Option<SimTime>,
@@ -156,6 +163,7 @@ impl Rack {
         blocks: &[(u64, u64)],
         min_rtt: Option<SimDuration>,
     ) {
+        self.ack_newest = SimTime::ZERO;
         while let Some(s) = self.segs.front().copied() {
             if s.end > ack {
                 if s.start < ack {
@@ -189,6 +197,7 @@ impl Rack {
     /// RFC 8985 6.2 steps 2 and 3 for one newly delivered segment.
     fn delivered(&mut self, now: SimTime, s: &Seg, min_rtt: Option<SimDuration>) {
         let rtt = now - s.xmit;
+        self.ack_newest = self.ack_newest.max(s.xmit);
         if s.retrans {
             // The ACK may be for the original transmission: an RTT below
             // the smallest ever says so (Linux's tcp_rack_advance). RFC
@@ -215,7 +224,8 @@ impl Rack {
 
     /// RFC 8985 6.2 steps 4 and 5: marks lost what was sent before RACK's
     /// segment more than RACK.rtt + reo_wnd ago; arms the reordering timer
-    /// for the rest. `in_recovery`: fast or RTO recovery.
+    /// for the rest. `in_recovery`: fast or RTO recovery; `reo`: Linux's
+    /// adaptive window, with `adaptive_reordering`.
     pub fn detect_loss(
         &mut self,
         now: SimTime,
@@ -223,11 +233,14 @@ impl Rack {
         dupthresh: u32,
         min_rtt: Option<SimDuration>,
         srtt: Option<SimDuration>,
+        reo: Option<&Reordering>,
     ) {
         self.newly_lost = false;
         self.reo_deadline = None;
         let Some(rack_xmit) = self.xmit else { return };
-        let reo_wnd = if !self.reord && (in_recovery || self.sacked_segs >= dupthresh) {
+        let reo_wnd = if let Some(o) = reo {
+            o.rack_reo_wnd(in_recovery, self.sacked_segs, dupthresh, min_rtt, srtt)
+        } else if !self.reord && (in_recovery || self.sacked_segs >= dupthresh) {
             SimDuration::ZERO
         } else {
             let quarter = SimDuration::from_nanos(min_rtt.unwrap_or_default().as_nanos() / 4);
@@ -254,6 +267,16 @@ impl Rack {
         if !wait.is_zero() {
             self.reo_deadline = Some(now + wait);
         }
+    }
+
+    /// When the most recently sent segment the last ACK delivered was sent.
+    pub fn newest_delivered(&self) -> Option<SimTime> {
+        (self.ack_newest > SimTime::ZERO).then_some(self.ack_newest)
+    }
+
+    /// The end of the loss probe in progress (Linux's `tlp_high_seq`).
+    pub fn probe_end(&self) -> Option<u64> {
+        self.tlp_end
     }
 
     /// Some segment is marked lost and not retransmitted since.
@@ -404,10 +427,10 @@ mod tests {
         let mut r = sent(5);
         let min = Some(SimDuration::from_millis(100));
         r.on_ack(t(101), 0, &[(M, 2 * M)], min);
-        r.detect_loss(t(101), false, 3, min, min);
+        r.detect_loss(t(101), false, 3, min, min, None);
         assert!(!r.has_lost());
         assert_eq!(r.deadline(), Some(t(125)));
-        r.detect_loss(t(125), false, 3, min, min);
+        r.detect_loss(t(125), false, 3, min, min, None);
         assert!(r.newly_lost && r.has_lost());
         assert_eq!(r.next_lost(0), Some(0));
         // pipe: 2, 3, 4 in flight; 0 lost, 1 SACKed.
@@ -415,7 +438,35 @@ mod tests {
         // With DupThresh segments SACKed, reo_wnd = 0: lost at once.
         let mut r = sent(5);
         r.on_ack(t(103), 0, &[(M, 4 * M)], min);
-        r.detect_loss(t(103), false, 3, min, min);
+        r.detect_loss(t(103), false, 3, min, min, None);
+        assert!(r.has_lost());
+    }
+
+    #[test]
+    fn with_adaptive_reordering_the_window_is_linux_s_in_steps_of_a_quarter_min_rtt() {
+        // As above: segment 1 SACKed at 101 ms, RACK.rtt = 100 ms. One step
+        // (nothing seen, 1 SACK < DupThresh) is RFC 8985's 25 ms: lost at
+        // 125 ms.
+        let min = Some(SimDuration::from_millis(100));
+        let mut o = Reordering::new(3);
+        let mut r = sent(5);
+        r.on_ack(t(101), 0, &[(M, 2 * M)], min);
+        assert_eq!(r.newest_delivered(), Some(t(1)));
+        r.detect_loss(t(101), false, 3, min, min, Some(&o));
+        assert_eq!(r.deadline(), Some(t(125)));
+        // Reordering seen, then a D-SACK in a round trip: two steps, 50 ms.
+        o.check(3, 0, 4 * M, M);
+        o.on_dsack(M, M, 1, false);
+        o.update_reo_wnd(t(101), r.newest_delivered());
+        assert_eq!(o.steps, 2);
+        r.detect_loss(t(101), false, 3, min, min, Some(&o));
+        assert_eq!(r.deadline(), Some(t(150)));
+        // Linux's window stays open in a recovery once reordering is seen;
+        // before any is, it is 0 in a recovery (segment 0 is lost now).
+        r.detect_loss(t(101), true, 3, min, min, Some(&o));
+        assert_eq!(r.deadline(), Some(t(150)));
+        let fresh = Reordering::new(3);
+        r.detect_loss(t(101), true, 3, min, min, Some(&fresh));
         assert!(r.has_lost());
     }
 
@@ -428,14 +479,14 @@ mod tests {
         let mut r = sent(5);
         let min = Some(SimDuration::from_millis(100));
         r.on_ack(t(104), 0, &[(M, 5 * M)], min);
-        r.detect_loss(t(104), true, 3, min, min);
+        r.detect_loss(t(104), true, 3, min, min, None);
         assert_eq!(r.next_lost(0), Some(0));
         r.on_sent(t(130), 0, M, true);
         assert!(!r.has_lost());
         assert_eq!(r.pipe(), M);
         r.on_sent(t(131), 5 * M, 6 * M, false);
         r.on_ack(t(231), 0, &[(M, 6 * M)], min);
-        r.detect_loss(t(231), true, 3, min, min);
+        r.detect_loss(t(231), true, 3, min, min, None);
         assert_eq!(r.next_lost(0), Some(0));
         assert_eq!(r.pipe(), 0);
     }

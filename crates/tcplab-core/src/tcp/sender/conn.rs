@@ -446,6 +446,9 @@ impl Conn {
                 r.advance(self.tcb.snd_una);
                 r.add(seq, end);
             }
+            if let Some(o) = &mut self.cold.reordering {
+                o.on_retransmit(self.tcb.snd_una, seq, end, now.as_nanos());
+            }
         }
         if !self.cfg.timestamps && len > 0 {
             self.timing.on_sent(now, seq, end, retx);
@@ -524,16 +527,6 @@ impl Conn {
         self.emit(now, seq, end - seq, false, out);
         self.tcb.snd_nxt = self.tcb.snd_max;
         true
-    }
-
-    /// With RACK on, it marks what is lost now (RFC 8985 6.2), its
-    /// reordering window as the state allows.
-    pub(super) fn rack_detect_loss(&mut self, now: SimTime) {
-        let dupthresh = self.dupthresh();
-        if let Some(r) = &mut self.rack {
-            let in_recovery = matches!(self.tcb.ca_state, CaState::Recovery | CaState::Loss);
-            r.detect_loss(now, in_recovery, dupthresh, self.tcb.min_rtt, self.tcb.srtt);
-        }
     }
 
     /// Vegas: if the oldest unacknowledged segment is overdue, when it was

@@ -30,6 +30,7 @@ mod growth;
 mod info;
 mod persist;
 mod rack;
+mod reordering;
 mod send;
 mod signals;
 mod stats;
@@ -54,10 +55,11 @@ pub struct Sender {
 impl Sender {
     pub fn new(cfg: TcpConfig, cc: Box<dyn CongestionControl>, fine_retransmit: bool) -> Self {
         let recovery = Strategy::new(cfg.recovery, &cfg);
-        Sender {
-            c: Conn::new(cfg, cc, fine_retransmit),
-            recovery,
+        let mut c = Conn::new(cfg, cc, fine_retransmit);
+        if c.cfg.adaptive_reordering {
+            c.cold.reordering = Some(super::reordering::Reordering::new(c.cfg.dupthresh));
         }
+        Sender { c, recovery }
     }
 
     // ---- what the world reads ----------------------------------------------
@@ -292,6 +294,9 @@ impl Sender {
         self.c.undo_before_sack();
         if self.c.cfg.sack {
             if self.recovery.takes_sack(&self.c, ack > self.c.tcb.snd_una) {
+                if self.c.cfg.adaptive_reordering {
+                    self.c.reorder_on_ack(h);
+                }
                 for &(a, b) in h.sack_blocks() {
                     if b > ack && b <= self.c.tcb.snd_max {
                         self.c.sb.add(a.max(ack), b);
@@ -305,6 +310,11 @@ impl Sender {
         let c = &mut self.c;
         if let Some(r) = &mut c.rack {
             r.on_ack(now, ack.max(una_before), h.sack_blocks(), c.tcb.min_rtt);
+            if c.cfg.adaptive_reordering {
+                if let Some(o) = &mut c.cold.reordering {
+                    o.update_reo_wnd(now, r.newest_delivered());
+                }
+            }
             c.rack_detect_loss(now);
             let new_sack = c.sb.sacked_bytes() > sacked_before;
             let rack = c.rack.as_mut().expect("RACK is on");
@@ -349,6 +359,9 @@ impl Sender {
         }
         if is_dup || self.c.tcb.ca_state == CaState::Recovery {
             self.c.cc.after_ack(&mut self.c.tcb);
+        }
+        if self.c.cfg.adaptive_reordering {
+            self.c.reorder_after_ack(was_recovering);
         }
         self.try_send(now, out);
         self.schedule_probe(now);

@@ -4,7 +4,7 @@
 //! calls for, the probe timer, and what the reordering and probe timers do
 //! when they fire.
 
-use super::conn::SndState;
+use super::conn::{Conn, SndState};
 use super::{Sender, TcpEventKind};
 use crate::cc::{CaState, LossCause};
 use crate::tcp::rack::Fired;
@@ -124,5 +124,24 @@ impl Sender {
             }
         }
         self.schedule_probe(now);
+    }
+}
+
+impl Conn {
+    /// With RACK on, it marks what is lost now (RFC 8985 6.2), its
+    /// reordering window as the state allows (Linux's, with
+    /// `adaptive_reordering`).
+    pub(super) fn rack_detect_loss(&mut self, now: SimTime) {
+        let dupthresh = self.dupthresh();
+        if let Some(r) = &mut self.rack {
+            let in_recovery = matches!(self.tcb.ca_state, CaState::Recovery | CaState::Loss);
+            let reo = if self.cfg.adaptive_reordering {
+                self.cold.reordering.as_deref()
+            } else {
+                None
+            };
+            let (min_rtt, srtt) = (self.tcb.min_rtt, self.tcb.srtt);
+            r.detect_loss(now, in_recovery, dupthresh, min_rtt, srtt, reo);
+        }
     }
 }

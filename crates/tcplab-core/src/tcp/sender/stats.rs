@@ -39,6 +39,8 @@ pub struct ColdStats {
     pub syn_sent_at: SimTime,
     /// What undoing a reduction needs, and F-RTO's state.
     pub undo: super::undo::Undo,
+    /// The adaptive reordering state, with `adaptive_reordering`.
+    pub reordering: Option<Box<crate::tcp::reordering::Reordering>>,
 }
 
 /// A connection's counters, as the world reads them ([`super::Sender::stats`]).

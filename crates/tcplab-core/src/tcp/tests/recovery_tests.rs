@@ -473,6 +473,8 @@ mod sack1;
 
 mod ns2_vegas;
 
+mod reordering;
+
 #[test]
 fn with_recovery_exit_growth_the_ack_ending_prr_also_grows_the_window() {
     let grown = |on: bool| {
