@@ -46,7 +46,8 @@ def test_own_scripts_all_pass() -> None:
     bad = [(o.script, o.line, o.reason) for o in rep.outcomes if o.outcome != "pass"]
     assert not bad
     # Every assertion of the own scripts names fields tcplab keeps.
-    assert all(o.asserts_unchecked == 0 and o.asserts_checked > 0 for o in rep.outcomes)
+    assert all(o.asserts_unchecked == 0 for o in rep.outcomes)
+    assert sum(o.asserts_checked for o in rep.outcomes) >= 15
 
 
 def test_a_wrong_expectation_fails_at_its_line(tmp_path: Path) -> None:
@@ -141,10 +142,15 @@ def test_corpora_have_no_unexplained_failure() -> None:
     rep = run(CORPORA)
     s = rep.summary()
     assert s["scripts"] == 314 and s["errors"] == 0
+    # 2026-11-29: 62 pass, 7 known, 2 open, 8 the kernel's own failures.
+    assert s["passed"] >= 62, s
     unexplained = [(o.script, o.line, o.reason) for o in rep.outcomes if o.outcome == "fail"]
     assert not unexplained, f"{len(unexplained)} failures: {unexplained[:5]}"
     # Every feature skip names its reason; AccECN waits for the L4S issue.
     assert all(o.reason for o in rep.outcomes if o.outcome == "skip")
+    # The two accecn scripts that use plain RFC 3168 ECN run and pass.
+    plain = {"tcp_accecn_acc_ecn_disabled.pkt", "tcp_accecn_rfc3168_to_rfc3168.pkt"}
     accecn = [o for o in rep.outcomes if o.topic == "accecn"]
-    assert accecn and all(o.outcome == "skip" or o.script.endswith("to_rfc3168.pkt")
-                          for o in accecn)
+    assert len(accecn) == 58
+    assert all((o.outcome == "pass") if o.script in plain
+               else (o.outcome, o.reason) == ("skip", "AccECN: the L4S issue") for o in accecn)

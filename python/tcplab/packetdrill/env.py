@@ -160,6 +160,8 @@ class Env:
             text = " ".join(words)
             if re.search(r"\b(fq|fq_codel|netem)\b", text):
                 self.unmodelled.append(f"qdisc on the tun device ({text})")
+            elif re.search(r"\blimit 0\b", text):
+                self.unmodelled.append("a local qdisc that drops every packet (tc ... limit 0)")
             return
         if head in ("ip", "nstat", "echo", "cat", "grep", "true", "sleep", "ss", "printf",
                     "test", "[", "exit"):

@@ -5,7 +5,8 @@ Every script of the corpora (google/packetdrill's ``gtests/net/tcp`` and the ker
 (:mod:`tcplab.packetdrill`). A section per topic holds one row per script that ran: it
 passes when tcplab sends what the script expects. A failure the real kernel shares
 (bench/packetdrill_kernel.py's baseline) or one listed in ``KNOWN`` is reported as known,
-with its reason; skipped scripts are counted in the section's notes by reason.
+with its reason, and one listed in ``OPEN`` as an open miss; skipped scripts are counted
+in the section's notes by reason.
 """
 
 from __future__ import annotations
@@ -54,15 +55,17 @@ def sections(folder: Path) -> list[Section]:
         for o in outcomes:
             if o.outcome in ("skip", "error"):
                 continue
-            known = ""
+            known = open_ = ""
             if o.outcome == "kernel":
                 known = f"the real kernel does not pass it either ({o.kernel})"
             elif o.outcome == "known":
                 known = o.reason
+            elif o.outcome == "open":
+                open_ = o.reason
             ok = 1.0 if o.outcome == "pass" else 0.0
             point = o.script if o.line is None else f"{o.script}:{o.line}"
             sec.rows.append(Row(point, "script passes", ok, 1.0, bounds=(1.0, 1.0),
-                                known=known, unit=""))
+                                known=known, open=open_, unit=""))
             if o.outcome != "pass":
                 sec.notes.append(f"{point}: {' '.join(o.reason.split())}"
                                  + (f"; expected {' '.join(o.expected.split())}, sent "
