@@ -322,7 +322,10 @@ impl Receiver {
                 immediate = true; // a duplicate: tell the sender where we are
                 self.on_duplicate(s, e);
             } else if s > self.rcv_nxt {
-                self.on_out_of_order(s, e, ce);
+                if self.extras {
+                    self.on_out_of_order(s, e, ce);
+                }
+                self.insert_ooo(s, e);
                 immediate = true; // out of order: a dupACK with SACK info
             } else {
                 if self.extras {
@@ -381,7 +384,8 @@ impl Receiver {
         }
     }
 
-    /// A segment above RCV.NXT: a D-SACK of what it repeats, then held.
+    /// A segment above RCV.NXT, before it is held: a D-SACK of what it
+    /// repeats, and Linux's CE check.
     #[inline(never)]
     fn on_out_of_order(&mut self, s: u64, e: u64, ce: bool) {
         if let Some(d) = self.dsack.as_deref_mut() {
@@ -393,7 +397,6 @@ impl Receiver {
                 l.check_ce(ce);
             }
         }
-        self.insert_ooo(s, e);
     }
 
     /// An in-order segment starting at `s`, before RCV.NXT moves: a D-SACK

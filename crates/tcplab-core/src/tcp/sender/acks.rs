@@ -148,6 +148,7 @@ impl Sender {
 
     /// An ACK of new data in Open: an echo enters CWR (`cwr_echo`), or
     /// the window grows.
+    #[inline(always)]
     pub(super) fn open_ack(&mut self, now: SimTime, sample: &Ack, cwr_echo: bool) {
         if cwr_echo {
             self.cwr_enter(now, true);

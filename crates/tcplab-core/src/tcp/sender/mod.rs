@@ -420,6 +420,18 @@ impl Sender {
         }
         let idle = self.c.tcb.snd_una == self.c.tcb.snd_max;
         self.c.send_window(now, out);
+        // One branch on the common path: a flight before and after, and
+        // Linux's growth off.
+        if idle | (self.c.tcb.snd_una == self.c.tcb.snd_max) | self.c.cwnd_use.is_some() {
+            self.after_send(now, idle);
+        }
+    }
+
+    /// After sending from idle, into idle, or with Linux's growth: its
+    /// record of the window's use, and the persist timer.
+    #[cold]
+    #[inline(never)]
+    fn after_send(&mut self, now: SimTime, idle: bool) {
         if self.c.cwnd_use.is_some() {
             self.c.cwnd_validate();
         }
