@@ -178,6 +178,7 @@ impl Receiver {
         self.ecn.ok = self.ecn.wanted;
     }
 
+    #[inline]
     fn make_ack(&mut self, now: SimTime, flags: u8) -> TcpHeader {
         let mut h = TcpHeader {
             seq: if flags & SYN != 0 { 0 } else { 1 },
@@ -259,6 +260,24 @@ impl Receiver {
         ce: bool,
         acks: &mut Vec<TcpHeader>,
     ) -> u64 {
+        // Two copies of the segment's path: the common one compiled without
+        // D-SACK and Linux's timing (`extras` off), as it was before them.
+        if self.extras {
+            self.segment::<true>(now, seg, ce, acks)
+        } else {
+            self.segment::<false>(now, seg, ce, acks)
+        }
+    }
+
+    /// The segment's path, with D-SACK and Linux's timing when `EXTRAS`.
+    #[inline(always)]
+    fn segment<const EXTRAS: bool>(
+        &mut self,
+        now: SimTime,
+        seg: &TcpHeader,
+        ce: bool,
+        acks: &mut Vec<TcpHeader>,
+    ) -> u64 {
         if seg.has(SYN) {
             // A first or repeated SYN: (re)send the SYN-ACK.
             if self.state == RcvState::Listen {
@@ -276,7 +295,7 @@ impl Receiver {
                 SYN | ACK
             };
             acks.push(self.make_ack(now, flags));
-            if let Some(l) = self.linux.as_deref_mut() {
+            if let (true, Some(l)) = (EXTRAS, self.linux.as_deref_mut()) {
                 l.on_synack(now);
             }
             return 0;
@@ -298,7 +317,7 @@ impl Receiver {
                 }
                 self.ecn.echo |= ce;
             }
-            if let Some(l) = self.linux.as_deref_mut() {
+            if let (true, Some(l)) = (EXTRAS, self.linux.as_deref_mut()) {
                 if seg.has(CWR) {
                     l.accept_cwr(true);
                 }
@@ -306,7 +325,7 @@ impl Receiver {
         }
         if self.state == RcvState::SynReceived && seg.has(ACK) {
             self.state = RcvState::Established;
-            if let Some(l) = self.linux.as_deref_mut() {
+            if let (true, Some(l)) = (EXTRAS, self.linux.as_deref_mut()) {
                 l.on_established(now);
             }
         }
@@ -322,13 +341,13 @@ impl Receiver {
                 immediate = true; // a duplicate: tell the sender where we are
                 self.on_duplicate(s, e);
             } else if s > self.rcv_nxt {
-                if self.extras {
+                if EXTRAS {
                     self.on_out_of_order(s, e, ce);
                 }
                 self.insert_ooo(s, e);
                 immediate = true; // out of order: a dupACK with SACK info
             } else {
-                if self.extras {
+                if EXTRAS {
                     self.on_in_order(now, s, seg.len, ce);
                 }
                 let had_hole = !self.ooo.is_empty();
@@ -362,7 +381,7 @@ impl Receiver {
         if seg.len == 0 && !seg.has(FIN) {
             return delivered; // a pure ACK (the handshake's third segment)
         }
-        if self.extras && self.linux.is_some() {
+        if EXTRAS && self.linux.is_some() {
             self.linux_ack_check(now, immediate, acks);
         } else if immediate || self.unacked_segments >= self.cfg_delack {
             acks.push(self.make_ack(now, ACK));
