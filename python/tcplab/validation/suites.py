@@ -440,6 +440,8 @@ def annotate(sections: Iterable[Section]) -> None:
         return entry if isinstance(entry, tuple) else (entry, None)
 
     for s in sections:
+        if s.kind == "packetdrill":
+            continue  # its rows carry their own reasons (tcplab.packetdrill.report)
         known, kpoints = split(KNOWN.get((s.kind, s.name), ""))
         open_, opoints = split(OPEN.get((s.kind, s.name), ""))
         for r in s.rows:
