@@ -141,9 +141,6 @@ impl Sender {
             c.rto_deadline = None;
             c.log(now, TcpEventKind::Closed, ack);
         }
-        if self.c.tcb.snd_una == self.c.tcb.snd_max {
-            self.check_persist(now);
-        }
     }
 
     /// An ACK of new data in Open: an echo enters CWR (`cwr_echo`), or

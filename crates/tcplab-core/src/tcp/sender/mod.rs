@@ -285,6 +285,12 @@ impl Sender {
             return; // acknowledges something never sent
         }
         self.c.rwnd = (h.wnd as u64) << self.c.peer_shift;
+        if self.c.tcb.snd_una == self.c.tcb.snd_max && self.c.rto_deadline.is_some() {
+            // The persist timer, nothing in flight: the window this ACK
+            // brings decides anew (Linux's tcp_ack_probe); data it lets out
+            // starts a fresh retransmission timer.
+            self.c.rto_deadline = None;
+        }
         self.c.ecn.echo = self.c.ecn.ok && h.has(ECE);
         let was_recovering = matches!(self.c.tcb.ca_state, CaState::Recovery | CaState::Loss);
         self.c.ack_rtt = None;
@@ -418,30 +424,23 @@ impl Sender {
         if state == CaState::Loss && self.c.rack.is_some() {
             self.loss_retransmit(now, out);
         }
-        let idle = self.c.tcb.snd_una == self.c.tcb.snd_max;
         self.c.send_window(now, out);
-        // One branch on the common path: a flight before and after, and
-        // Linux's growth off.
-        if idle | (self.c.tcb.snd_una == self.c.tcb.snd_max) | self.c.cwnd_use.is_some() {
-            self.after_send(now, idle);
+        // One branch on the common path: a flight left, Linux's growth off.
+        if (self.c.tcb.snd_una == self.c.tcb.snd_max) | self.c.cwnd_use.is_some() {
+            self.after_send(now);
         }
     }
 
-    /// After sending from idle, into idle, or with Linux's growth: its
-    /// record of the window's use, and the persist timer.
+    /// After sending into idle, or with Linux's growth: its record of the
+    /// window's use, and the persist timer.
     #[cold]
     #[inline(never)]
-    fn after_send(&mut self, now: SimTime, idle: bool) {
+    fn after_send(&mut self, now: SimTime) {
         if self.c.cwnd_use.is_some() {
             self.c.cwnd_validate();
         }
         if self.c.tcb.snd_una == self.c.tcb.snd_max {
             self.check_persist(now);
-        } else if idle && self.c.rto_deadline.is_some() {
-            // The first data after a stall: the persist timer becomes the
-            // retransmission timer, from now (Linux tcp_event_new_data_sent
-            // rearms it when nothing was in flight).
-            self.c.arm_rto(now);
         }
     }
 }
