@@ -513,7 +513,6 @@ mod tests {
                 now: d.tcb.now,
                 bytes_acked: MSS,
                 segments_acked: 1,
-
                 grow_segments: 1,
                 is_dup: false,
                 rtt: None,

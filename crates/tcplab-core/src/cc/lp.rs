@@ -472,7 +472,6 @@ mod tests {
             now: d.tcb.now,
             bytes_acked: MSS,
             segments_acked: 1,
-
             grow_segments: 1,
             is_dup: false,
             rtt: Some(ms(now - ts.map_or(now - 100, |t| t.1))),
@@ -566,7 +565,6 @@ mod tests {
             now: d.tcb.now,
             bytes_acked: 0,
             segments_acked: 0,
-
             grow_segments: 0,
             is_dup: true,
             rtt: None,
@@ -711,7 +709,6 @@ mod tests {
             now: d.tcb.now,
             bytes_acked: MSS,
             segments_acked: 1,
-
             grow_segments: 1,
             is_dup: false,
             rtt: Some(ms(100)),

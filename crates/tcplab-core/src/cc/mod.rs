@@ -509,7 +509,6 @@ pub(crate) mod testing {
                 now: self.tcb.now,
                 bytes_acked: segments as u64 * self.tcb.mss,
                 segments_acked: segments,
-
                 grow_segments: segments,
                 is_dup: false,
                 rtt,
@@ -533,7 +532,6 @@ pub(crate) mod testing {
                 now: self.tcb.now,
                 bytes_acked: segments as u64 * self.tcb.mss,
                 segments_acked: segments,
-
                 grow_segments: segments,
                 is_dup: false,
                 rtt: None,
@@ -573,7 +571,6 @@ pub(crate) mod testing {
                 now: self.tcb.now,
                 bytes_acked: 0,
                 segments_acked: 0,
-
                 grow_segments: 0,
                 is_dup: true,
                 rtt: None,

@@ -451,7 +451,6 @@ mod tests {
             now: d.tcb.now,
             bytes_acked: segs as u64 * MSS,
             segments_acked: segs,
-
             grow_segments: segs,
             is_dup: false,
             rtt: Some(ms(rtt)),

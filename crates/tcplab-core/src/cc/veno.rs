@@ -246,7 +246,6 @@ mod tests {
             now: crate::time::SimTime::ZERO,
             bytes_acked: 0,
             segments_acked: 0,
-
             grow_segments: 0,
             is_dup: true,
             rtt,

@@ -467,7 +467,6 @@ mod tests {
             now: SimTime::ZERO + SimDuration::from_millis(ms),
             bytes_acked: bytes,
             segments_acked: bytes.div_ceil(MSS) as u32,
-
             grow_segments: bytes.div_ceil(MSS) as u32,
             is_dup: dup,
             rtt: None,
