@@ -63,12 +63,9 @@ class Env:
     slow_start_after_idle: bool = True
     rmem: tuple[int, int, int] = (4096, 131072, 6291456)
     rmem_max: int = 212992
-    #: TSO or GSO on the tun device: Linux hands it one large segment per burst.
-    tso: bool = True
-    #: Socket options: TCP_MAXSEG, SO_RCVBUF, TCP_NODELAY.
+    #: Socket options: TCP_MAXSEG, SO_RCVBUF.
     maxseg: int | None = None
     rcvbuf: int | None = None
-    nodelay: bool = False
     #: Why the script cannot run here: a setting tcplab does not model.
     unmodelled: list[str] = field(default_factory=list)
     #: Settings read and ignored, for the report.
@@ -149,12 +146,6 @@ class Env:
                 if "=" in w:
                     name, _, value = w.partition("=")
                     self.sysctl(name.replace("/", ".").rsplit("ipv4.", 1)[-1], value)
-            return
-        if head == "ethtool" and "-K" in words:
-            pairs = words[words.index("-K") + 2:]
-            for k, v in zip(pairs[::2], pairs[1::2], strict=False):
-                if k in ("tso", "gso") and v == "off":
-                    self.tso = False
             return
         if head == "tc":
             text = " ".join(words)

@@ -102,8 +102,6 @@ class Runner:
         self.state = "closed"
         self.peer: _Peer | None = None
         self.syn_at_us = 0
-        self.writes: list[int] = []
-        self.written = 0
         self.read_bytes = 0
         self.listen_fd: int | None = None
         self.conn_fd: int | None = None
@@ -122,10 +120,7 @@ class Runner:
 
     def _pull(self) -> None:
         for t in self.d.take():
-            out = wire.Out.from_core(t)
-            if out.length and any(out.seq < b <= out.end for b in self.writes):
-                out.flags |= wire.PSH
-            self.queue.append(out)
+            self.queue.append(wire.Out.from_core(t))
 
     def advance(self, until_us: int, inclusive: bool = False) -> None:
         """Fires the connection's timers due before ``until_us`` (or at it)."""
@@ -413,8 +408,6 @@ class Runner:
                     raise Skip(why)
             if want is None or want < 0:
                 raise Skip(f"{name} that fails or blocks (send buffer limits)")
-            self.written += want
-            self.writes.append(self.written + 1)
             self.d.write(now, want)
             self._pull()
             return
@@ -479,11 +472,11 @@ class Runner:
                     raise Fail(line, f"getsockopt TCP_MAXSEG: {have}", str(_int(val)), str(have))
                 return
             raise Skip(_SKIP_SOCKOPTS.get(name, f"getsockopt {name}"))
-        if name in ("SO_REUSEADDR", "SO_SNDBUF", "SO_KEEPALIVE", "SO_REUSEPORT"):
+        # Read and ignored: tcplab models no send buffer and no Nagle (it
+        # never holds a small segment back, as with TCP_NODELAY).
+        if name in ("SO_REUSEADDR", "SO_SNDBUF", "SO_KEEPALIVE", "SO_REUSEPORT", "TCP_NODELAY"):
             return
-        if name == "TCP_NODELAY":
-            self.env.nodelay = bool(_int(val))
-        elif name == "TCP_MAXSEG":
+        if name == "TCP_MAXSEG":
             self.env.maxseg = _int(val)
             self.local_mss = self.env.local_mss()
         elif name == "SO_RCVBUF":

@@ -155,7 +155,7 @@ def merge(queue: list[Out], want_end: int, aggregate: bool) -> Out:
         return first
     while (first.end < want_end and queue and queue[0].half == first.half
            and queue[0].seq == first.end and queue[0].length > 0
-           and queue[0].flags & ~(PSH | FIN) == first.flags & ~(PSH | FIN)
+           and queue[0].flags & ~FIN == first.flags & ~FIN
            and queue[0].end <= want_end):
         nxt = queue.pop(0)
         first.length += nxt.length
