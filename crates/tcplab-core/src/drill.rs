@@ -47,6 +47,13 @@ pub struct Drill {
     written: u64,
     /// The sender has not yet seen the ACK of its SYN (passive open).
     awaiting_ack: bool,
+    /// Ends of records (MSG_EOR) the sender has not reached yet, as
+    /// sequence numbers: its data is held at the first, so that no new
+    /// segment crosses it.
+    records: std::collections::VecDeque<u64>,
+    /// The application closed while records were still held: the FIN
+    /// follows once the last is released.
+    close_pending: bool,
 }
 
 impl Drill {
@@ -183,6 +190,7 @@ impl Drill {
         let snd = self.snd.as_mut().expect("open");
         snd.on_segment(now, h, &mut self.scratch);
         self.push_sent(now);
+        self.refeed(now);
     }
 
     /// Segments from the sender, carrying the receiver's ACK.
@@ -205,21 +213,76 @@ impl Drill {
         }
     }
 
-    /// The application wrote `bytes` more.
-    pub fn write(&mut self, now: SimTime, bytes: u64) {
+    /// The application wrote `bytes` more; `eor` ends a record with them
+    /// (MSG_EOR: Linux then appends nothing to the skb that holds the
+    /// record's end, so no segment crosses it).
+    pub fn write(&mut self, now: SimTime, bytes: u64, eor: bool) {
         self.written += bytes;
-        if let Some(s) = self.snd.as_mut() {
-            s.set_app_limit(now, self.written, &mut self.scratch);
-            self.push_sent(now);
+        if eor {
+            let end = self.written + 1;
+            self.records.push_back(end);
+            if let Some(s) = self.snd.as_mut() {
+                s.mark_record_end(end);
+            }
+        }
+        self.feed(now);
+    }
+
+    /// Gives the sender the data written, up to the first record end it
+    /// has not reached; once it sends up to that end, the next, at the
+    /// same instant. A FIN the application asked for follows the last.
+    fn feed(&mut self, now: SimTime) {
+        let Some(s) = self.snd.as_mut() else { return };
+        loop {
+            let sent = s.tcb().snd_max;
+            while self.records.front().is_some_and(|&b| b <= sent) {
+                self.records.pop_front();
+            }
+            let end = self.records.front().copied().unwrap_or(self.written + 1);
+            s.set_app_limit(now, end - 1, &mut self.scratch);
+            if self.records.is_empty() || s.tcb().snd_max < end {
+                break;
+            }
+        }
+        if self.close_pending && self.records.is_empty() {
+            self.close_pending = false;
+            s.close(now, &mut self.scratch);
+        }
+        self.push_sent(now);
+    }
+
+    /// After a segment or a timer: the sender may have reached a record's
+    /// end it is held at.
+    fn refeed(&mut self, now: SimTime) {
+        if !self.records.is_empty() {
+            self.feed(now);
         }
     }
 
     /// The application closed its sending side (`close` or `shutdown`).
     pub fn close(&mut self, now: SimTime) {
+        if !self.records.is_empty() {
+            self.close_pending = true;
+            self.feed(now);
+            return;
+        }
         if let Some(s) = self.snd.as_mut() {
             s.set_app_limit(now, self.written, &mut self.scratch);
             s.close(now, &mut self.scratch);
             self.push_sent(now);
+        }
+    }
+
+    /// The connection is gone (no timers, nothing more sent or received).
+    /// With `send_rst` this end aborted it (`close` with data unread, as
+    /// Linux's `tcp_close` does) and a RST|ACK leaves; without, it died
+    /// quietly (Linux's `tcp_write_err`, e.g. on TCP_USER_TIMEOUT).
+    pub fn reset(&mut self, now: SimTime, send_rst: bool) {
+        if let (Some(s), Some(r)) = (self.snd.take(), self.rcv.take()) {
+            if send_rst {
+                let h = r.reset_header(now, s.tcb().snd_nxt.max(1));
+                self.out.push((now, Half::Sender, h));
+            }
         }
     }
 
@@ -256,6 +319,7 @@ impl Drill {
             }
             self.push_acks(now);
         }
+        self.refeed(now);
     }
 
     /// What left since the last call, with when and from which half.

@@ -143,10 +143,11 @@ impl PyDrill {
         })
     }
 
-    fn write(&mut self, py: Python<'_>, now: u64, bytes: u64) -> PyResult<()> {
+    #[pyo3(signature = (now, bytes, eor=false))]
+    fn write(&mut self, py: Python<'_>, now: u64, bytes: u64, eor: bool) -> PyResult<()> {
         let d = &mut self.d;
         caught(py, || {
-            d.write(SimTime::from_nanos(now), bytes);
+            d.write(SimTime::from_nanos(now), bytes, eor);
             Ok(())
         })
     }
@@ -157,6 +158,11 @@ impl PyDrill {
             d.close(SimTime::from_nanos(now));
             Ok(())
         })
+    }
+
+    /// The connection is gone; with `send_rst` a RST|ACK leaves.
+    fn reset(&mut self, now: u64, send_rst: bool) {
+        self.d.reset(SimTime::from_nanos(now), send_rst);
     }
 
     /// The earliest armed timer (ns), or None.

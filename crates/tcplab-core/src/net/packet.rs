@@ -60,6 +60,8 @@ pub struct Packet {
 
 /// SYN flag.
 pub const SYN: u8 = 0x02;
+/// RST flag.
+pub const RST: u8 = 0x04;
 /// ACK flag.
 pub const ACK: u8 = 0x10;
 /// ECN-Echo (RFC 3168): set on ACKs (and in a SYN with CWR, or alone in a

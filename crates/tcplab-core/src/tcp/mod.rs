@@ -36,7 +36,7 @@ use serde::Serialize;
 
 use crate::time::SimDuration;
 
-pub use crate::net::packet::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, SYN};
+pub use crate::net::packet::{TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, RST, SYN};
 
 /// Everything that configures one TCP connection, resolved from the
 /// scenario (see `docs/tcp.md` for defaults and their provenance).

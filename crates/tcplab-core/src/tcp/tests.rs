@@ -674,5 +674,6 @@ mod cwr_tests;
 mod frto_tests;
 mod growth_tests;
 mod persist_tests;
+mod tail_tests;
 mod timeout_ssthresh_tests;
 mod undo_tests;

@@ -30,7 +30,7 @@ pub mod dsack;
 
 pub use ato::AckTiming;
 
-use super::{sack_options, TcpConfig, TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, SYN};
+use super::{sack_options, TcpConfig, TcpHeader, ACK, CWR, ECE, FIN, MAX_SACK_BLOCKS, RST, SYN};
 use crate::time::SimTime;
 
 /// `Receiver::fin_seq` before a FIN arrives.
@@ -176,6 +176,23 @@ impl Receiver {
         self.rcv_nxt = 1;
         self.last_ack_sent = 1;
         self.ecn.ok = self.ecn.wanted;
+    }
+
+    /// The RST|ACK this end sends when it aborts the connection (Linux's
+    /// `tcp_send_active_reset`, e.g. on `close` with data unread): sequence
+    /// `seq`, the ACK of what arrived, the window and the timestamps every
+    /// segment carries, no SACK blocks.
+    pub fn reset_header(&self, now: SimTime, seq: u64) -> TcpHeader {
+        TcpHeader {
+            seq,
+            ack: self.rcv_nxt,
+            flags: RST | ACK,
+            wnd: self.wnd_field,
+            opt_len: self.base_opts,
+            ts_val: if self.timestamps { now.as_nanos() } else { 0 },
+            ts_ecr: if self.timestamps { self.ts_recent } else { 0 },
+            ..TcpHeader::default()
+        }
     }
 
     #[inline]

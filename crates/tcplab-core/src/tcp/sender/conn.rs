@@ -488,11 +488,15 @@ impl Conn {
     }
 
     /// The end of the segment that starts at `seq`: at most one MSS, not past
-    /// the data, not into SACKed data.
+    /// the data, not into SACKed data; a retransmission not across the end
+    /// of a record.
     pub fn segment_end(&self, seq: u64) -> u64 {
         let mut end = (seq + self.mss()).min(self.data_end);
         if seq < self.tcb.snd_max {
             end = end.min(self.tcb.snd_max);
+            if let Some(&b) = self.cold.records.iter().find(|&&b| b > seq) {
+                end = end.min(b);
+            }
         }
         if let Some(&(a, _)) = self.sb.ranges().iter().find(|&&(a, _)| a > seq) {
             end = end.min(a);

@@ -209,6 +209,17 @@ impl Sender {
         self.schedule_probe(now);
     }
 
+    /// The application's record ends at sequence number `end` (MSG_EOR): no
+    /// retransmission crosses it. New data is held at a record's end by the
+    /// caller, which raises the limit past it once the record is sent (the
+    /// packetdrill harness, [`crate::drill::Drill::write`]).
+    pub fn mark_record_end(&mut self, end: u64) {
+        let una = self.c.tcb.snd_una;
+        let records = &mut self.c.cold.records;
+        records.retain(|&b| b > una);
+        records.push(end);
+    }
+
     /// Freezes the application data at what has been sent so far (an OFF
     /// period of an ON/OFF source): nothing new is sent until more is written.
     pub fn pause_app(&mut self) {
@@ -218,8 +229,13 @@ impl Sender {
     /// The application closes: a FIN follows the last data.
     pub fn close(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         self.c.tcb.now = now;
+        if !self.c.closing {
+            self.c.cold.fin_alone = self.c.tcb.snd_max >= self.c.data_end;
+        }
         self.c.closing = true;
         self.try_send(now, out);
+        // The FIN counts as the flight's last segment for the loss probe.
+        self.schedule_probe(now);
     }
 
     // ---- ACK processing ---------------------------------------------------

@@ -108,6 +108,12 @@ impl Sender {
                     c.emit(now, seq, end - seq, false, out);
                     c.tcb.snd_nxt = c.tcb.snd_max;
                     (seq, false)
+                } else if c.closing && c.cold.fin_alone && c.tcb.snd_max > c.data_end {
+                    // The FIN went out alone, after all the data: it is the
+                    // last segment (Linux's FIN-only skb at the tail of the
+                    // write queue), and the probe sends it again.
+                    c.retransmit(now, c.data_end, out);
+                    (c.data_end, true)
                 } else {
                     let Some(s) = c.rack.as_ref().and_then(|r| r.last_unsacked()) else {
                         return;

@@ -41,6 +41,15 @@ pub struct ColdStats {
     pub undo: super::undo::Undo,
     /// The adaptive reordering state, with `adaptive_reordering`.
     pub reordering: Option<Box<crate::tcp::reordering::Reordering>>,
+    /// Where the application's records end (Linux's MSG_EOR): sequence
+    /// numbers no retransmitted segment crosses, as no skb of Linux's does.
+    /// Empty unless a harness marks them ([`super::Sender::mark_record_end`]).
+    pub records: Vec<u64>,
+    /// The application closed after all its data had been sent: the FIN
+    /// is a segment of its own, the tail a loss probe resends (Linux's
+    /// `tcp_send_fin` adds a FIN-only skb; before that, it sets FIN on the
+    /// last skb not yet sent).
+    pub fin_alone: bool,
 }
 
 /// A connection's counters, as the world reads them ([`super::Sender::stats`]).
