@@ -137,13 +137,40 @@ def test_python_api() -> None:
     assert rep.summary()["passed"] == 1
 
 
+#: Corpus scripts that pass through one mechanism each: switching it off fails them.
+MUST_PASS = {
+    # A RST answers a segment for a socket that is gone (RFC 793 3.4).
+    "close/close-on-syn-sent.pkt": "no RST at close in SYN_SENT; the SYN-ACK then gets one",
+    "close/close-remote-fin-then-close.pkt": "LAST_ACK ends at the ACK of the FIN",
+    # close() with data unread sends a RST carrying timestamps (tcp_send_active_reset).
+    "ts_recent/reset_tsval.pkt": "RST|ACK on close with data unread",
+    # Writes after SHUT_WR fail with EPIPE; the FIN is the loss probe's tail.
+    "shutdown/shutdown-wr-close.pkt": "EPIPE after SHUT_WR",
+    "shutdown/shutdown-rdwr-write-queue-close.pkt": "the probe resends the lone FIN",
+    # Data after close() in FIN_WAIT1 gets a RST; the FIN gets a loss probe.
+    "user_timeout/user_timeout.pkt": "TLP of the FIN, RST on data after close",
+    # TCP_INQ's control message: bytes left, 1 once the FIN arrived and all is read.
+    "inq/server.pkt": "TCP_CM_INQ", "inq/client.pkt": "TCP_CM_INQ",
+    # MSG_EOR: no segment, new or retransmitted, crosses a record's end.
+    "eor/no-coalesce-subsequent.pkt": "records of 400 bytes sent apart",
+    "eor/no-coalesce-retrans.pkt": "retransmissions split at record ends",
+    "eor/no-coalesce-large.pkt": "a record longer than a segment",
+    # IP_TOS and IP_MTU_DISCOVER change nothing TCP does.
+    "sack/sack-route-refresh-ip-tos.pkt": "SACKed data is not resent",
+}
+
+
 @needs_corpora
 def test_corpora_have_no_unexplained_failure() -> None:
     rep = run(CORPORA)
     s = rep.summary()
     assert s["scripts"] == 314 and s["errors"] == 0
-    # 2026-11-29: 62 pass, 7 known, 2 open, 8 the kernel's own failures.
-    assert s["passed"] >= 62, s
+    # 2026-11-29: 86 pass, 7 known, 2 open, 9 the kernel's own failures.
+    assert s["passed"] >= 86, s
+    by_name = {o.script: o for o in rep.outcomes}
+    bad = {k: (by_name[k].outcome, by_name[k].reason) for k in MUST_PASS
+           if by_name[k].outcome != "pass"}
+    assert not bad, bad
     unexplained = [(o.script, o.line, o.reason) for o in rep.outcomes if o.outcome == "fail"]
     assert not unexplained, f"{len(unexplained)} failures: {unexplained[:5]}"
     # Every feature skip names its reason; AccECN waits for the L4S issue.

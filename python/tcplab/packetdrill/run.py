@@ -17,19 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tcplab.packetdrill import tcpinfo, wire
+from tcplab.packetdrill.calls import Calls, _int
 from tcplab.packetdrill.env import Env
+from tcplab.packetdrill.errors import Fail, Skip
 from tcplab.packetdrill.script import (
-    Array,
     Assertion,
     Command,
-    Elided,
     Event,
-    Expr,
     IcmpPacket,
-    Int,
-    Name,
     Script,
-    Str,
     Syscall,
     TcpPacket,
     UdpPacket,
@@ -41,38 +37,6 @@ ORIGIN_NS = 1_000_000_000
 PATIENCE_US = 10_000_000
 
 
-class Skip(Exception):
-    """The script uses something tcplab does not model: the reason."""
-
-
-class Fail(Exception):
-    """The first line where the connection and the script disagree."""
-
-    def __init__(self, line: int, reason: str, expected: str | None = None,
-                 actual: str | None = None) -> None:
-        super().__init__(reason)
-        self.line, self.reason, self.expected, self.actual = line, reason, expected, actual
-
-
-_SKIP_SOCKOPTS = {
-    "TCP_CORK": "TCP_CORK", "TCP_INQ": "TCP_INQ", "TCP_NOTSENT_LOWAT": "TCP_NOTSENT_LOWAT",
-    "TCP_USER_TIMEOUT": "TCP_USER_TIMEOUT", "IP_TOS": "IP_TOS (the ECN bits set by hand)",
-    "IP_MTU_DISCOVER": "path MTU discovery", "TCP_INFO": "TCP_INFO read by getsockopt",
-    "SO_LINGER": "SO_LINGER", "TCP_REPAIR": "TCP_REPAIR", "TCP_SAVE_SYN": "TCP_SAVE_SYN",
-    "TCP_DEFER_ACCEPT": "TCP_DEFER_ACCEPT", "TCP_QUICKACK": "TCP_QUICKACK",
-    "SO_MAX_PACING_RATE": "SO_MAX_PACING_RATE (pacing: issue 55)",
-    "TCP_TX_DELAY": "TCP_TX_DELAY",
-}
-
-
-def _int(e: Expr) -> int | None:
-    if isinstance(e, Int):
-        return e.value
-    if isinstance(e, Array) and len(e.items) == 1:
-        return _int(e.items[0])
-    return None
-
-
 @dataclass
 class _Peer:
     """What the handshake agreed."""
@@ -82,7 +46,7 @@ class _Peer:
     shift: int
 
 
-class Runner:
+class Runner(Calls):
     """One script's run: the connection, its queue of sent segments, the clock."""
 
     def __init__(self, script: Script, env: Env) -> None:
@@ -106,6 +70,24 @@ class Runner:
         self.listen_fd: int | None = None
         self.conn_fd: int | None = None
         self.shut_rd = False
+        #: The application shut its sending side (``close`` or ``SHUT_WR``).
+        self.shut_wr = False
+        #: Bytes the application wrote.
+        self.written = 0
+        #: This end closed after the peer's FIN (Linux's LAST_ACK): once its FIN is
+        #: acknowledged, the socket is gone.
+        self.last_ack = False
+        #: Linux would hold no socket any more: segments get a RST (RFC 793's reset
+        #: generation, Linux's ``tcp_v4_send_reset``).
+        self.gone = False
+        #: TCP_USER_TIMEOUT (ns; 0 is off), and Linux's ``retrans_stamp``: when the oldest
+        #: segment outstanding was sent, once something was retransmitted (None else).
+        self.user_timeout_ns = 0
+        self.retrans_stamp: int | None = None
+        #: Why the connection died (``ETIMEDOUT``), for the calls after.
+        self.error: str | None = None
+        #: TCP_INQ is on: ``recvmsg`` reports the bytes left to read.
+        self.inq = False
         #: A blocking call in progress: its line, the call, when it must return.
         self.pending: tuple[int, Syscall, int] | None = None
         self.ts_map: dict[int, int] = {}
@@ -121,17 +103,62 @@ class Runner:
     def _pull(self) -> None:
         for t in self.d.take():
             self.queue.append(wire.Out.from_core(t))
+        if self.user_timeout_ns:
+            self._retrans_stamp()
+
+    def _retrans_stamp(self) -> None:
+        """Keeps Linux's ``retrans_stamp`` as TCP_USER_TIMEOUT reads it.
+
+        Set to the time of the first retransmission, as ``tcp_retransmit_skb`` saves it; a
+        loss probe's does not count (``tcp_send_loss_probe`` resends through
+        ``__tcp_retransmit_skb``). Cleared once no retransmitted data is outstanding
+        (``tcp_retrans_stamp_cleanup``). The real kernel agrees: tests/packetdrill/
+        user-timeout.pkt passes on it.
+        """
+        info = self.d.info()
+        if info is None:
+            return
+        if self.retrans_stamp is None:
+            kinds: dict[int, set[str]] = {}
+            for t, kind in self.d.events():
+                kinds.setdefault(t, set()).add(kind)
+            resent = [t for t, k in kinds.items() if "retransmit" in k and "loss_probe" not in k]
+            if resent:
+                self.retrans_stamp = min(resent)
+        elif int(info["snd_una"]) >= int(info["snd_max"]) or info.get("retrans") == 0:
+            self.retrans_stamp = None
+
+    def _deadline(self) -> int | None:
+        """The connection's next timer, or TCP_USER_TIMEOUT's end if sooner.
+
+        Linux clamps the retransmission timer to the user timeout's end
+        (``tcp_clamp_rto_to_user_timeout``) and, when it fires there, gives up
+        (``tcp_write_timeout``).
+        """
+        dl = self.d.next_deadline()
+        if self.retrans_stamp is not None and dl is not None:
+            return min(dl, self.retrans_stamp + self.user_timeout_ns)
+        return dl
+
+    def _fire(self, dl: int) -> None:
+        if self.retrans_stamp is not None and dl >= self.retrans_stamp + self.user_timeout_ns:
+            # tcp_write_err: the connection is dropped without a RST.
+            self.d.reset(dl, False)
+            self.gone, self.state, self.error = True, "closed", "ETIMEDOUT"
+            self.retrans_stamp = None
+            return
+        self.d.fire(dl)
+        self._pull()
 
     def advance(self, until_us: int, inclusive: bool = False) -> None:
         """Fires the connection's timers due before ``until_us`` (or at it)."""
         while True:
-            dl = self.d.next_deadline()
+            dl = self._deadline()
             if dl is None:
                 break
             if dl > self.ns(until_us) or (dl == self.ns(until_us) and not inclusive):
                 break
-            self.d.fire(dl)
-            self._pull()
+            self._fire(dl)
         self.now_us = max(self.now_us, until_us)
 
     # ---------------------------------------------------------------- events
@@ -263,8 +290,19 @@ class Runner:
     def inject(self, line: int, p: TcpPacket) -> None:
         """A ``<`` line: the segment goes into the connection now."""
         bits = wire.flag_bits(p.flags)
+        if self.gone:
+            self._reset_reply(p, bits)
+            return
         if bits & wire.FLAG_BITS["R"]:
-            raise Skip("RST segments")
+            raise Skip("RST segments into a connection")
+        if (self.shut_wr and self.shut_rd and not self.last_ack and p.length > 0
+                and p.seq + p.length > 1 + self._unread() + self.read_bytes):
+            # New data after this end closed both ways and before the peer's FIN
+            # (FIN_WAIT1/2): RFC 1122 4.2.2.13 and tcp_rcv_state_process reset.
+            self.d.reset(self.ns(self.now_us), False)
+            self.gone, self.state = True, "closed"
+            self._reset_reply(p, bits)
+            return
         if p.options and any(o.kind in ("FO", "FOEXP", "md5", "ECN") for o in p.options):
             raise Skip("TCP options tcplab does not model (fastopen, MD5, AccECN)")
         seg = self._segment(p)
@@ -289,6 +327,32 @@ class Runner:
             if self.state == "syn_received" and bits & wire.ACK and p.ack == 1:
                 self.state = "established"
         self._pull()
+        self._check_gone()
+
+    def _check_gone(self) -> None:
+        """LAST_ACK ends when this end's FIN is acknowledged: the socket is gone."""
+        if self.last_ack and not self.gone:
+            info = self.d.info() or {}
+            if int(info.get("snd_una", 0)) >= self.written + 2:
+                self.gone, self.state = True, "closed"
+
+    def _reset_reply(self, p: TcpPacket, bits: int) -> None:
+        """A segment for a socket that is gone: a RST answers it unless it is one.
+
+        RFC 793 (3.4, "Reset Generation"): if it carries an ACK, the RST's sequence number is
+        that ACK and the RST carries no ACK; else its sequence number is 0 and it
+        acknowledges the segment. No options, a window of 0 (``tcp_v4_send_reset``).
+        """
+        if bits & wire.FLAG_BITS["R"]:
+            return
+        rst = wire.FLAG_BITS["R"]
+        if bits & wire.ACK:
+            seq, ack, flags = p.ack or 0, 0, rst
+        else:
+            seq = 0
+            ack = p.seq + p.length + (1 if bits & wire.SYN else 0) + (1 if bits & wire.FIN else 0)
+            flags = rst | wire.ACK
+        self.queue.append(wire.Out(self.ns(self.now_us), "none", seq, ack, flags, 0, 0, 0, 0))
 
     def _agree(self, p: TcpPacket, server: bool) -> _Peer:
         kinds = {o.kind: o for o in p.options or ()}
@@ -322,19 +386,16 @@ class Runner:
         if last is not None:
             tol = max(tol, int(self.tol_pct / 100 * (at - last)))
         lo, hi = at - tol, (end if end is not None else at) + tol
-        if wire.flag_bits(p.flags) & wire.FLAG_BITS["R"]:
-            raise Skip("RST segments")
         if p.ecn == "ce" or (p.options and any(o.kind in ("FO", "FOEXP", "md5", "ECN")
                                                for o in p.options)):
             raise Skip("an outgoing segment tcplab cannot send (CE mark, fastopen, AccECN)")
         limit = max(hi, self.now_us) + PATIENCE_US
         while not self.queue:
-            dl = self.d.next_deadline()
+            dl = self._deadline()
             if dl is None or dl > self.ns(limit):
                 raise Fail(line, "nothing sent", wire.expected_text(p),
                            f"nothing by {limit / 1e6:.3f} s")
-            self.d.fire(dl)
-            self._pull()
+            self._fire(dl)
             self.now_us = max(self.now_us, (dl - ORIGIN_NS) // 1000)
         strict = any(o.name == "strict_segments" for o in self.s.options)
         out = wire.merge(self.queue, p.seq_end, not strict and p.length > 0)
@@ -349,6 +410,8 @@ class Runner:
                        + wire.describe(out, opts))
 
     def _options(self, out: wire.Out, p: TcpPacket) -> list:  # type: ignore[type-arg]
+        if out.half == "none":  # a RST for a socket that is gone: no options
+            return []
         if self.peer is not None:
             lay = self.peer.layout
         else:  # this end's SYN
@@ -367,127 +430,6 @@ class Runner:
                 self.ts_map[script_ts] = out.ts_val
         return wire.options(out, lay, shown)
 
-    # ---------------------------------------------------------------- system calls
-
-    def syscall(self, line: int, c: Syscall) -> None:
-        """A system call, mapped onto the connection's application."""
-        want = _int(c.result)
-        now = self.ns(self.now_us)
-        name = c.name
-        if name in ("setsockopt", "getsockopt"):
-            self.sockopt(line, c)
-            return
-        if name == "socket":
-            if any(isinstance(a, Name) and a.name == "SOCK_DGRAM" for a in c.args):
-                raise Skip("UDP sockets")
-            if self.conn_fd is not None or self.listen_fd is not None:
-                raise Skip("more than one socket")
-            self.conn_fd = want
-            return
-        if name in ("bind", "fcntl"):
-            return
-        if name == "listen":
-            self.state = "listen"
-            self.listen_fd, self.conn_fd = self.conn_fd, None
-            return
-        if name == "accept":
-            if self.state != "established":
-                raise Fail(line, "accept: no connection established", None, self.state)
-            if self.conn_fd is not None:
-                raise Skip("more than one connection")
-            self.conn_fd = want
-            return
-        if name == "connect":
-            self._connect()
-            return
-        if name in ("write", "send", "sendmsg", "sendto", "writev"):
-            flags = {x.name for a in c.args[2:] for x in _flat(a) if isinstance(x, Name)}
-            for f, why in (("MSG_EOR", "MSG_EOR (record boundaries in the send queue)"),
-                           ("MSG_MORE", "MSG_MORE (corking)")):
-                if f in flags:
-                    raise Skip(why)
-            if want is None or want < 0:
-                raise Skip(f"{name} that fails or blocks (send buffer limits)")
-            self.d.write(now, want)
-            self._pull()
-            return
-        if name in ("read", "recv", "recvmsg", "recvfrom", "readv"):
-            self._read(line, name, want)
-            return
-        if name in ("close", "shutdown"):
-            fd = _int(c.args[0]) if c.args else None
-            if fd is not None and fd == self.listen_fd:
-                return
-            how = c.args[1] if name == "shutdown" and len(c.args) > 1 else None
-            how_name = how.name if isinstance(how, Name) else ""
-            if how_name in ("SHUT_RD", "SHUT_RDWR"):
-                self.shut_rd = True
-            if how_name != "SHUT_RD" and self.state not in ("listen", "closed"):
-                self.d.close(now)
-                self._pull()
-            return
-        raise Skip(f"system call {name}")
-
-    def _connect(self) -> None:
-        env = self.env
-        self.state = "syn_sent"
-        self.syn_at_us = self.now_us
-        flags = wire.SYN | (0xC0 if env.ecn == 1 else 0)
-        rcv = env.rcvbuf * 2 if env.rcvbuf else env.rmem[1]
-        self.queue.append(wire.Out(self.ns(self.now_us), "sender", 0, 0, flags, 0,
-                                   min(rcv, 65535), self.ns(self.now_us) if env.timestamps
-                                   else 0, 0))
-
-    def _read(self, line: int, name: str, want: int | None) -> None:
-        info = self.d.info() or {}
-        have = int(info.get("received", 0)) - self.read_bytes
-        if want is None:
-            return
-        if want < 0:
-            if have > 0:
-                raise Fail(line, f"{name}: {have} bytes were ready", "EAGAIN", str(have))
-            return
-        if want == 0 and not info.get("fin_received") and not self.shut_rd:
-            raise Fail(line, f"{name}: no FIN received", "0 (end of stream)", "no FIN")
-        if have < want:
-            raise Fail(line, f"{name}: {have} bytes ready, expected {want}", str(want),
-                       str(have))
-        self.read_bytes += want
-
-    def sockopt(self, line: int, c: Syscall) -> None:
-        """The socket options tcplab models (set or read), else a skip."""
-        opt = c.args[2] if len(c.args) > 2 else None
-        name = opt.name if isinstance(opt, Name) else str(opt)
-        val = c.args[3] if len(c.args) > 3 else Elided()
-        if c.name == "getsockopt":
-            if name == "SO_ERROR":
-                return
-            if name == "TCP_MAXSEG":
-                # Linux's mss_cache once connected (the MSS less the options
-                # every segment carries), else the user's TCP_MAXSEG or 536.
-                info = self.d.info()
-                have = (int(info["mss"]) if info is not None
-                        else self.env.maxseg or 536)
-                if _int(val) != have:
-                    raise Fail(line, f"getsockopt TCP_MAXSEG: {have}", str(_int(val)), str(have))
-                return
-            raise Skip(_SKIP_SOCKOPTS.get(name, f"getsockopt {name}"))
-        # Read and ignored: tcplab models no send buffer and no Nagle (it
-        # never holds a small segment back, as with TCP_NODELAY).
-        if name in ("SO_REUSEADDR", "SO_SNDBUF", "SO_KEEPALIVE", "SO_REUSEPORT", "TCP_NODELAY"):
-            return
-        if name == "TCP_MAXSEG":
-            self.env.maxseg = _int(val)
-            self.local_mss = self.env.local_mss()
-        elif name == "SO_RCVBUF":
-            self.env.rcvbuf = _int(val)
-        elif name == "TCP_CONGESTION" and isinstance(val, Str):
-            self.env.sysctl("tcp_congestion_control", val.value)
-            if self.env.unmodelled:
-                raise Skip(self.env.unmodelled[-1])
-        else:
-            raise Skip(_SKIP_SOCKOPTS.get(name, f"socket option {name}"))
-
     # ---------------------------------------------------------------- tcp_info
 
     def tcp_info(self) -> dict[str, int]:
@@ -503,15 +445,6 @@ class Runner:
         if checked:
             raise Fail(line, "tcp_info assertion failed", " ".join(a.code.split()), checked)
         self.asserts[0] += 1
-
-
-def _flat(e: Expr) -> list[Expr]:
-    """``e`` and the values inside it (flags joined with ``|``)."""
-    from tcplab.packetdrill.script import BitOr
-
-    if isinstance(e, BitOr):
-        return [y for x in e.items for y in _flat(x)]
-    return [e]
 
 
 def _inbound(ev: Event) -> bool:
