@@ -143,11 +143,18 @@ impl PyDrill {
         })
     }
 
-    #[pyo3(signature = (now, bytes, eor=false))]
-    fn write(&mut self, py: Python<'_>, now: u64, bytes: u64, eor: bool) -> PyResult<()> {
+    #[pyo3(signature = (now, bytes, eor=false, more=false))]
+    fn write(
+        &mut self,
+        py: Python<'_>,
+        now: u64,
+        bytes: u64,
+        eor: bool,
+        more: bool,
+    ) -> PyResult<()> {
         let d = &mut self.d;
         caught(py, || {
-            d.write(SimTime::from_nanos(now), bytes, eor);
+            d.write(SimTime::from_nanos(now), bytes, eor, more);
             Ok(())
         })
     }
@@ -158,6 +165,16 @@ impl PyDrill {
             d.close(SimTime::from_nanos(now));
             Ok(())
         })
+    }
+
+    /// TCP_NODELAY on or off.
+    fn set_nodelay(&mut self, now: u64, on: bool) {
+        self.d.set_nodelay(SimTime::from_nanos(now), on);
+    }
+
+    /// TCP_CORK on or off.
+    fn set_cork(&mut self, now: u64, on: bool) {
+        self.d.set_cork(SimTime::from_nanos(now), on);
     }
 
     /// The connection is gone; with `send_rst` a RST|ACK leaves.

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from tcplab.packetdrill.env import Env
 
 _SKIP_SOCKOPTS = {
-    "TCP_CORK": "TCP_CORK", "TCP_NOTSENT_LOWAT": "TCP_NOTSENT_LOWAT",
+    "TCP_NOTSENT_LOWAT": "TCP_NOTSENT_LOWAT",
     "TCP_INFO": "TCP_INFO read by getsockopt",
     "SO_LINGER": "SO_LINGER", "TCP_REPAIR": "TCP_REPAIR", "TCP_SAVE_SYN": "TCP_SAVE_SYN",
     "TCP_DEFER_ACCEPT": "TCP_DEFER_ACCEPT", "TCP_QUICKACK": "TCP_QUICKACK",
@@ -110,8 +110,6 @@ class Calls:
             return
         if name in ("write", "send", "sendmsg", "sendto", "writev"):
             flags = {x.name for a in c.args[2:] for x in _flat(a) if isinstance(x, Name)}
-            if "MSG_MORE" in flags:
-                raise Skip("MSG_MORE (corking)")
             if self.error is not None:  # the connection died: every write fails
                 if want is None or want >= 0 or c.errno != self.error:
                     raise Fail(line, f"{name}: the connection died ({self.error})",
@@ -131,7 +129,7 @@ class Calls:
                 raise Fail(line, f"{name} after the sending side was shut", str(want),
                            "-1 EPIPE")
             self.written += want
-            self.d.write(now, want, "MSG_EOR" in flags)
+            self.d.write(now, want, "MSG_EOR" in flags, "MSG_MORE" in flags)
             self._pull()
             return
         if name in ("read", "recv", "recvmsg", "recvfrom", "readv"):
@@ -236,15 +234,21 @@ class Calls:
                     raise Fail(line, f"getsockopt TCP_MAXSEG: {have}", str(_int(val)), str(have))
                 return
             raise Skip(_SKIP_SOCKOPTS.get(name, f"getsockopt {name}"))
-        # Read and ignored: tcplab models no send buffer and no Nagle (it
-        # never holds a small segment back, as with TCP_NODELAY). IP_TOS
-        # cannot touch a TCP socket's ECN bits (Linux keeps them,
-        # do_ip_setsockopt), and its other bits do not change TCP. Without
-        # ICMP nothing lowers the path MTU, so IP_MTU_DISCOVER changes nothing.
-        if name in ("SO_REUSEADDR", "SO_SNDBUF", "SO_KEEPALIVE", "SO_REUSEPORT", "TCP_NODELAY",
-                    "IP_TOS", "IP_MTU_DISCOVER"):
+        # Read and ignored: tcplab models no send buffer. IP_TOS cannot
+        # touch a TCP socket's ECN bits (Linux keeps them, do_ip_setsockopt),
+        # and its other bits do not change TCP. Without ICMP nothing lowers
+        # the path MTU, so IP_MTU_DISCOVER changes nothing.
+        if name in ("SO_REUSEADDR", "SO_SNDBUF", "SO_KEEPALIVE", "SO_REUSEPORT", "IP_TOS",
+                    "IP_MTU_DISCOVER"):
             return
-        if name == "TCP_MAXSEG":
+        now = self.ns(self.now_us)
+        if name == "TCP_NODELAY":
+            self.d.set_nodelay(now, bool(_int(val)))
+            self._pull()
+        elif name == "TCP_CORK":
+            self.d.set_cork(now, bool(_int(val)))
+            self._pull()
+        elif name == "TCP_MAXSEG":
             self.env.maxseg = _int(val)
             self.local_mss = self.env.local_mss()
         elif name == "TCP_USER_TIMEOUT":

@@ -19,6 +19,8 @@
 //!
 //! Times are the simulator's; the runner maps the script's onto them.
 
+mod nagle;
+
 use crate::scenario::resolve::{self, TcpPlan};
 use crate::scenario::FlowSpec;
 use crate::tcp::receiver::Receiver;
@@ -26,6 +28,7 @@ use crate::tcp::sender::{Sender, SenderInfo};
 use crate::tcp::{TcpConfig, TcpHeader, ACK, ECE, FIN, SYN};
 use crate::time::SimTime;
 use crate::{Error, Result};
+use nagle::{Nagle, Push};
 
 /// Which half of the endpoint a segment came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +57,12 @@ pub struct Drill {
     /// The application closed while records were still held: the FIN
     /// follows once the last is released.
     close_pending: bool,
+    /// The application closed its sending side: nothing is held back.
+    closing: bool,
+    /// Nagle's test, TCP_CORK and MSG_MORE.
+    nagle: Nagle,
+    /// A partial last segment is held back.
+    held: bool,
 }
 
 impl Drill {
@@ -196,8 +205,11 @@ impl Drill {
     /// Segments from the sender, carrying the receiver's ACK.
     fn push_sent(&mut self, now: SimTime) {
         let ack = self.rcv.as_ref().map_or(1, |r| r.rcv_nxt.max(1));
+        let mss = self.snd.as_ref().map_or(u64::MAX, Sender::mss);
         for mut h in self.scratch.drain(..) {
             h.ack = ack;
+            let len = u64::from(h.len);
+            self.nagle.sent(h.seq + len, len, mss);
             self.out.push((now, Half::Sender, h));
         }
     }
@@ -215,8 +227,9 @@ impl Drill {
 
     /// The application wrote `bytes` more; `eor` ends a record with them
     /// (MSG_EOR: Linux then appends nothing to the skb that holds the
-    /// record's end, so no segment crosses it).
-    pub fn write(&mut self, now: SimTime, bytes: u64, eor: bool) {
+    /// record's end, so no segment crosses it); `more` holds a partial last
+    /// segment back (MSG_MORE).
+    pub fn write(&mut self, now: SimTime, bytes: u64, eor: bool, more: bool) {
         self.written += bytes;
         if eor {
             let end = self.written + 1;
@@ -225,22 +238,58 @@ impl Drill {
                 s.mark_record_end(end);
             }
         }
-        self.feed(now);
+        self.feed(now, if more { Push::More } else { Push::Normal });
+    }
+
+    /// TCP_NODELAY: turning it on pushes what is held, even when corked.
+    pub fn set_nodelay(&mut self, now: SimTime, on: bool) {
+        self.nagle.nodelay = on;
+        if on {
+            self.feed(now, Push::Force);
+        }
+    }
+
+    /// TCP_CORK: turning it off pushes (forced with TCP_NODELAY on).
+    pub fn set_cork(&mut self, now: SimTime, on: bool) {
+        self.nagle.cork = on;
+        if !on {
+            let push = if self.nagle.nodelay {
+                Push::Force
+            } else {
+                Push::Normal
+            };
+            self.feed(now, push);
+        }
     }
 
     /// Gives the sender the data written, up to the first record end it
     /// has not reached; once it sends up to that end, the next, at the
-    /// same instant. A FIN the application asked for follows the last.
-    fn feed(&mut self, now: SimTime) {
+    /// same instant. Of the last, a partial segment waits if Nagle's test,
+    /// TCP_CORK or MSG_MORE holds it ([`nagle`]). A FIN the application
+    /// asked for follows the last record.
+    fn feed(&mut self, now: SimTime, push: Push) {
         let Some(s) = self.snd.as_mut() else { return };
+        let push = if self.closing { Push::Force } else { push };
+        let mss = s.mss();
         loop {
             let sent = s.tcb().snd_max;
             while self.records.front().is_some_and(|&b| b <= sent) {
                 self.records.pop_front();
             }
-            let end = self.records.front().copied().unwrap_or(self.written + 1);
+            let all = self.written + 1;
+            let mut end = self.records.front().copied().unwrap_or(all);
+            let last = end == all;
+            self.held = false;
+            if last {
+                let partial = end.saturating_sub(sent) % mss;
+                let (una, max) = (s.tcb().snd_una, s.tcb().snd_max);
+                if partial > 0 && self.nagle.holds(push, max > una, una) {
+                    end -= partial;
+                    self.held = true;
+                }
+            }
             s.set_app_limit(now, end - 1, &mut self.scratch);
-            if self.records.is_empty() || s.tcb().snd_max < end {
+            if last || s.tcb().snd_max < end {
                 break;
             }
         }
@@ -248,22 +297,28 @@ impl Drill {
             self.close_pending = false;
             s.close(now, &mut self.scratch);
         }
+        let in_flight = s.tcb().snd_max > s.tcb().snd_una;
+        let rto = s.info().rto;
+        self.nagle.after_push(now, self.held, in_flight, rto);
         self.push_sent(now);
     }
 
     /// After a segment or a timer: the sender may have reached a record's
-    /// end it is held at.
+    /// end it is held at, or what held a partial segment may have passed.
     fn refeed(&mut self, now: SimTime) {
-        if !self.records.is_empty() {
-            self.feed(now);
+        if !self.records.is_empty() || self.held {
+            self.feed(now, Push::Normal);
         }
     }
 
-    /// The application closed its sending side (`close` or `shutdown`).
+    /// The application closed its sending side (`close` or `shutdown`):
+    /// the FIN pushes everything.
     pub fn close(&mut self, now: SimTime) {
-        if !self.records.is_empty() {
+        self.closing = true;
+        if !self.records.is_empty() || self.held {
+            // The FIN follows the last record, once it is sent.
             self.close_pending = true;
-            self.feed(now);
+            self.feed(now, Push::Force);
             return;
         }
         if let Some(s) = self.snd.as_mut() {
@@ -286,14 +341,15 @@ impl Drill {
         }
     }
 
-    /// The earliest timer armed: retransmission (or RACK's), pacing, or
-    /// the delayed ACK.
+    /// The earliest timer armed: retransmission (or RACK's), pacing, the
+    /// delayed ACK, or the probe timer of held data.
     pub fn next_deadline(&self) -> Option<SimTime> {
         let s = self.snd.as_ref();
         [
             s.and_then(|s| s.rto_deadline()),
             s.and_then(|s| s.pace_deadline()),
             self.rcv.as_ref().and_then(|r| r.delack_deadline),
+            self.nagle.deadline,
         ]
         .into_iter()
         .flatten()
@@ -318,6 +374,18 @@ impl Drill {
                 self.scratch.push(h);
             }
             self.push_acks(now);
+        }
+        if self.nagle.deadline.is_some_and(|d| d <= now) {
+            // The probe timer: what is held goes if nothing is in flight.
+            self.nagle.deadline = None;
+            let s = self.snd.as_ref().expect("open");
+            let push = if s.tcb().snd_max == s.tcb().snd_una {
+                Push::Force
+            } else {
+                Push::Normal
+            };
+            self.feed(now, push);
+            return;
         }
         self.refeed(now);
     }
