@@ -167,6 +167,11 @@ impl PyDrill {
         })
     }
 
+    /// The fq qdisc: Linux's pacing (ratios in percent, tcp_min_tso_segs).
+    fn set_fq(&mut self, ss_ratio: u32, ca_ratio: u32, min_tso_segs: u32) {
+        self.d.set_fq(ss_ratio, ca_ratio, min_tso_segs);
+    }
+
     /// TCP_NODELAY on or off.
     fn set_nodelay(&mut self, now: u64, on: bool) {
         self.d.set_nodelay(SimTime::from_nanos(now), on);

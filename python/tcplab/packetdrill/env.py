@@ -28,9 +28,9 @@ CC_NAMES = {
 #: Sysctls read and ignored: they change nothing a simulated connection sees.
 IGNORED = {
     "tcp_syn_retries", "tcp_synack_retries", "tcp_fack", "tcp_tso_win_divisor",
-    "tcp_pacing_ss_ratio", "tcp_pacing_ca_ratio", "tcp_notsent_lowat", "tcp_fastopen",
+    "tcp_notsent_lowat", "tcp_fastopen",
     "tcp_fastopen_key", "tcp_syncookies", "tcp_ecn_option", "tcp_ecn_option_beacon",
-    "tcp_wmem", "tcp_no_metrics_save", "tcp_moderate_rcvbuf", "tcp_min_tso_segs",
+    "tcp_wmem", "tcp_no_metrics_save", "tcp_moderate_rcvbuf",
     "tcp_autocorking", "tcp_tso_rtt_log", "tcp_min_rtt_wlen", "tcp_thin_linear_timeouts",
     "tcp_retries1", "tcp_retries2", "tcp_orphan_retries", "tcp_fin_timeout",
     "tcp_limit_output_bytes", "tcp_adv_win_scale", "tcp_workaround_signed_windows",
@@ -63,6 +63,12 @@ class Env:
     slow_start_after_idle: bool = True
     rmem: tuple[int, int, int] = (4096, 131072, 6291456)
     rmem_max: int = 212992
+    #: The fq qdisc on the tun device: Linux paces every connection (docs/packetdrill.md),
+    #: with net.ipv4.tcp_pacing_ss_ratio and _ca_ratio (percent) and tcp_min_tso_segs.
+    fq: bool = False
+    pacing_ss_ratio: int = 200
+    pacing_ca_ratio: int = 120
+    min_tso_segs: int = 2
     #: Socket options: TCP_MAXSEG, SO_RCVBUF.
     maxseg: int | None = None
     rcvbuf: int | None = None
@@ -75,7 +81,7 @@ class Env:
 
     def sysctl(self, name: str, value: str) -> None:
         """Applies ``net.ipv4.<name> = value`` (or a ``net.core`` one)."""
-        key = name.rsplit(".", 1)[-1]
+        key = name.replace("/", ".").rsplit(".", 1)[-1]
         v = value.strip().strip('"').strip("'")
         nums = [int(x, 0) for x in v.split()] if re.fullmatch(r"[\s0-9xa-fA-F]+", v) else []
         one = nums[0] if len(nums) == 1 else None
@@ -111,6 +117,12 @@ class Env:
             self.frto = one
         elif key == "tcp_dsack" and one is not None:
             self.dsack = bool(one)
+        elif key in ("tcp_pacing_ss_ratio", "tcp_pacing_ca_ratio") and one is not None:
+            if not 0 <= one <= 1000:
+                self.unmodelled.append(f"{key}={one} (Linux allows 0 to 1000)")
+            setattr(self, key.removeprefix("tcp_"), one)
+        elif key == "tcp_min_tso_segs" and one is not None:
+            self.min_tso_segs = max(1, one)
         elif key in IGNORED:
             self.ignored.append(key)
         else:
@@ -149,7 +161,11 @@ class Env:
             return
         if head == "tc":
             text = " ".join(words)
-            if re.search(r"\b(fq|fq_codel|netem)\b", text):
+            if re.search(r"\bqdisc (replace|add) dev \S+ root fq$", text):
+                # fq paces each flow at its sk_pacing_rate, and TCP, seeing
+                # it, stamps departure times on its skbs (SK_PACING_FQ).
+                self.fq = True
+            elif re.search(r"\b(fq|fq_codel|netem)\b", text):
                 self.unmodelled.append(f"qdisc on the tun device ({text})")
             elif re.search(r"\blimit 0\b", text):
                 self.unmodelled.append("a local qdisc that drops every packet (tc ... limit 0)")

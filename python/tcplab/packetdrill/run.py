@@ -312,6 +312,7 @@ class Runner(Calls):
             if self.state != "listen":
                 raise Skip("a SYN to a socket that is not listening")
             self.peer = self._agree(p, server=True)
+            self._pacing()
             self.d.passive_open(now, json.dumps(self._flow(p)), self.path_mtu,
                                 self.peer.shift, seg, ce)
             self.state = "syn_received"
@@ -319,6 +320,7 @@ class Runner(Calls):
             if self.state != "syn_sent":
                 raise Skip("a SYN-ACK to a socket that sent no SYN")
             self.peer = self._agree(p, server=False)
+            self._pacing()
             self.d.active_open(now, self.ns(self.syn_at_us), json.dumps(self._flow(p)),
                                self.path_mtu, self.peer.shift, seg)
             self.state = "established"
@@ -353,6 +355,12 @@ class Runner(Calls):
             ack = p.seq + p.length + (1 if bits & wire.SYN else 0) + (1 if bits & wire.FIN else 0)
             flags = rst | wire.ACK
         self.queue.append(wire.Out(self.ns(self.now_us), "none", seq, ack, flags, 0, 0, 0, 0))
+
+    def _pacing(self) -> None:
+        """Under the fq qdisc, the connection is paced as Linux paces it."""
+        env = self.env
+        if env.fq:
+            self.d.set_fq(env.pacing_ss_ratio, env.pacing_ca_ratio, env.min_tso_segs)
 
     def _agree(self, p: TcpPacket, server: bool) -> _Peer:
         kinds = {o.kind: o for o in p.options or ()}

@@ -63,6 +63,9 @@ pub struct Drill {
     nagle: Nagle,
     /// A partial last segment is held back.
     held: bool,
+    /// The `fq` qdisc paces the connection: Linux's pacing ratios (percent)
+    /// and `tcp_min_tso_segs`.
+    fq: Option<(u32, u32, u32)>,
 }
 
 impl Drill {
@@ -95,6 +98,9 @@ impl Drill {
         let mut snd = Sender::new(plan.cfg.clone(), plan.cc, plan.fine_retransmit);
         snd.set_peer_window_shift(peer_shift);
         snd.record_events();
+        if let Some((ss, ca, segs)) = self.fq {
+            snd.enable_linux_pacing(ss, ca, segs);
+        }
         self.rcv = Some(Receiver::new(&plan.cfg));
         self.cfg = Some(plan.cfg);
         self.snd = Some(snd);
@@ -239,6 +245,12 @@ impl Drill {
             }
         }
         self.feed(now, if more { Push::More } else { Push::Normal });
+    }
+
+    /// The `fq` qdisc: the connection, once open, is paced as Linux paces
+    /// under it ([`Sender::enable_linux_pacing`]).
+    pub fn set_fq(&mut self, ss_ratio: u32, ca_ratio: u32, min_tso_segs: u32) {
+        self.fq = Some((ss_ratio, ca_ratio, min_tso_segs));
     }
 
     /// TCP_NODELAY: turning it on pushes what is held, even when corked.

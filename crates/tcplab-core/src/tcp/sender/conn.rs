@@ -474,7 +474,11 @@ impl Conn {
                 f.on_sent(now, seq);
             }
         }
-        if self.tcb.pacing_rate > 0.0 {
+        if self.tcb.pacing_rate > 0.0 && self.cold.pacing.is_some() {
+            if len > 0 {
+                self.linux_paced(now, len);
+            }
+        } else if self.tcb.pacing_rate > 0.0 {
             // The rate is in the delivery rate's unit, payload bytes: Linux
             // paces the segment's data (`skb->len` in
             // `tcp_update_skb_after_send`), ns-3 its `sz`, not the headers.

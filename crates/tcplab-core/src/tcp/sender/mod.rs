@@ -28,6 +28,7 @@ mod cwr;
 mod frto;
 mod growth;
 mod info;
+mod pacing;
 mod persist;
 mod rack;
 mod reordering;
@@ -207,6 +208,18 @@ impl Sender {
         self.c.data_end = end.max(self.c.tcb.snd_max).max(1);
         self.try_send(now, out);
         self.schedule_probe(now);
+    }
+
+    /// Paces this sender as Linux does under the `fq` qdisc (see
+    /// [`pacing`]): `tcp_pacing_ss_ratio`, `tcp_pacing_ca_ratio` (percent)
+    /// and `tcp_min_tso_segs`.
+    pub fn enable_linux_pacing(&mut self, ss_ratio: u32, ca_ratio: u32, min_tso_segs: u32) {
+        let p = pacing::LinuxPacing::new(ss_ratio, ca_ratio, min_tso_segs);
+        self.c.cold.pacing = Some(Box::new(p));
+        if self.c.tcb.pacing_rate <= 0.0 {
+            // Until the first skb takes Linux's rate: nothing held back.
+            self.c.tcb.pacing_rate = f64::MAX;
+        }
     }
 
     /// The application's record ends at sequence number `end` (MSG_EOR): no

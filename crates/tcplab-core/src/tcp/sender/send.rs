@@ -12,6 +12,9 @@ impl Conn {
     /// Pacing holds the next segment until `next_send`; arms the timer.
     pub fn paced_out(&mut self, now: SimTime) -> bool {
         if self.tcb.pacing_rate > 0.0 && self.next_send > now {
+            if self.cold.pacing.as_deref().is_some_and(|p| p.in_burst(now)) {
+                return false; // the rest of an skb that just left
+            }
             self.pace_deadline = Some(self.next_send);
             return true;
         }

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Linux's pacing of any controller under the `fq` qdisc: the rate of
+//! `tcp_update_pacing_rate` and the earliest departure times TCP stamps on
+//! its skbs (`tcp_update_skb_after_send`, Linux 4.20 on), in bursts of
+//! `tcp_tso_autosize` segments. On for a sender only when asked
+//! ([`super::Sender::enable_linux_pacing`]: the packetdrill harness, for a
+//! script's `tc qdisc ... fq`); off, nothing here runs.
+//!
+//! - Rate: mss x max(cwnd, packets_out) / srtt, times `ss_ratio` percent
+//!   while cwnd < ssthresh / 2, else `ca_ratio` percent; without an RTT
+//!   yet, unpaced. A controller that sets its own rate (BBR) keeps it.
+//! - An skb is at most `tcp_tso_autosize` segments: the bytes the rate
+//!   sends in 1/1024 s (`sk_pacing_shift`), plus 64 KB shifted right by
+//!   min_rtt in us / 512 on short paths, at most 64 KB, at least
+//!   `min_tso_segs` segments.
+//!   Its segments leave together.
+//! - Each skb moves the departure time on by its length at the rate, less
+//!   up to half of that for the time the sender sat idle since the last
+//!   departure time (the "OS jitter" credit); the first skbs, until 10
+//!   segments have been sent, move it not at all.
+//!
+//! The rate is taken when an skb starts (right after the ACK that lets it
+//! go, as Linux takes it at that ACK), so a burst keeps one rate.
+
+use super::conn::Conn;
+use crate::time::{SimDuration, SimTime};
+
+/// The state of Linux pacing for one sender.
+#[derive(Clone, Debug)]
+pub struct LinuxPacing {
+    /// `tcp_pacing_ss_ratio` and `tcp_pacing_ca_ratio`, in percent.
+    pub ss_ratio: u32,
+    pub ca_ratio: u32,
+    /// `tcp_min_tso_segs`.
+    pub min_tso_segs: u32,
+    /// Data segments sent (`data_segs_out`).
+    segs_out: u64,
+    /// The current skb: when it started, the segments it may still take,
+    /// whether it moves the departure time, the rate it uses, the idle
+    /// credit left.
+    burst_at: SimTime,
+    burst_left: u32,
+    paced: bool,
+    rate: f64,
+    credit: SimDuration,
+}
+
+/// Linux's `sk_pacing_shift` default: an skb holds about 1 ms of data.
+const PACING_SHIFT: u32 = 10;
+/// `sk_gso_max_size` (GSO_LEGACY_MAX_SIZE) and `tcp_tso_rtt_log`.
+const GSO_MAX: u64 = 65_536;
+const TSO_RTT_LOG: u32 = 9;
+/// Segments sent before pacing starts (`tcp_update_skb_after_send`).
+const UNPACED_SEGS: u64 = 10;
+
+impl LinuxPacing {
+    pub fn new(ss_ratio: u32, ca_ratio: u32, min_tso_segs: u32) -> LinuxPacing {
+        LinuxPacing {
+            ss_ratio,
+            ca_ratio,
+            min_tso_segs: min_tso_segs.max(1),
+            segs_out: 0,
+            burst_at: SimTime::ZERO,
+            burst_left: 0,
+            paced: false,
+            rate: f64::INFINITY,
+            credit: SimDuration::ZERO,
+        }
+    }
+
+    /// `tcp_update_pacing_rate`, in bytes per second (infinite without an
+    /// RTT).
+    pub fn rate(
+        &self,
+        mss: u64,
+        cwnd: u64,
+        ssthresh: u64,
+        in_flight: u64,
+        srtt: Option<SimDuration>,
+    ) -> f64 {
+        let Some(srtt) = srtt.filter(|s| !s.is_zero()) else {
+            return f64::INFINITY;
+        };
+        let ratio = if cwnd < ssthresh / 2 {
+            self.ss_ratio
+        } else {
+            self.ca_ratio
+        };
+        let packets = (cwnd.max(in_flight) as f64 / mss as f64).floor().max(1.0);
+        mss as f64 * packets * f64::from(ratio) / 100.0 / srtt.as_secs_f64()
+    }
+
+    /// `tcp_tso_autosize`: the segments of one skb.
+    pub fn tso_segs(&self, rate: f64, min_rtt: Option<SimDuration>, mss: u64) -> u32 {
+        let mut bytes = if rate.is_finite() {
+            (rate as u64) >> PACING_SHIFT
+        } else {
+            GSO_MAX
+        };
+        let r = min_rtt.map_or(u64::MAX, |m| (m.as_nanos() / 1000) >> TSO_RTT_LOG);
+        if r < 32 {
+            bytes += GSO_MAX >> r;
+        }
+        let segs = (bytes.min(GSO_MAX) / mss.max(1)) as u32;
+        segs.max(self.min_tso_segs)
+    }
+
+    /// The next segment may leave now without waiting for the departure
+    /// time: it belongs to the skb that just left.
+    pub fn in_burst(&self, now: SimTime) -> bool {
+        self.burst_left > 0 && self.burst_at == now
+    }
+}
+
+impl Conn {
+    /// A data segment of `len` bytes leaves at `now` under Linux pacing:
+    /// starts an skb if none is open at `now`, and moves the departure
+    /// time on by the segment's share of its skb.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn linux_paced(&mut self, now: SimTime, len: u64) {
+        let mss = self.mss();
+        let in_flight = self.tcb.bytes_in_flight();
+        let own_rate = self.cc_owns_cwnd;
+        let Some(p) = self.cold.pacing.as_deref_mut() else {
+            return;
+        };
+        if !p.in_burst(now) {
+            let t = &self.tcb;
+            p.rate = if own_rate {
+                t.pacing_rate
+            } else {
+                p.rate(mss, t.cwnd, t.ssthresh, in_flight, t.srtt)
+            };
+            let segs = p.tso_segs(p.rate, t.min_rtt, mss);
+            let prior = self.next_send;
+            let depart = prior.max(now);
+            p.credit = depart - prior;
+            self.next_send = depart;
+            p.burst_at = now;
+            p.burst_left = segs;
+            p.paced = p.segs_out + u64::from(segs) >= UNPACED_SEGS;
+            if !own_rate {
+                // Kept positive: the sender's pacing checks read it.
+                self.tcb.pacing_rate = p.rate.min(f64::MAX);
+            }
+        }
+        p.burst_left -= 1;
+        p.segs_out += 1;
+        if p.paced && p.rate.is_finite() && p.rate > 0.0 {
+            let ns = SimDuration::from_secs_f64(len as f64 / p.rate).unwrap_or_default();
+            let cut = SimDuration::from_nanos(ns.as_nanos() / 2).min(p.credit);
+            p.credit = p.credit - cut;
+            self.next_send += ns - cut;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: u64) -> SimDuration {
+        SimDuration::from_millis(v)
+    }
+
+    #[test]
+    fn the_rate_is_twice_cwnd_per_srtt_in_slow_start_and_1_2_times_after() {
+        let p = LinuxPacing::new(200, 120, 2);
+        // 10 segments of 1460 B per 100 ms, twice: 292 000 B/s.
+        let r = p.rate(1460, 14_600, u64::MAX, 0, Some(ms(100)));
+        assert!((r - 292_000.0).abs() < 1e-6, "{r}");
+        // cwnd not below ssthresh / 2: 120%.
+        let r = p.rate(1460, 14_600, 20_000, 0, Some(ms(100)));
+        assert!((r - 175_200.0).abs() < 1e-6, "{r}");
+        // max(cwnd, packets_out): 12 segments out.
+        let r = p.rate(1460, 14_600, 20_000, 17_520, Some(ms(100)));
+        assert!((r - 210_240.0).abs() < 1e-6, "{r}");
+        assert!(p.rate(1460, 14_600, u64::MAX, 0, None).is_infinite());
+    }
+
+    #[test]
+    fn an_skb_holds_a_millisecond_of_data_and_at_least_min_tso_segs() {
+        let p = LinuxPacing::new(200, 120, 2);
+        // 292 000 B/s >> 10 = 285 B: below one segment, so 2.
+        assert_eq!(p.tso_segs(292_000.0, Some(ms(100)), 1460), 2);
+        // 100 MB/s: 97 656 B, capped at 64 KB: 44 segments of 1460 B.
+        assert_eq!(p.tso_segs(1e8, Some(ms(100)), 1460), 44);
+        // A 100 us path: 64 KB >> 0 is added (and capped).
+        assert_eq!(
+            p.tso_segs(292_000.0, Some(SimDuration::from_micros(100)), 1460),
+            44
+        );
+        // 4 ms: r = 7, 64 KB >> 7 = 512 B more: still 2 segments.
+        assert_eq!(p.tso_segs(292_000.0, Some(ms(4)), 1460), 2);
+    }
+}
