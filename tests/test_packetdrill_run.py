@@ -119,6 +119,10 @@ def test_cli_json_and_exit_codes(tmp_path: Path) -> None:
     r = subprocess.run([*CLI, "packetdrill", str(bad)],
                        capture_output=True, text=True, check=False)
     assert r.returncode == 1 and "FAIL t.pkt:10: sequence range 1:1001" in r.stdout
+    r = subprocess.run([*CLI, "packetdrill", str(OWN), "--markdown"],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0 and "| **total** | **" in r.stdout
+    assert r.stdout.splitlines()[0] == "| topic | pass | fail | known | open | kernel | skip |"
     r = subprocess.run([*CLI, "packetdrill", "/no/such"],
                        capture_output=True, text=True, check=False)
     assert r.returncode == 2 and "no such script" in r.stderr and "Traceback" not in r.stderr

@@ -411,7 +411,8 @@ def cmd_packetdrill(args: argparse.Namespace) -> int:
     """Run packetdrill scripts against a linux-profile connection."""
     from tcplab.packetdrill.report import command
 
-    return command(args.paths, as_json=args.json, topic_=args.topic, verbose=args.verbose)
+    return command(args.paths, as_json=args.json, topic_=args.topic, verbose=args.verbose,
+                   as_markdown=args.markdown)
 
 
 def cmd_completion(args: argparse.Namespace) -> int:
@@ -529,6 +530,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "linux profile; a table by topic (exit 1 on a failure)")
     pd.add_argument("paths", nargs="+", metavar="PATH", help=".pkt scripts or folders")
     pd.add_argument("--json", action="store_true", help="print the outcomes as JSON")
+    pd.add_argument("--markdown", action="store_true",
+                    help="print the tables docs/validation.md shows (by topic, skips, failures)")
     pd.add_argument("--topic", help="only the scripts of this topic (sack, rto, ...)")
     pd.add_argument("--verbose", action="store_true",
                     help="also detail known failures, the kernel's own and errors")

@@ -155,6 +155,36 @@ class Report:
         return "\n".join(rows)
 
 
+    def markdown(self) -> str:
+        """The report as docs/validation.md shows it, as Markdown tables.
+
+        The outcomes by topic, the skips by reason, the known and open failures, and the
+        failures the kernel shares.
+        """
+        cols = ("pass", "fail", "known", "open", "kernel", "skip")
+        out = ["| topic | " + " | ".join(cols) + " |", "| --- |" + " ---: |" * len(cols)]
+        for name, c in self.by_topic().items():
+            out.append(f"| {name} | " + " | ".join(str(c[k] or "") for k in cols) + " |")
+        s = self.summary()
+        out.append(f"| **total** | **{s['passed']}** | {s['failed']} | {s['known']} | "
+                   f"{s['open']} | {s['kernel_fails']} | {s['skipped']} |")
+        out += ["", "Skipped, by reason:", "", "| reason | scripts |", "| --- | ---: |"]
+        out += [f"| {r} | {n} |" for r, n in self.skips().most_common()]
+        bad = [o for o in self.outcomes if o.outcome in ("fail", "known", "open")]
+        if bad:
+            out += ["", "Failures, known and open:", "",
+                    "| script | line | what differs | why |", "| --- | ---: | --- | --- |"]
+            for o in bad:
+                what, _, why = o.reason.partition(" [")
+                out.append(f"| `{o.script}` | {o.line or ''} | {what} | {why.rstrip(']')} |")
+        kern = [o for o in self.outcomes if o.outcome == "kernel"]
+        if kern:
+            out += ["", "The kernel's own failures among the scripts that run:", "",
+                    "| script | tcplab | the kernel |", "| --- | --- | --- |"]
+            out += [f"| `{o.script}` | {o.reason} | {o.kernel} |" for o in kern]
+        return "\n".join(out)
+
+
 def script_key(path: str | Path) -> str:
     """A script's name for ``KNOWN`` and reports: from its corpus folder down.
 
@@ -232,7 +262,7 @@ def run(paths: str | Path | Sequence[str | Path]) -> Report:
 
 
 def command(paths: Sequence[str], *, as_json: bool = False, topic_: str | None = None,
-            verbose: bool = False) -> int:
+            verbose: bool = False, as_markdown: bool = False) -> int:
     """``tcplab packetdrill PATH...``: run, print the table (or JSON); exit 1 on a failure.
 
     A failure listed in ``KNOWN``, or one the real kernel shares, does not fail it.
@@ -250,6 +280,8 @@ def command(paths: Sequence[str], *, as_json: bool = False, topic_: str | None =
     rep = Report([run_script(p) for p in files])
     if as_json:
         print(rep.to_json())
+    elif as_markdown:
+        print(rep.markdown())
     else:
         print(rep.table())
         for o in rep.outcomes:

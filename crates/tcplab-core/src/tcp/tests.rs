@@ -80,6 +80,32 @@ impl Fix {
         f
     }
 
+    /// NewReno with SACK and RACK-TLP, ten segments in flight, nothing
+    /// more to send.
+    fn rack_tlp_ten() -> Fix {
+        let mut cfg = config(10);
+        cfg.recovery = Recovery::Sack;
+        cfg.sack = true;
+        cfg.rack = crate::tcp::RackMode::WithTlp;
+        let mut f = Fix::established("newreno", cfg);
+        f.s.pause_app();
+        f.take();
+        f
+    }
+
+    /// Go-back-N after the timeout that has just fired: ACKs each
+    /// retransmission one RTT later until `n` segments were resent.
+    fn resend_after_timeout(&mut self, n: usize) -> Vec<(u64, u64)> {
+        let mut sent = self.take();
+        while sent.len() < n {
+            self.advance(RTT);
+            let &(s, l) = sent.last().expect("something was resent");
+            self.ack(s + l);
+            sent.extend(self.take());
+        }
+        sent
+    }
+
     /// NewReno with limited transmit, ten segments in flight, one RTT on.
     fn ten_in_flight_limited_transmit() -> Fix {
         let mut cfg = config(10);

@@ -415,13 +415,7 @@ fn a_loss_after_a_probe_repaired_one_still_starts_a_recovery() {
     // 11 of the next flight is lost: RACK marks it from the SACKs of 12 to
     // 14, and a recovery must start (the reduction left no recovery point
     // that would forbid it).
-    let mut cfg = config(10);
-    cfg.recovery = Recovery::Sack;
-    cfg.sack = true;
-    cfg.rack = crate::tcp::RackMode::WithTlp;
-    let mut f = Fix::established("newreno", cfg);
-    f.s.pause_app();
-    f.take();
+    let mut f = Fix::rack_tlp_ten();
     f.advance(RTT);
     f.ack(seg(9)); // 0..=8 arrived
     f.timeout(); // the probe timer (2 SRTT) fires first

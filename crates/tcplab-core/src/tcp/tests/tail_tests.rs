@@ -6,21 +6,9 @@
 
 use super::*;
 
-/// RACK-TLP with SACK, ten segments in flight, nothing more to send.
-fn rack_ten() -> Fix {
-    let mut cfg = config(10);
-    cfg.recovery = Recovery::Sack;
-    cfg.sack = true;
-    cfg.rack = crate::tcp::RackMode::WithTlp;
-    let mut f = Fix::established("newreno", cfg);
-    f.s.pause_app();
-    f.take();
-    f
-}
-
 #[test]
 fn the_loss_probe_after_a_lone_fin_sends_the_fin_again() {
-    let mut f = rack_ten();
+    let mut f = Fix::rack_tlp_ten();
     f.advance(RTT);
     f.ack(seg(10)); // all data acknowledged
     let now = f.now;
@@ -53,7 +41,7 @@ fn the_loss_probe_after_a_lone_fin_sends_the_fin_again() {
 
 #[test]
 fn the_loss_probe_with_data_and_a_fin_outstanding_sends_the_fin() {
-    let mut f = rack_ten();
+    let mut f = Fix::rack_tlp_ten();
     let now = f.now;
     f.s.close(now, &mut f.out);
     f.out.clear();
@@ -82,13 +70,7 @@ fn a_retransmission_stops_at_the_end_of_a_record() {
     let end = seg(3) + 400;
     f.s.mark_record_end(end);
     f.timeout();
-    let mut sent = f.take();
-    while sent.len() < 5 {
-        f.advance(RTT);
-        let &(s, l) = sent.last().expect("something was resent");
-        f.ack(s + l);
-        sent.extend(f.take());
-    }
+    let sent = f.resend_after_timeout(5);
     let want = [
         (seg(0), MSS),
         (seg(1), MSS),
@@ -103,12 +85,6 @@ fn a_retransmission_stops_at_the_end_of_a_record() {
 fn without_a_record_end_the_retransmission_is_a_whole_segment() {
     let mut f = Fix::ten_in_flight();
     f.timeout();
-    let mut sent = f.take();
-    while sent.len() < 4 {
-        f.advance(RTT);
-        let &(s, l) = sent.last().expect("something was resent");
-        f.ack(s + l);
-        sent.extend(f.take());
-    }
+    let sent = f.resend_after_timeout(4);
     assert_eq!(sent[3], (seg(3), MSS));
 }
