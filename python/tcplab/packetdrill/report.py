@@ -22,10 +22,6 @@ from tcplab.packetdrill.errors import ParseError
 from tcplab.packetdrill.parse import parse
 from tcplab.packetdrill.run import Fail, Runner, Skip
 
-_FIN_ACK = ("Linux delays the ACK of a FIN (tcp_fin enters ping-pong mode, so that the "
-            "application's close() can send its FIN with it); tcplab's receiver ACKs a FIN "
-            "at once, standing in for an application that closes at once (its own FIN is "
-            "not modelled)")
 _RCV_WINDOW = ("tcplab's receiving application reads at once, so its advertised window is "
                "the whole receive buffer; Linux's window follows its receive queue and "
                "rcv_ssthresh (not modelled: docs/tcp.md)")
@@ -49,7 +45,6 @@ _MAY_RAISE = ("Linux's tcp_may_raise_cwnd grows cwnd on SACK-only ACKs once the 
 #: Understood failures: a script's name (as :func:`script_key` gives it) and why tcplab
 #: differs from Linux there, with the evidence (the outcome's expected and actual lines).
 KNOWN: dict[str, str] = {
-    "tcp_basic_server.pkt": _FIN_ACK,
     "tcp_rcv_neg_window.pkt": _RCV_WINDOW,
     "tcp_rcv_zero_wnd_fin.pkt": _RCV_WINDOW,
     "cubic/cubic-rto-ss-ca-cwnd-bump.pkt": _CUBIC_CA,

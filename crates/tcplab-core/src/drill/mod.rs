@@ -101,7 +101,10 @@ impl Drill {
         if let Some((ss, ca, segs)) = self.fq {
             snd.enable_linux_pacing(ss, ca, segs);
         }
-        self.rcv = Some(Receiver::new(&plan.cfg));
+        let mut rcv = Receiver::new(&plan.cfg);
+        // The script's application closes explicitly.
+        rcv.set_fin_pingpong(true);
+        self.rcv = Some(rcv);
         self.cfg = Some(plan.cfg);
         self.snd = Some(snd);
         Ok(())
@@ -212,6 +215,11 @@ impl Drill {
     fn push_sent(&mut self, now: SimTime) {
         let ack = self.rcv.as_ref().map_or(1, |r| r.rcv_nxt.max(1));
         let mss = self.snd.as_ref().map_or(u64::MAX, Sender::mss);
+        if !self.scratch.is_empty() {
+            if let Some(r) = self.rcv.as_mut() {
+                r.ack_carried(ack);
+            }
+        }
         for mut h in self.scratch.drain(..) {
             h.ack = ack;
             let len = u64::from(h.len);
@@ -327,6 +335,11 @@ impl Drill {
     /// the FIN pushes everything.
     pub fn close(&mut self, now: SimTime) {
         self.closing = true;
+        if let Some(r) = self.rcv.as_mut() {
+            // A FIN after this end's own (FIN_WAIT, CLOSING) is ACKed at
+            // once (tcp_fin): only in ESTABLISHED does it wait.
+            r.set_fin_pingpong(false);
+        }
         if !self.records.is_empty() || self.held {
             // The FIN follows the last record, once it is sent.
             self.close_pending = true;

@@ -107,6 +107,14 @@ pub struct LinuxAck {
     demand_cwr: bool,
     /// An ACK must go out now (`ICSK_ACK_NOW`).
     ack_now: bool,
+    /// The application closes its own side on the peer's FIN (the
+    /// packetdrill harness: its `close` is explicit), so a FIN enters
+    /// ping-pong mode as Linux's `tcp_fin` does, and its ACK waits to go
+    /// with the application's FIN.
+    pub fin_pingpong: bool,
+    /// Ping-pong (interactive) mode: no quick ACKs, the delayed-ACK bound
+    /// `TCP_DELACK_MAX`.
+    pingpong: bool,
 }
 
 impl LinuxAck {
@@ -132,6 +140,23 @@ impl LinuxAck {
             timestamps: c.timestamps,
             demand_cwr: false,
             ack_now: false,
+            fin_pingpong: false,
+            pingpong: false,
+        }
+    }
+
+    /// The peer's FIN arrived in ESTABLISHED: ping-pong mode
+    /// (`inet_csk_enter_pingpong_mode` in `tcp_fin`).
+    pub fn enter_pingpong(&mut self) {
+        self.pingpong = true;
+    }
+
+    /// A segment of this end carried the ACK of everything received
+    /// (`tcp_event_ack_sent`): one quick ACK used if an ACK was pending
+    /// (`tcp_dec_quickack_mode`).
+    pub fn ack_carried(&mut self, pending: bool) {
+        if pending {
+            self.ack_sent();
         }
     }
 
@@ -243,7 +268,9 @@ impl LinuxAck {
     /// since the last ACK.
     #[inline]
     pub fn send_now(&self, unacked: u64) -> bool {
-        unacked > (self.segments - 1) * self.rcv_mss || self.quick > 0 || self.ack_now
+        unacked > (self.segments - 1) * self.rcv_mss
+            || (self.quick > 0 && !self.pingpong)
+            || self.ack_now
     }
 
     /// `tcp_send_delayed_ack`: sets or keeps the timer in `deadline`;
@@ -252,7 +279,11 @@ impl LinuxAck {
         let mut ato = self.ato;
         if ato > ATO_MIN {
             // HZ / 2, bounded by the srtt when known (at least 40 ms).
-            let mut max_ato = SimDuration::from_millis(500);
+            let mut max_ato = if self.pingpong {
+                self.ceiling
+            } else {
+                SimDuration::from_millis(500)
+            };
             if let Some(srtt) = self.srtt {
                 max_ato = max_ato.min(srtt.max(ATO_MIN));
             }

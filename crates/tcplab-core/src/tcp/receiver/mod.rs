@@ -162,6 +162,31 @@ impl Receiver {
         }
     }
 
+    /// The application closes its own side when the peer's FIN arrives
+    /// (the packetdrill harness): with Linux's ACK timing, the FIN's ACK is
+    /// delayed in ping-pong mode, to go with the application's FIN.
+    pub fn set_fin_pingpong(&mut self, on: bool) {
+        if let Some(l) = self.linux.as_deref_mut() {
+            l.fin_pingpong = on;
+        }
+    }
+
+    /// This end's sending half sent a segment carrying the ACK `ack`: if it
+    /// acknowledges everything received, a delayed ACK is no longer due
+    /// (Linux's `tcp_event_ack_sent`).
+    pub fn ack_carried(&mut self, ack: u64) {
+        if ack != self.rcv_nxt || self.last_ack_sent == self.rcv_nxt {
+            return;
+        }
+        let pending = self.delack_deadline.is_some();
+        if let Some(l) = self.linux.as_deref_mut() {
+            l.ack_carried(pending);
+        }
+        self.last_ack_sent = self.rcv_nxt;
+        self.unacked_segments = 0;
+        self.delack_deadline = None;
+    }
+
     /// Linux's ACK timing state, for tests and the packetdrill harness
     /// (`None` with the fixed timing).
     pub fn linux_ack(&self) -> Option<&ato::LinuxAck> {
@@ -385,15 +410,24 @@ impl Receiver {
                 self.unacked_segments += 1;
             }
         }
+        // With an application that closes on the FIN (Linux's ping-pong
+        // mode from tcp_fin), an in-order FIN's ACK is delayed.
+        let pingpong = EXTRAS && self.linux.as_ref().is_some_and(|l| l.fin_pingpong);
         if seg.has(FIN) {
             self.fin_seq = e;
-            immediate = true;
+            immediate |= !pingpong;
         }
         if self.fin_seq == self.rcv_nxt && !self.fin_received {
             self.fin_received = true;
             self.rcv_nxt += 1;
             self.state = RcvState::Closed;
-            immediate = true;
+            if pingpong {
+                if let Some(l) = self.linux.as_deref_mut() {
+                    l.enter_pingpong();
+                }
+            } else {
+                immediate = true;
+            }
         }
         if seg.len == 0 && !seg.has(FIN) {
             return delivered; // a pure ACK (the handshake's third segment)
@@ -474,7 +508,9 @@ impl Receiver {
 
     /// The delayed-ACK timer fired.
     pub fn on_delack_timer(&mut self, now: SimTime) -> Option<TcpHeader> {
-        if self.delack_deadline.is_some_and(|d| d <= now) && self.unacked_segments > 0 {
+        // (A FIN's delayed ACK, in ping-pong mode, has no segment counted.)
+        let due = self.unacked_segments > 0 || self.last_ack_sent < self.rcv_nxt;
+        if self.delack_deadline.is_some_and(|d| d <= now) && due {
             if let Some(l) = self.linux.as_deref_mut() {
                 l.timer_fired();
             }
