@@ -172,6 +172,16 @@ impl PyDrill {
         self.d.set_fq(ss_ratio, ca_ratio, min_tso_segs);
     }
 
+    /// A local qdisc that drops every packet, on or off.
+    fn set_local_drop(&mut self, now: u64, on: bool) {
+        self.d.set_local_drop(SimTime::from_nanos(now), on);
+    }
+
+    /// Bytes written and not yet sent.
+    fn unsent(&self) -> u64 {
+        self.d.unsent()
+    }
+
     /// TCP_NODELAY on or off.
     fn set_nodelay(&mut self, now: u64, on: bool) {
         self.d.set_nodelay(SimTime::from_nanos(now), on);

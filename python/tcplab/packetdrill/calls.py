@@ -131,6 +131,7 @@ class Calls:
             self.written += want
             self.d.write(now, want, "MSG_EOR" in flags, "MSG_MORE" in flags)
             self._pull()
+            self._arm_probe0()
             return
         if name in ("read", "recv", "recvmsg", "recvfrom", "readv"):
             self._read(line, name, want)

@@ -69,6 +69,8 @@ class Env:
     pacing_ss_ratio: int = 200
     pacing_ca_ratio: int = 120
     min_tso_segs: int = 2
+    #: A local qdisc drops every packet (``tc ... pfifo limit 0``).
+    local_drop: bool = False
     #: Socket options: TCP_MAXSEG, SO_RCVBUF.
     maxseg: int | None = None
     rcvbuf: int | None = None
@@ -168,7 +170,9 @@ class Env:
             elif re.search(r"\b(fq|fq_codel|netem)\b", text):
                 self.unmodelled.append(f"qdisc on the tun device ({text})")
             elif re.search(r"\blimit 0\b", text):
-                self.unmodelled.append("a local qdisc that drops every packet (tc ... limit 0)")
+                # Every packet is dropped before it leaves (the runner models
+                # Linux's probing of unsent data under local congestion).
+                self.local_drop = True
             return
         if head in ("ip", "nstat", "echo", "cat", "grep", "true", "sleep", "ss", "printf",
                     "test", "[", "exit"):

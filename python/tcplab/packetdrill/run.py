@@ -86,6 +86,13 @@ class Runner(Calls):
         self.retrans_stamp: int | None = None
         #: Why the connection died (``ETIMEDOUT``), for the calls after.
         self.error: str | None = None
+        #: A local qdisc drops every packet: the probe timer of unsent data, its probes
+        #: (``tcpi_probes``) and when the first went (``icsk_probes_tstamp``).
+        self.local_drop = False
+        self.probe0_at: int | None = None
+        self.probes = 0
+        self.probes_tstamp: int | None = None
+        self.dead_info: dict[str, object] | None = None
         #: TCP_INQ is on: ``recvmsg`` reports the bytes left to read.
         self.inq = False
         #: A blocking call in progress: its line, the call, when it must return.
@@ -137,12 +144,60 @@ class Runner(Calls):
         """
         dl = self.d.next_deadline()
         if self.retrans_stamp is not None and dl is not None:
-            return min(dl, self.retrans_stamp + self.user_timeout_ns)
+            dl = min(dl, self.retrans_stamp + self.user_timeout_ns)
+        if self.probe0_at is not None:
+            dl = self.probe0_at if dl is None else min(dl, self.probe0_at)
         return dl
 
+    # ---------------------------------------------------------------- a local qdisc dropping all
+
+    def _local_drop(self) -> None:
+        """``tc ... limit 0``: every transmission fails locally from now on.
+
+        Linux leaves the data in the write queue and probes it (``tcp_check_probe_timer``,
+        ``tcp_probe_timer``, ``tcp_send_probe0``): the first probe an RTO (at least 200 ms)
+        after the failed push, then every ``TCP_RESOURCE_PROBE_INTERVAL`` (500 ms) without
+        backing off, each counted in ``tcpi_probes``; with TCP_USER_TIMEOUT the connection
+        dies that long after the first probe (the timer clamped to it), or after
+        ``tcp_retries2`` (15) probes.
+        """
+        info = self.d.info() or {}
+        if self.state != "established" or int(info.get("snd_max", 0)) > int(info.get("snd_una", 0)):
+            raise Skip("a local qdisc that drops every packet, with segments in flight or "
+                       "before the connection")
+        self.local_drop = True
+        self.d.set_local_drop(self.ns(self.now_us), True)
+
+    def _arm_probe0(self) -> None:
+        if self.local_drop and self.probe0_at is None and self.d.unsent() > 0:
+            rto = int((self.d.info() or {}).get("rto", 0))
+            self.probe0_at = self.ns(self.now_us) + max(rto, 200_000_000)
+
+    def _probe0(self, t: int) -> None:
+        self.probe0_at = None
+        if self.d.unsent() == 0:
+            return
+        ut = self.user_timeout_ns
+        if self.probes_tstamp is None:
+            self.probes_tstamp = t
+        elif (ut and t - self.probes_tstamp >= ut) or self.probes >= 15:
+            self.dead_info = self.d.info()
+            self.d.reset(t, False)  # tcp_write_err: no RST
+            self.gone, self.state, self.error = True, "closed", "ETIMEDOUT"
+            return
+        self.probes += 1  # the probe fails locally too: no backoff
+        wait = 500_000_000
+        if ut:
+            wait = min(wait, max(ut - (t - self.probes_tstamp), 2_000_000))
+        self.probe0_at = t + wait
+
     def _fire(self, dl: int) -> None:
+        if self.probe0_at is not None and dl == self.probe0_at:
+            self._probe0(dl)
+            return
         if self.retrans_stamp is not None and dl >= self.retrans_stamp + self.user_timeout_ns:
             # tcp_write_err: the connection is dropped without a RST.
+            self.dead_info = self.d.info()
             self.d.reset(dl, False)
             self.gone, self.state, self.error = True, "closed", "ETIMEDOUT"
             self.retrans_stamp = None
@@ -165,6 +220,9 @@ class Runner(Calls):
 
     def run(self) -> None:
         """Plays the script's events in order; raises :class:`Skip` or :class:`Fail`."""
+        if self.env.local_drop:
+            raise Skip("a local qdisc that drops every packet, with segments in flight or "
+                       "before the connection")
         last_script_us: int | None = None
         prev: Event | None = None
         for ev in self.s.events:
@@ -263,6 +321,8 @@ class Runner(Calls):
             self.env.command(a.text, _folder(self.s))
             if len(self.env.unmodelled) > before:
                 raise Skip(self.env.unmodelled[-1])
+            if self.env.local_drop and not self.local_drop:
+                self._local_drop()
 
     # ---------------------------------------------------------------- packets in
 
@@ -442,7 +502,13 @@ class Runner(Calls):
 
     def tcp_info(self) -> dict[str, int]:
         """The ``tcpi_*`` fields tcplab keeps, now (see :mod:`tcplab.packetdrill.tcpinfo`)."""
-        return tcpinfo.fields(self.d.info())
+        # After the connection died, its last state (Linux's socket keeps it).
+        f = tcpinfo.fields(self.d.info() or self.dead_info)
+        if f:
+            # Probes of unsent data under local drops (the persist timer's window probes
+            # are not counted here).
+            f["tcpi_probes"] = self.probes
+        return f
 
     def check(self, line: int, a: Assertion) -> None:
         """A ``%{ }%`` block: checked when every ``tcpi_*`` field it names is kept."""

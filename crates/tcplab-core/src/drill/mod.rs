@@ -66,6 +66,8 @@ pub struct Drill {
     /// The `fq` qdisc paces the connection: Linux's pacing ratios (percent)
     /// and `tcp_min_tso_segs`.
     fq: Option<(u32, u32, u32)>,
+    /// A local qdisc drops every packet (`tc ... limit 0`): nothing leaves.
+    local_drop: bool,
 }
 
 impl Drill {
@@ -231,6 +233,10 @@ impl Drill {
     /// ACKs from the receiver, carrying the sender's next sequence number.
     fn push_acks(&mut self, now: SimTime) {
         let seq = self.snd.as_ref().map_or(1, |s| s.tcb().snd_nxt.max(1));
+        if self.local_drop {
+            self.scratch.clear(); // the local qdisc drops them
+            return;
+        }
         for mut h in self.scratch.drain(..) {
             if !h.has(SYN) {
                 h.seq = seq;
@@ -261,6 +267,21 @@ impl Drill {
         self.fq = Some((ss_ratio, ca_ratio, min_tso_segs));
     }
 
+    /// A local qdisc that drops every packet, set or removed: while set,
+    /// no segment leaves and what is written stays unsent (Linux's failed
+    /// `tcp_transmit_skb` leaves it in the write queue). The caller sets it
+    /// only with nothing in flight, and probes the held data itself.
+    pub fn set_local_drop(&mut self, now: SimTime, on: bool) {
+        self.local_drop = on;
+        self.feed(now, Push::Normal);
+    }
+
+    /// Data written and not yet given to the sender, in bytes.
+    pub fn unsent(&self) -> u64 {
+        let sent = self.snd.as_ref().map_or(1, |s| s.tcb().snd_max.max(1));
+        (self.written + 1).saturating_sub(sent)
+    }
+
     /// TCP_NODELAY: turning it on pushes what is held, even when corked.
     pub fn set_nodelay(&mut self, now: SimTime, on: bool) {
         self.nagle.nodelay = on;
@@ -289,6 +310,15 @@ impl Drill {
     /// asked for follows the last record.
     fn feed(&mut self, now: SimTime, push: Push) {
         let Some(s) = self.snd.as_mut() else { return };
+        if self.local_drop {
+            // Every transmission fails locally: what is written stays in
+            // the write queue, unsent (the harness probes it).
+            let sent = s.tcb().snd_max;
+            s.set_app_limit(now, sent.max(1) - 1, &mut self.scratch);
+            self.held = self.written + 1 > sent;
+            self.push_sent(now);
+            return;
+        }
         let push = if self.closing { Push::Force } else { push };
         let mss = s.mss();
         loop {
@@ -344,6 +374,10 @@ impl Drill {
             // The FIN follows the last record, once it is sent.
             self.close_pending = true;
             self.feed(now, Push::Force);
+            return;
+        }
+        if self.local_drop {
+            self.close_pending = true; // the FIN cannot leave either
             return;
         }
         if let Some(s) = self.snd.as_mut() {
