@@ -110,10 +110,12 @@ class Calls:
             return
         if name in ("write", "send", "sendmsg", "sendto", "writev"):
             flags = {x.name for a in c.args[2:] for x in _flat(a) if isinstance(x, Name)}
-            if self.error is not None:  # the connection died: every write fails
+            if self.error is not None:  # the connection died: the error, once
                 if want is None or want >= 0 or c.errno != self.error:
                     raise Fail(line, f"{name}: the connection died ({self.error})",
                                f"{want} {c.errno or ''}".strip(), f"-1 {self.error}")
+                self.error = None  # sock_error consumed it: EPIPE from now on
+                self.shut_wr = True
                 return
             if want is not None and want < 0 and c.errno == "EPIPE":
                 if not (self.shut_wr or self.gone):

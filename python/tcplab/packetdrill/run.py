@@ -110,8 +110,7 @@ class Runner(Calls):
     def _pull(self) -> None:
         for t in self.d.take():
             self.queue.append(wire.Out.from_core(t))
-        if self.user_timeout_ns:
-            self._retrans_stamp()
+        self._retrans_stamp()
 
     def _retrans_stamp(self) -> None:
         """Keeps Linux's ``retrans_stamp`` as TCP_USER_TIMEOUT reads it.
@@ -125,14 +124,14 @@ class Runner(Calls):
         info = self.d.info()
         if info is None:
             return
-        if self.retrans_stamp is None:
-            kinds: dict[int, set[str]] = {}
-            for t, kind in self.d.events():
-                kinds.setdefault(t, set()).add(kind)
-            resent = [t for t, k in kinds.items() if "retransmit" in k and "loss_probe" not in k]
-            if resent:
-                self.retrans_stamp = min(resent)
-        elif int(info["snd_una"]) >= int(info["snd_max"]) or info.get("retrans") == 0:
+        kinds: dict[int, set[str]] = {}
+        for t, kind in self.d.events():  # drained at every pull, timeout or not
+            kinds.setdefault(t, set()).add(kind)
+        resent = [t for t, k in kinds.items() if "retransmit" in k and "loss_probe" not in k]
+        if self.retrans_stamp is None and resent:
+            self.retrans_stamp = min(resent)
+        if self.retrans_stamp is not None and (int(info["snd_una"]) >= int(info["snd_max"])
+                                               or info.get("retrans") == 0):
             self.retrans_stamp = None
 
     def _deadline(self) -> int | None:
@@ -143,7 +142,7 @@ class Runner(Calls):
         (``tcp_write_timeout``).
         """
         dl = self.d.next_deadline()
-        if self.retrans_stamp is not None and dl is not None:
+        if self.retrans_stamp is not None and self.user_timeout_ns and dl is not None:
             dl = min(dl, self.retrans_stamp + self.user_timeout_ns)
         if self.probe0_at is not None:
             dl = self.probe0_at if dl is None else min(dl, self.probe0_at)
@@ -167,6 +166,7 @@ class Runner(Calls):
                        "before the connection")
         self.local_drop = True
         self.d.set_local_drop(self.ns(self.now_us), True)
+        self._arm_probe0()
 
     def _arm_probe0(self) -> None:
         if self.local_drop and self.probe0_at is None and self.d.unsent() > 0:
@@ -195,7 +195,8 @@ class Runner(Calls):
         if self.probe0_at is not None and dl == self.probe0_at:
             self._probe0(dl)
             return
-        if self.retrans_stamp is not None and dl >= self.retrans_stamp + self.user_timeout_ns:
+        if (self.retrans_stamp is not None and self.user_timeout_ns
+                and dl >= self.retrans_stamp + self.user_timeout_ns):
             # tcp_write_err: the connection is dropped without a RST.
             self.dead_info = self.d.info()
             self.d.reset(dl, False)
@@ -504,9 +505,9 @@ class Runner(Calls):
         """The ``tcpi_*`` fields tcplab keeps, now (see :mod:`tcplab.packetdrill.tcpinfo`)."""
         # After the connection died, its last state (Linux's socket keeps it).
         f = tcpinfo.fields(self.d.info() or self.dead_info)
-        if f:
+        if f and self.local_drop:
             # Probes of unsent data under local drops (the persist timer's window probes
-            # are not counted here).
+            # are not counted, so elsewhere the field stays unchecked).
             f["tcpi_probes"] = self.probes
         return f
 

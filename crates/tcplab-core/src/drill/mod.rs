@@ -103,10 +103,7 @@ impl Drill {
         if let Some((ss, ca, segs)) = self.fq {
             snd.enable_linux_pacing(ss, ca, segs);
         }
-        let mut rcv = Receiver::new(&plan.cfg);
-        // The script's application closes explicitly.
-        rcv.set_fin_pingpong(true);
-        self.rcv = Some(rcv);
+        self.rcv = Some(Receiver::new(&plan.cfg));
         self.cfg = Some(plan.cfg);
         self.snd = Some(snd);
         Ok(())
@@ -167,7 +164,43 @@ impl Drill {
         }
         if h.len > 0 || h.has(FIN) || h.has(SYN) || self.awaiting_ack {
             let rcv = self.rcv.as_mut().expect("open");
-            rcv.on_segment_ce(now, h, ce, &mut self.scratch);
+            // The peer's FIN in order while this end has not closed: Linux's
+            // ping-pong mode (tcp_fin), its ACK delayed to go with the
+            // application's FIN. Out of order or repeated, it is ACKed at once.
+            let pingpong = h.has(FIN)
+                && !self.closing
+                && !rcv.fin_received
+                && h.seq <= rcv.rcv_nxt
+                && rcv.linux_ack().is_some();
+            if pingpong {
+                let data = TcpHeader {
+                    flags: h.flags & !FIN,
+                    ..*h
+                };
+                if data.len > 0 {
+                    rcv.on_segment_ce(now, &data, ce, &mut self.scratch);
+                }
+                let fin_seq = h.seq + u64::from(h.len);
+                let acked = !self.scratch.is_empty();
+                if let Some(a) = rcv.take_fin_pingpong(now, fin_seq, acked) {
+                    self.scratch.push(a);
+                }
+                if !rcv.fin_received {
+                    // Not in order after all: as any FIN.
+                    let fin = TcpHeader {
+                        seq: fin_seq,
+                        len: 0,
+                        ..*h
+                    };
+                    rcv.on_segment_ce(now, &fin, ce, &mut self.scratch);
+                }
+                let ack = rcv.rcv_nxt;
+                for a in &mut self.scratch {
+                    a.ack = a.ack.max(ack);
+                }
+            } else {
+                rcv.on_segment_ce(now, h, ce, &mut self.scratch);
+            }
             self.push_acks(now);
         }
         if !h.has(ACK) {
@@ -224,8 +257,11 @@ impl Drill {
         }
         for mut h in self.scratch.drain(..) {
             h.ack = ack;
-            let len = u64::from(h.len);
-            self.nagle.sent(h.seq + len, len, mss);
+            if !h.retx {
+                // Minshall's snd_sml counts new data only (tcp_minshall_update).
+                let len = u64::from(h.len);
+                self.nagle.sent(h.seq + len, len, mss);
+            }
             self.out.push((now, Half::Sender, h));
         }
     }
@@ -365,11 +401,6 @@ impl Drill {
     /// the FIN pushes everything.
     pub fn close(&mut self, now: SimTime) {
         self.closing = true;
-        if let Some(r) = self.rcv.as_mut() {
-            // A FIN after this end's own (FIN_WAIT, CLOSING) is ACKed at
-            // once (tcp_fin): only in ESTABLISHED does it wait.
-            r.set_fin_pingpong(false);
-        }
         if !self.records.is_empty() || self.held {
             // The FIN follows the last record, once it is sent.
             self.close_pending = true;
@@ -392,6 +423,10 @@ impl Drill {
     /// Linux's `tcp_close` does) and a RST|ACK leaves; without, it died
     /// quietly (Linux's `tcp_write_err`, e.g. on TCP_USER_TIMEOUT).
     pub fn reset(&mut self, now: SimTime, send_rst: bool) {
+        self.nagle.deadline = None;
+        self.held = false;
+        self.records.clear();
+        self.close_pending = false;
         if let (Some(s), Some(r)) = (self.snd.take(), self.rcv.take()) {
             if send_rst {
                 let h = r.reset_header(now, s.tcb().snd_nxt.max(1));

@@ -107,11 +107,6 @@ pub struct LinuxAck {
     demand_cwr: bool,
     /// An ACK must go out now (`ICSK_ACK_NOW`).
     ack_now: bool,
-    /// The application closes its own side on the peer's FIN (the
-    /// packetdrill harness: its `close` is explicit), so a FIN enters
-    /// ping-pong mode as Linux's `tcp_fin` does, and its ACK waits to go
-    /// with the application's FIN.
-    pub fin_pingpong: bool,
     /// Ping-pong (interactive) mode: no quick ACKs, the delayed-ACK bound
     /// `TCP_DELACK_MAX`.
     pingpong: bool,
@@ -140,7 +135,6 @@ impl LinuxAck {
             timestamps: c.timestamps,
             demand_cwr: false,
             ack_now: false,
-            fin_pingpong: false,
             pingpong: false,
         }
     }

@@ -162,13 +162,41 @@ impl Receiver {
         }
     }
 
-    /// The application closes its own side when the peer's FIN arrives
-    /// (the packetdrill harness): with Linux's ACK timing, the FIN's ACK is
-    /// delayed in ping-pong mode, to go with the application's FIN.
-    pub fn set_fin_pingpong(&mut self, on: bool) {
-        if let Some(l) = self.linux.as_deref_mut() {
-            l.fin_pingpong = on;
+    /// The peer's FIN at `fin_seq`, in order, taken apart from its segment
+    /// by the packetdrill harness (whose application closes explicitly):
+    /// Linux's `tcp_fin` in ESTABLISHED, which enters ping-pong mode. If the
+    /// segment's data was just ACKed (`acked`), that ACK covers the FIN
+    /// too (the caller moves its number on); else the FIN's ACK is delayed
+    /// (the ATO, no quick ACK), or returned if due now. Kept out of
+    /// `segment`, which simulations run.
+    #[cold]
+    pub fn take_fin_pingpong(
+        &mut self,
+        now: SimTime,
+        fin_seq: u64,
+        acked: bool,
+    ) -> Option<TcpHeader> {
+        if self.fin_received || fin_seq != self.rcv_nxt {
+            return None;
         }
+        self.fin_seq = fin_seq;
+        self.fin_received = true;
+        self.rcv_nxt += 1;
+        self.state = RcvState::Closed;
+        let l = self.linux.as_deref_mut()?;
+        l.enter_pingpong();
+        if acked {
+            self.last_ack_sent = self.rcv_nxt;
+            return None;
+        }
+        if l.schedule(now, &mut self.delack_deadline) {
+            let h = self.make_ack(now, ACK);
+            if let Some(l) = self.linux.as_deref_mut() {
+                l.ack_sent();
+            }
+            return Some(h);
+        }
+        None
     }
 
     /// This end's sending half sent a segment carrying the ACK `ack`: if it
@@ -412,22 +440,15 @@ impl Receiver {
         }
         // With an application that closes on the FIN (Linux's ping-pong
         // mode from tcp_fin), an in-order FIN's ACK is delayed.
-        let pingpong = EXTRAS && self.linux.as_ref().is_some_and(|l| l.fin_pingpong);
         if seg.has(FIN) {
             self.fin_seq = e;
-            immediate |= !pingpong;
+            immediate = true;
         }
         if self.fin_seq == self.rcv_nxt && !self.fin_received {
             self.fin_received = true;
             self.rcv_nxt += 1;
             self.state = RcvState::Closed;
-            if pingpong {
-                if let Some(l) = self.linux.as_deref_mut() {
-                    l.enter_pingpong();
-                }
-            } else {
-                immediate = true;
-            }
+            immediate = true;
         }
         if seg.len == 0 && !seg.has(FIN) {
             return delivered; // a pure ACK (the handshake's third segment)
@@ -509,8 +530,9 @@ impl Receiver {
     /// The delayed-ACK timer fired.
     pub fn on_delack_timer(&mut self, now: SimTime) -> Option<TcpHeader> {
         // (A FIN's delayed ACK, in ping-pong mode, has no segment counted.)
-        let due = self.unacked_segments > 0 || self.last_ack_sent < self.rcv_nxt;
-        if self.delack_deadline.is_some_and(|d| d <= now) && due {
+        if self.delack_deadline.is_some_and(|d| d <= now)
+            && (self.unacked_segments > 0 || self.last_ack_sent < self.rcv_nxt)
+        {
             if let Some(l) = self.linux.as_deref_mut() {
                 l.timer_fired();
             }

@@ -439,27 +439,33 @@ fn with_an_application_that_closes_a_fin_waits_40_ms_in_ping_pong_mode() {
     // Linux's tcp_fin in ESTABLISHED enters ping-pong mode: no quick ACK,
     // the delayed ACK at the ATO (40 ms), unless this end's own segment
     // carries it first (tcp_event_ack_sent).
-    let fin = |seq| TcpHeader {
-        seq,
-        flags: ACK | FIN,
-        ..TcpHeader::default()
-    };
     let mut r = linux_established(&linux_cfg(1 << 20), 1);
     assert!(r.on_segment(t(10), &data(1, 100)).ack.is_some()); // quick ACK
-    r.set_fin_pingpong(true);
-    assert!(r.on_segment(t(20), &fin(101)).ack.is_none());
-    assert_eq!(r.rcv_nxt, 102);
+    assert!(r.take_fin_pingpong(t(20), 101, false).is_none());
+    assert_eq!((r.rcv_nxt, r.fin_received), (102, true));
     assert_eq!(r.delack_deadline, Some(t(60)));
     let a = r.on_delack_timer(t(60)).expect("the FIN's ACK");
     assert_eq!(a.ack, 102);
     // Carried by this end's own segment instead: no ACK left to send.
     let mut r = linux_established(&linux_cfg(1 << 20), 1);
-    r.set_fin_pingpong(true);
-    assert!(r.on_segment(t(20), &fin(1)).ack.is_none());
+    assert!(r.take_fin_pingpong(t(20), 1, false).is_none());
     r.ack_carried(2);
     assert_eq!(r.delack_deadline, None);
     assert!(r.on_delack_timer(t(60)).is_none());
-    // Without ping-pong (the simulator's receiver), at once.
+    // The data's own ACK covers it: nothing more is due.
     let mut r = linux_established(&linux_cfg(1 << 20), 1);
-    assert_eq!(r.on_segment(t(20), &fin(1)).ack.map(|a| a.ack), Some(2));
+    assert!(r.take_fin_pingpong(t(20), 1, true).is_none());
+    assert_eq!(r.delack_deadline, None);
+    // Out of order: not taken (the caller passes it on as any FIN).
+    let mut r = linux_established(&linux_cfg(1 << 20), 1);
+    assert!(r.take_fin_pingpong(t(20), 501, false).is_none());
+    assert!(!r.fin_received);
+    // Without ping-pong (the simulator's receiver), at once.
+    let fin = TcpHeader {
+        seq: 1,
+        flags: ACK | FIN,
+        ..TcpHeader::default()
+    };
+    let mut r = linux_established(&linux_cfg(1 << 20), 1);
+    assert_eq!(r.on_segment(t(20), &fin).ack.map(|a| a.ack), Some(2));
 }
