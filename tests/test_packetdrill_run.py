@@ -88,6 +88,23 @@ def test_tcp_info_assertions_are_checked(tmp_path: Path) -> None:
     assert (other.outcome, other.asserts_unchecked) == ("pass", 1)
 
 
+def test_tcp_inq_counts_the_fin(tmp_path: Path) -> None:
+    # tcp_inq_hint is rcv_nxt - copied_seq, and rcv_nxt counts the FIN: 1000 bytes left
+    # read as 1001; all read, 1. The data's ACK covers the FIN at once (more than one
+    # segment arrived), in ping-pong mode or not.
+    def recv(n: int, inq: int) -> str:
+        return (f"   +0 recvmsg(4, {{msg_name(...)=..., msg_iov(1)=[{{..., {n}}}], "
+                f"msg_flags=0, msg_control=[{{cmsg_level=SOL_TCP, cmsg_type=TCP_CM_INQ, "
+                f"cmsg_data={inq}}}]}}, 0) = {n}\n")
+    body = ("   +0 setsockopt(4, SOL_TCP, TCP_INQ, [1], 4) = 0\n"
+            "   +0 < F. 1:2001(2000) ack 1 win 1000\n"
+            "   +0 > . 1:1(0) ack 2002\n" + recv(1000, 1001) + recv(1000, 1))
+    assert run_script(script(tmp_path, body)).outcome == "pass"
+    wrong = body.replace("cmsg_data=1001", "cmsg_data=1000")
+    o = run_script(script(tmp_path, wrong, "w.pkt"))
+    assert (o.outcome, o.reason) == ("fail", "recvmsg: TCP_CM_INQ 1001")
+
+
 def test_skips_name_their_reason(tmp_path: Path) -> None:
     p = script(tmp_path, "   +0 setsockopt(4, SOL_TCP, TCP_NOTSENT_LOWAT, [1], 4) = 0\n")
     assert (run_script(p).outcome, run_script(p).reason) == ("skip", "TCP_NOTSENT_LOWAT")

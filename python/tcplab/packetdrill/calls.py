@@ -191,11 +191,12 @@ class Calls:
             want = _int(fields.get("cmsg_data", Elided()))
             if not self.inq:
                 raise Fail(line, "recvmsg: TCP_CM_INQ without TCP_INQ", str(want), "none")
-            # tcp_inq_hint: the bytes queued, or 1 once the peer's FIN has
-            # arrived and nothing is left (so 0 means "more may come").
+            # tcp_inq_hint: rcv_nxt - copied_seq, and rcv_nxt counts the peer's
+            # FIN: the bytes queued, plus 1 once the FIN has arrived (so 0 means
+            # "more may come", 1 with nothing queued "end of stream").
             left = self._unread()
-            if left == 0 and (self.d.info() or {}).get("fin_received"):
-                left = 1
+            if (self.d.info() or {}).get("fin_received"):
+                left += 1
             if want is not None and want != left:
                 raise Fail(line, f"recvmsg: TCP_CM_INQ {left}", str(want), str(left))
 

@@ -406,8 +406,8 @@ class Runner(Calls):
         that ACK and the RST carries no ACK; else its sequence number is 0 and it
         acknowledges the segment. No options, a window of 0 (``tcp_v4_send_reset``).
         """
-        if bits & wire.FLAG_BITS["R"]:
-            return
+        if bits & wire.FLAG_BITS["R"] or self.local_drop:
+            return  # never a RST for a RST; and a local qdisc drops it
         rst = wire.FLAG_BITS["R"]
         if bits & wire.ACK:
             seq, ack, flags = p.ack or 0, 0, rst
