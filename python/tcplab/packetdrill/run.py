@@ -33,6 +33,9 @@ from tcplab.packetdrill.script import (
 
 #: Simulated time of the script's time 0 (timestamps of 0 would mean "none").
 ORIGIN_NS = 1_000_000_000
+#: Where the runner does not model a local qdisc dropping everything.
+_LOCAL_DROP_SKIP = ("a local qdisc that drops every packet, with segments in flight or before "
+                    "the connection")
 #: How long past an expected packet's time the runner waits for it.
 PATIENCE_US = 10_000_000
 
@@ -162,8 +165,7 @@ class Runner(Calls):
         """
         info = self.d.info() or {}
         if self.state != "established" or int(info.get("snd_max", 0)) > int(info.get("snd_una", 0)):
-            raise Skip("a local qdisc that drops every packet, with segments in flight or "
-                       "before the connection")
+            raise Skip(_LOCAL_DROP_SKIP)
         self.local_drop = True
         self.d.set_local_drop(self.ns(self.now_us), True)
         self._arm_probe0()
@@ -181,9 +183,7 @@ class Runner(Calls):
         if self.probes_tstamp is None:
             self.probes_tstamp = t
         elif (ut and t - self.probes_tstamp >= ut) or self.probes >= 15:
-            self.dead_info = self.d.info()
-            self.d.reset(t, False)  # tcp_write_err: no RST
-            self.gone, self.state, self.error = True, "closed", "ETIMEDOUT"
+            self._timed_out(t)
             return
         self.probes += 1  # the probe fails locally too: no backoff
         wait = 500_000_000
@@ -191,17 +191,23 @@ class Runner(Calls):
             wait = min(wait, max(ut - (t - self.probes_tstamp), 2_000_000))
         self.probe0_at = t + wait
 
+    def _timed_out(self, t: int) -> None:
+        """``tcp_write_err``: the connection is dropped without a RST.
+
+        Calls get ETIMEDOUT, and ``%{ }%`` reads its last state.
+        """
+        self.dead_info = self.d.info()
+        self.d.reset(t, False)
+        self.gone, self.state, self.error = True, "closed", "ETIMEDOUT"
+        self.retrans_stamp = self.probe0_at = None
+
     def _fire(self, dl: int) -> None:
         if self.probe0_at is not None and dl == self.probe0_at:
             self._probe0(dl)
             return
         if (self.retrans_stamp is not None and self.user_timeout_ns
                 and dl >= self.retrans_stamp + self.user_timeout_ns):
-            # tcp_write_err: the connection is dropped without a RST.
-            self.dead_info = self.d.info()
-            self.d.reset(dl, False)
-            self.gone, self.state, self.error = True, "closed", "ETIMEDOUT"
-            self.retrans_stamp = None
+            self._timed_out(dl)
             return
         self.d.fire(dl)
         self._pull()
@@ -222,8 +228,7 @@ class Runner(Calls):
     def run(self) -> None:
         """Plays the script's events in order; raises :class:`Skip` or :class:`Fail`."""
         if self.env.local_drop:
-            raise Skip("a local qdisc that drops every packet, with segments in flight or "
-                       "before the connection")
+            raise Skip(_LOCAL_DROP_SKIP)
         last_script_us: int | None = None
         prev: Event | None = None
         for ev in self.s.events:

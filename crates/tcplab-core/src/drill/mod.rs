@@ -384,8 +384,7 @@ impl Drill {
             s.close(now, &mut self.scratch);
         }
         let in_flight = s.tcb().snd_max > s.tcb().snd_una;
-        let rto = s.info().rto;
-        self.nagle.after_push(now, self.held, in_flight, rto);
+        self.nagle.after_push(now, self.held, in_flight, s.rto());
         self.push_sent(now);
     }
 
@@ -399,23 +398,12 @@ impl Drill {
 
     /// The application closed its sending side (`close` or `shutdown`):
     /// the FIN pushes everything.
+    /// The FIN follows the last record once it is sent (at once when none
+    /// is held back), and not while a local qdisc drops everything.
     pub fn close(&mut self, now: SimTime) {
         self.closing = true;
-        if !self.records.is_empty() || self.held {
-            // The FIN follows the last record, once it is sent.
-            self.close_pending = true;
-            self.feed(now, Push::Force);
-            return;
-        }
-        if self.local_drop {
-            self.close_pending = true; // the FIN cannot leave either
-            return;
-        }
-        if let Some(s) = self.snd.as_mut() {
-            s.set_app_limit(now, self.written, &mut self.scratch);
-            s.close(now, &mut self.scratch);
-            self.push_sent(now);
-        }
+        self.close_pending = true;
+        self.feed(now, Push::Force);
     }
 
     /// The connection is gone (no timers, nothing more sent or received).

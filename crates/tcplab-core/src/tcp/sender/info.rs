@@ -41,6 +41,11 @@ pub struct SenderInfo {
 }
 
 impl Sender {
+    /// The retransmission timeout, now (backed off).
+    pub fn rto(&self) -> SimDuration {
+        self.c.rtt.rto()
+    }
+
     /// The state `tcp_info` reports, now.
     pub fn info(&self) -> SenderInfo {
         let c = &self.c;
@@ -71,7 +76,7 @@ impl Sender {
             srtt: c.tcb.srtt,
             rttvar: c.rtt.rttvar,
             min_rtt: c.tcb.min_rtt,
-            rto: c.rtt.rto(),
+            rto: self.rto(),
             backoffs: c.rtt.backoffs(),
             dupthresh: c.dupthresh(),
             segments_sent: c.stats.segments_sent,
