@@ -23,13 +23,13 @@ from tcplab.packetdrill.script import (
     Struct,
     Syscall,
 )
+from tcplab.packetdrill.writes import Writes
 
 if TYPE_CHECKING:
     from tcplab import _core
     from tcplab.packetdrill.env import Env
 
 _SKIP_SOCKOPTS = {
-    "TCP_NOTSENT_LOWAT": "TCP_NOTSENT_LOWAT",
     "TCP_INFO": "TCP_INFO read by getsockopt",
     "SO_LINGER": "SO_LINGER", "TCP_REPAIR": "TCP_REPAIR", "TCP_SAVE_SYN": "TCP_SAVE_SYN",
     "TCP_DEFER_ACCEPT": "TCP_DEFER_ACCEPT", "TCP_QUICKACK": "TCP_QUICKACK",
@@ -54,7 +54,7 @@ def _flat(e: Expr) -> list[Expr]:
 
 
 
-class Calls:
+class Calls(Writes):
     """The system-call half of :class:`tcplab.packetdrill.run.Runner`."""
 
     d: _core.Drill
@@ -77,8 +77,11 @@ class Calls:
     retrans_stamp: int | None
     local_mss: int
 
-    def syscall(self, line: int, c: Syscall) -> None:
-        """A system call, mapped onto the connection's application."""
+    def syscall(self, line: int, c: Syscall, blocking: bool = False) -> None:
+        """A system call, mapped onto the connection's application.
+
+        ``blocking``: the script lets it block (``a...b``); a write then waits for room.
+        """
         want = _int(c.result)
         now = self.ns(self.now_us)
         name = c.name
@@ -92,7 +95,15 @@ class Calls:
                 raise Skip("more than one socket")
             self.conn_fd = want
             return
-        if name in ("bind", "fcntl"):
+        if name == "fcntl":
+            if len(c.args) > 2 and isinstance(c.args[1], Name) and c.args[1].name == "F_SETFL":
+                self.nonblock = "O_NONBLOCK" in {x.name for x in _flat(c.args[2])
+                                                 if isinstance(x, Name)}
+            return
+        if name == "bind":
+            return
+        if name == "poll":
+            self.poll_check(line, c)
             return
         if name == "listen":
             self.state = "listen"
@@ -125,15 +136,12 @@ class Calls:
             if want is not None and want < 0 and c.errno in ("ETIMEDOUT", "ECONNRESET"):
                 raise Fail(line, f"{name}: the connection is alive", f"-1 {c.errno}",
                            "bytes queued")
-            if want is None or want < 0:
-                raise Skip(f"{name} that fails or blocks (send buffer limits)")
+            if want is not None and want < 0 and c.errno != "EAGAIN":
+                raise Skip(f"{name} that fails with {c.errno}")
             if self.shut_wr or self.gone:
                 raise Fail(line, f"{name} after the sending side was shut", str(want),
                            "-1 EPIPE")
-            self.written += want
-            self.d.write(now, want, "MSG_EOR" in flags, "MSG_MORE" in flags)
-            self._pull()
-            self._arm_probe0()
+            self.write_call(line, c, want, flags, blocking)
             return
         if name in ("read", "recv", "recvmsg", "recvfrom", "readv"):
             self._read(line, name, want)
@@ -237,15 +245,27 @@ class Calls:
                 if _int(val) != have:
                     raise Fail(line, f"getsockopt TCP_MAXSEG: {have}", str(_int(val)), str(have))
                 return
+            if name in ("SO_SNDBUF", "TCP_NOTSENT_LOWAT"):
+                have = self.send_buffer().sndbuf if name == "SO_SNDBUF" else self.lowat_opt
+                if _int(val) is not None and _int(val) != have:
+                    raise Fail(line, f"getsockopt {name}: {have}", str(_int(val)), str(have))
+                return
             raise Skip(_SKIP_SOCKOPTS.get(name, f"getsockopt {name}"))
-        # Read and ignored: tcplab models no send buffer. IP_TOS cannot
+        # Read and ignored: IP_TOS cannot
         # touch a TCP socket's ECN bits (Linux keeps them, do_ip_setsockopt),
         # and its other bits do not change TCP. Without ICMP nothing lowers
         # the path MTU, so IP_MTU_DISCOVER changes nothing.
-        if name in ("SO_REUSEADDR", "SO_SNDBUF", "SO_KEEPALIVE", "SO_REUSEPORT", "IP_TOS",
+        if name in ("SO_REUSEADDR", "SO_KEEPALIVE", "SO_REUSEPORT", "IP_TOS",
                     "IP_MTU_DISCOVER"):
             return
         now = self.ns(self.now_us)
+        if name == "SO_SNDBUF":
+            self.send_buffer().set_sndbuf(_int(val) or 0, self.env.wmem_max)
+            return
+        if name == "TCP_NOTSENT_LOWAT":
+            self.lowat_opt = _int(val) or 0
+            self.write_space()  # do_tcp_setsockopt calls sk_write_space
+            return
         if name == "TCP_NODELAY":
             self.d.set_nodelay(now, bool(_int(val)))
             self._pull()

@@ -28,9 +28,9 @@ CC_NAMES = {
 #: Sysctls read and ignored: they change nothing a simulated connection sees.
 IGNORED = {
     "tcp_syn_retries", "tcp_synack_retries", "tcp_fack", "tcp_tso_win_divisor",
-    "tcp_notsent_lowat", "tcp_fastopen",
+    "tcp_fastopen",
     "tcp_fastopen_key", "tcp_syncookies", "tcp_ecn_option", "tcp_ecn_option_beacon",
-    "tcp_wmem", "tcp_no_metrics_save", "tcp_moderate_rcvbuf",
+    "tcp_no_metrics_save", "tcp_moderate_rcvbuf",
     "tcp_autocorking", "tcp_tso_rtt_log", "tcp_min_rtt_wlen", "tcp_thin_linear_timeouts",
     "tcp_retries1", "tcp_retries2", "tcp_orphan_retries", "tcp_fin_timeout",
     "tcp_limit_output_bytes", "tcp_adv_win_scale", "tcp_workaround_signed_windows",
@@ -63,6 +63,11 @@ class Env:
     slow_start_after_idle: bool = True
     rmem: tuple[int, int, int] = (4096, 131072, 6291456)
     rmem_max: int = 212992
+    #: net.ipv4.tcp_wmem, net.core.wmem_max (SO_SNDBUF's ceiling) and
+    #: net.ipv4.tcp_notsent_lowat: the send buffer (:mod:`.sndbuf`).
+    wmem: tuple[int, int, int] = (4096, 16384, 4194304)
+    wmem_max: int = 212992
+    notsent_lowat: int = 0xFFFF_FFFF
     #: The fq qdisc on the tun device: Linux paces every connection (docs/packetdrill.md),
     #: with net.ipv4.tcp_pacing_ss_ratio and _ca_ratio (percent) and tcp_min_tso_segs.
     fq: bool = False
@@ -115,6 +120,12 @@ class Env:
             self.rmem = (nums[0], nums[1], nums[2])
         elif key == "rmem_max" and one is not None:
             self.rmem_max = one
+        elif key == "tcp_wmem" and len(nums) == 3:
+            self.wmem = (nums[0], nums[1], nums[2])
+        elif key == "wmem_max" and one is not None:
+            self.wmem_max = one
+        elif key == "tcp_notsent_lowat" and one is not None:
+            self.notsent_lowat = one
         elif key == "tcp_frto" and one is not None:
             self.frto = one
         elif key == "tcp_dsack" and one is not None:
@@ -133,6 +144,7 @@ class Env:
     def command(self, text: str, folder: Path | None) -> None:
         """Applies a shell command of the script (or of its init command)."""
         text = re.sub(r"\$\(\(([0-9+*/() -]+)\)\)", lambda m: str(_arith(m.group(1))), text)
+        text = text.replace("\\\n", " ")  # a line continued
         for line in re.split(r"[\n;]|&&", text):
             line = line.strip()
             if not line or line.startswith("#"):

@@ -36,6 +36,8 @@ ORIGIN_NS = 1_000_000_000
 #: Where the runner does not model a local qdisc dropping everything.
 _LOCAL_DROP_SKIP = ("a local qdisc that drops every packet, with segments in flight or before "
                     "the connection")
+#: The system calls that write.
+_WRITES = ("write", "send", "sendto", "sendmsg", "writev")
 #: How long past an expected packet's time the runner waits for it.
 PATIENCE_US = 10_000_000
 
@@ -103,6 +105,7 @@ class Runner(Calls):
         self.ts_map: dict[int, int] = {}
         self.ts_first: tuple[int, int] | None = None
         self.asserts = [0, 0]
+        self._writes_init()
 
     # ---------------------------------------------------------------- time
 
@@ -111,8 +114,9 @@ class Runner(Calls):
         return ORIGIN_NS + us * 1000
 
     def _pull(self) -> None:
-        for t in self.d.take():
-            self.queue.append(wire.Out.from_core(t))
+        outs = [wire.Out.from_core(t) for t in self.d.take()]
+        self.queue.extend(outs)
+        self.sb_seen(outs)
         self._retrans_stamp()
 
     def _retrans_stamp(self) -> None:
@@ -266,15 +270,23 @@ class Runner(Calls):
         if self.pending is not None:
             raise Skip("two blocking system calls at once")
         self.advance(at)
-        if c.name not in ("accept", "connect", "read", "recv", "recvmsg"):
-            raise Skip(f"blocking {c.name} (send buffer limits)")
+        if c.name not in ("accept", "connect", "read", "recv", "recvmsg", "poll", *_WRITES):
+            raise Skip(f"blocking {c.name}")
         if c.name == "connect":
             self._connect()
+        elif c.name in _WRITES:
+            self.syscall(line, c, blocking=True)  # copies what the send buffer takes now
+        elif c.name == "poll":
+            self.poll_start(c)
         self.pending = (line, c, end)
 
     def _done(self, c: Syscall) -> bool:
         if c.name in ("accept", "connect"):
             return self.state == "established"
+        if c.name in _WRITES:
+            return self.write_left == 0
+        if c.name == "poll":
+            return self.poll_ready(c)
         want = _int(c.result) or 0
         info = self.d.info() or {}
         return int(info.get("received", 0)) - self.read_bytes >= want
@@ -292,6 +304,8 @@ class Runner(Calls):
                        f"at {end / 1e6:.6f} s (+-{self.tol_us} us)", f"{self.now_us / 1e6:.6f}")
         if c.name in ("read", "recv", "recvmsg"):
             self._read(line, c.name, _int(c.result))
+        elif c.name == "poll":
+            self.poll_check(line, c)
         elif c.name == "accept":
             self.conn_fd = _int(c.result)
 
@@ -390,11 +404,17 @@ class Runner(Calls):
             self.d.active_open(now, self.ns(self.syn_at_us), json.dumps(self._flow(p)),
                                self.path_mtu, self.peer.shift, seg)
             self.state = "established"
+            self.established(self.peer.mss)
         else:
             self.d.inject(now, seg, ce)
             if self.state == "syn_received" and bits & wire.ACK and p.ack == 1:
                 self.state = "established"
+                assert self.peer is not None
+                self.established(self.peer.mss)
+        if p.win is not None and self.peer is not None:
+            self.peer_window(p.win << (0 if bits & wire.SYN else self.peer.shift))
         self._pull()
+        self.write_space()
         self._check_gone()
 
     def _check_gone(self) -> None:
