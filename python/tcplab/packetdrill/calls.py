@@ -76,6 +76,8 @@ class Calls(Writes):
     user_timeout_ns: int
     retrans_stamp: int | None
     local_mss: int
+    closed_fds: set[int]
+    pending: tuple[int, Syscall, int] | None
 
     def syscall(self, line: int, c: Syscall, blocking: bool = False) -> None:
         """A system call, mapped onto the connection's application.
@@ -92,7 +94,7 @@ class Calls(Writes):
             if any(isinstance(a, Name) and a.name == "SOCK_DGRAM" for a in c.args):
                 raise Skip("UDP sockets")
             if self.conn_fd is not None or self.listen_fd is not None:
-                raise Skip("more than one socket")
+                self._next_socket()
             self.conn_fd = want
             return
         if name == "fcntl":
@@ -150,6 +152,8 @@ class Calls(Writes):
             return
         if name in ("close", "shutdown"):
             fd = _int(c.args[0]) if c.args else None
+            if name == "close" and fd is not None:
+                self.closed_fds.add(fd)
             if fd is not None and fd == self.listen_fd:
                 return
             how = c.args[1] if name == "shutdown" and len(c.args) > 1 else None
@@ -175,6 +179,21 @@ class Calls(Writes):
                 self._pull()
             return
         raise Skip(f"system call {name}")
+
+    def _next_socket(self) -> None:
+        """A new socket once the script closed every earlier one.
+
+        Its connection starts fresh, with the script's sysctls and none of the old
+        socket's options. The old connection is dropped with what it sent and no line
+        asked for: packetdrill follows only the newest socket from then on (its
+        ``socket_under_test``), matching packets to that socket's addresses.
+        """
+        fds = {self.conn_fd, self.listen_fd} - {None}
+        if not fds <= self.closed_fds or self.pending is not None:
+            raise Skip("more than one socket open at once")
+        self.listen_fd = self.conn_fd = None
+        self.env.maxseg = self.env.rcvbuf = None
+        self._connection_init()
 
     def _connect(self) -> None:
         env = self.env

@@ -55,25 +55,32 @@ class Runner(Calls):
     """One script's run: the connection, its queue of sent segments, the clock."""
 
     def __init__(self, script: Script, env: Env) -> None:
-        from tcplab import _core
-
         self.s, self.env = script, env
-        self.d = _core.Drill()
         self.tol_us = int(script.option("tolerance_usecs", "4000") or 4000)
         self.tol_pct = float(script.option("tolerance_percent", "12.5") or 12.5)
         tick = script.option("tcp_ts_tick_usecs")
         self.tick_us = int(tick) if tick else None
-        v6 = (script.option("ip_version") or "ipv4") == "ipv6"
+        self.v6 = (script.option("ip_version") or "ipv4") == "ipv6"
         self.path_mtu = 1500
-        self.local_mss = env.local_mss() - (20 if v6 else 0)
         self.now_us = 0
+        self.asserts = [0, 0]
+        #: Descriptors the script closed.
+        self.closed_fds: set[int] = set()
+        self.listen_fd: int | None = None
+        self.conn_fd: int | None = None
+        self._connection_init()
+
+    def _connection_init(self) -> None:
+        """A socket's state, fresh: at the start, and for a script's next socket."""
+        from tcplab import _core
+
+        self.d = _core.Drill()
+        self.local_mss = self.env.local_mss() - (20 if self.v6 else 0)
         self.queue: list[wire.Out] = []
         self.state = "closed"
         self.peer: _Peer | None = None
         self.syn_at_us = 0
         self.read_bytes = 0
-        self.listen_fd: int | None = None
-        self.conn_fd: int | None = None
         self.shut_rd = False
         #: The application shut its sending side (``close`` or ``SHUT_WR``).
         self.shut_wr = False
@@ -104,7 +111,6 @@ class Runner(Calls):
         self.pending: tuple[int, Syscall, int] | None = None
         self.ts_map: dict[int, int] = {}
         self.ts_first: tuple[int, int] | None = None
-        self.asserts = [0, 0]
         self._writes_init()
 
     # ---------------------------------------------------------------- time
