@@ -55,14 +55,7 @@ KNOWN: dict[str, str] = {
 
 #: Failures listed but not yet explained (reported as ``open``; they do not fail a run
 #: either, and each is a task).
-OPEN: dict[str, str] = {
-    "fast_recovery/prr-ss-ack-below-snd_una-cubic.pkt": (
-        "PRR sends 2 segments where Linux sends 3 on the ACK that moves snd_una to 4001 "
-        "while RACK marks 4001:8001 lost; tcplab's prr_delivered or its pipe differs from "
-        "Linux's tcp_cwnd_reduction here by one segment"),
-    "tcp_fast_recovery_prr-ss-ack-below-snd_una-cubic.pkt": (
-        "the kernel selftests' copy of fast_recovery/prr-ss-ack-below-snd_una-cubic.pkt"),
-}
+OPEN: dict[str, str] = {}
 
 #: The real kernel's verdicts (bench/packetdrill_kernel.py --baseline), next to this file.
 BASELINE = Path(__file__).with_name("kernel_baseline.json")

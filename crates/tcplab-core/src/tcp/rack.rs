@@ -79,6 +79,12 @@ pub struct Rack {
     ack_newest: SimTime,
     /// The last detection marked a segment lost.
     pub newly_lost: bool,
+    /// RACK.rtt as Linux takes it ([`Rack::set_linux_rtt`]), and the RTTs
+    /// of the ACK being processed: of its last cumulatively acknowledged
+    /// segment, and of its highest newly SACKed one (with that one's end).
+    linux_rtt: bool,
+    cum_rtt: Option<SimDuration>,
+    sack_rtt: Option<(u64, SimDuration)>,
     reo_deadline: Option<SimTime>,
     /// The tail loss probe: on, its timer, and the episode in progress
     /// (TLP.end_seq, and whether the probe was a retransmission).
@@ -103,6 +109,18 @@ impl Rack {
             tlp,
             ..Rack::default()
         })
+    }
+
+    /// RACK.rtt from the last segment an ACK delivers in Linux's order, not
+    /// from the most recently sent one (RFC 8985 6.2 step 2). Linux's
+    /// `tcp_rack_advance` sets `rack.rtt_us` for every segment it is given
+    /// (and moves `rack.mstamp` only forward), first for the newly SACKed
+    /// ones in sequence order (`tcp_sacktag_write_queue`), then for the
+    /// cumulatively acknowledged ones in sequence order
+    /// (`tcp_clean_rtx_queue`). When an ACK delivers a retransmission and
+    /// an original sent before it, RACK.rtt is the original's, longer.
+    pub fn set_linux_rtt(&mut self, on: bool) {
+        self.linux_rtt = on;
     }
 
     /// The earlier of its two timers.
@@ -164,6 +182,8 @@ impl Rack {
         min_rtt: Option<SimDuration>,
     ) {
         self.ack_newest = SimTime::ZERO;
+        self.cum_rtt = None;
+        self.sack_rtt = None;
         while let Some(s) = self.segs.front().copied() {
             if s.end > ack {
                 if s.start < ack {
@@ -175,7 +195,7 @@ impl Rack {
             if s.sacked {
                 self.sacked_segs -= 1;
             } else {
-                self.delivered(now, &s, min_rtt);
+                self.delivered(now, &s, min_rtt, true);
             }
         }
         for &(a, b) in blocks {
@@ -188,14 +208,20 @@ impl Rack {
                 if !s.sacked && s.start >= a && s.end <= b {
                     self.segs[i].sacked = true;
                     self.sacked_segs += 1;
-                    self.delivered(now, &s, min_rtt);
+                    self.delivered(now, &s, min_rtt, false);
                 }
+            }
+        }
+        if self.linux_rtt {
+            if let Some(rtt) = self.cum_rtt.or(self.sack_rtt.map(|(_, r)| r)) {
+                self.rtt = rtt;
             }
         }
     }
 
-    /// RFC 8985 6.2 steps 2 and 3 for one newly delivered segment.
-    fn delivered(&mut self, now: SimTime, s: &Seg, min_rtt: Option<SimDuration>) {
+    /// RFC 8985 6.2 steps 2 and 3 for one newly delivered segment
+    /// (`cum`: cumulatively acknowledged, else SACKed).
+    fn delivered(&mut self, now: SimTime, s: &Seg, min_rtt: Option<SimDuration>, cum: bool) {
         let rtt = now - s.xmit;
         self.ack_newest = self.ack_newest.max(s.xmit);
         if s.retrans {
@@ -219,6 +245,13 @@ impl Rack {
             self.xmit = Some(s.xmit);
             self.end_seq = s.end;
             self.rtt = rtt;
+        }
+        if self.linux_rtt {
+            if cum {
+                self.cum_rtt = Some(rtt);
+            } else if self.sack_rtt.is_none_or(|(end, _)| s.end > end) {
+                self.sack_rtt = Some((s.end, rtt));
+            }
         }
     }
 
@@ -468,6 +501,45 @@ mod tests {
         let fresh = Reordering::new(3);
         r.detect_loss(t(101), true, 3, min, min, Some(&fresh));
         assert!(r.has_lost());
+    }
+
+    #[test]
+    fn linux_takes_rack_rtt_from_the_last_segment_it_processes() {
+        // prr-ss-ack-below-snd_una-cubic's shape: 0..5 sent at 0-4 ms; 1
+        // SACKed; 0 retransmitted at 120 ms; at 130 ms an ACK of 3000
+        // delivers the retransmission (RTT 10 ms, not below min_rtt) and
+        // segment 2, never retransmitted (RTT 128 ms). RFC 8985 takes
+        // RACK.rtt from the most recently sent, the retransmission: 10 ms.
+        // Linux sets it for each cumulatively acknowledged segment in
+        // sequence order, so segment 2's 128 ms is last. RACK.xmit_ts is the
+        // retransmission's in both.
+        let min = Some(SimDuration::from_millis(10));
+        for linux in [false, true] {
+            let mut r = sent(5);
+            r.set_linux_rtt(linux);
+            r.on_ack(t(101), 0, &[(M, 2 * M)], min);
+            r.on_sent(t(120), 0, M, true);
+            r.on_ack(t(130), 3 * M, &[], min);
+            assert_eq!(r.newest_delivered(), Some(t(120)));
+            // Segments 3 and 4 were sent before the retransmission: with
+            // reo_wnd 0 (recovery), lost once RACK.rtt has passed since.
+            r.detect_loss(t(130), true, 3, min, min, None);
+            if linux {
+                assert_eq!(r.rtt, SimDuration::from_millis(128));
+                assert!(!r.has_lost());
+                assert_eq!(r.deadline(), Some(t(4 + 128)));
+            } else {
+                assert_eq!(r.rtt, SimDuration::from_millis(10));
+                assert_eq!(r.next_lost(0), Some(3 * M));
+            }
+        }
+        // With only SACKs, Linux's RACK.rtt is the highest newly SACKed
+        // segment's: 4 (sent at 4 ms) before 3 (at 3 ms) in the ACK's order
+        // of blocks makes no difference.
+        let mut r = sent(5);
+        r.set_linux_rtt(true);
+        r.on_ack(t(50), 0, &[(4 * M, 5 * M), (3 * M, 4 * M)], min);
+        assert_eq!(r.rtt, SimDuration::from_millis(46));
     }
 
     #[test]

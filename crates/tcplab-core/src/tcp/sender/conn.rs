@@ -157,7 +157,11 @@ impl Conn {
         });
         let full = cc.controls_fully();
         let slow_start = SlowStart::new(cfg.slow_start);
-        let rack = (cfg.rack != RackMode::Off).then(|| Rack::new(cfg.rack == RackMode::WithTlp));
+        let rack = (cfg.rack != RackMode::Off).then(|| {
+            let mut r = Rack::new(cfg.rack == RackMode::WithTlp);
+            r.set_linux_rtt(cfg.adaptive_reordering);
+            r
+        });
         let shift = window_shift(cfg.rcv_buf, cfg.window_scaling);
         let tcb = Tcb::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss as u64);
         let rtt = RttEstimator::new(
