@@ -213,9 +213,26 @@ impl Rack {
             }
         }
         if self.linux_rtt {
-            if let Some(rtt) = self.cum_rtt.or(self.sack_rtt.map(|(_, r)| r)) {
-                self.rtt = rtt;
-            }
+            self.linux_rtt_done();
+        }
+    }
+
+    /// The end of an ACK under [`Rack::set_linux_rtt`]: RACK.rtt is the last
+    /// cumulatively acknowledged segment's, else the highest newly SACKed
+    /// one's. Kept out of line, off the path of flows without it.
+    #[inline(never)]
+    fn linux_rtt_done(&mut self) {
+        if let Some(rtt) = self.cum_rtt.or(self.sack_rtt.map(|(_, r)| r)) {
+            self.rtt = rtt;
+        }
+    }
+
+    #[inline(never)]
+    fn linux_rtt_seen(&mut self, cum: bool, end: u64, rtt: SimDuration) {
+        if cum {
+            self.cum_rtt = Some(rtt);
+        } else if self.sack_rtt.is_none_or(|(e, _)| end > e) {
+            self.sack_rtt = Some((end, rtt));
         }
     }
 
@@ -247,11 +264,7 @@ impl Rack {
             self.rtt = rtt;
         }
         if self.linux_rtt {
-            if cum {
-                self.cum_rtt = Some(rtt);
-            } else if self.sack_rtt.is_none_or(|(end, _)| s.end > end) {
-                self.sack_rtt = Some((s.end, rtt));
-            }
+            self.linux_rtt_seen(cum, s.end, rtt);
         }
     }
 
