@@ -44,7 +44,8 @@ def test_every_variant_class_takes_exactly_its_variants_parameters():
         params = set(inspect.signature(c.__init__).parameters) - {"self"}
         forms = [set(f["defaults"]) for f in s[c.name]["forms"]]
         assert params == set(s[c.name]["defaults"]["paper"]).union(*forms), c.name
-    assert [(f["key"], f["value"]) for f in s["cubic"]["forms"]] == [("version", "2.6.22")]
+    assert [(f["key"], f["value"]) for f in s["cubic"]["forms"]] == [("version", "2.6.22"),
+                                                                      ("version", "linux")]
     assert [(f["key"], f["value"]) for f in s["westwoodplus"]["forms"]] == [("version", "2.6.22")]
 
 

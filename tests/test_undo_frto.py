@@ -75,8 +75,12 @@ def test_frto_sends_new_data_after_a_spurious_timeout() -> None:
     on = run(schedule=spike, duration="10s", timestamps=False)
     off = run(schedule=spike, duration="10s", timestamps=False, frto=False)
     assert on["timeouts"] == off["timeouts"] >= 1
-    assert off["retransmitted_segments"] > 50
-    assert on["retransmitted_segments"] < 5
+    # What the spike costs over the same run without it (whose queue overflows
+    # now and then): go-back-N resends most of a window, F-RTO a few segments.
+    base = run(duration="10s", timestamps=False)["retransmitted_segments"]
+    extra_on = on["retransmitted_segments"] - base
+    extra_off = off["retransmitted_segments"] - base
+    assert extra_off > 100 and 10 * extra_on < extra_off, (extra_on, extra_off)
     assert on["goodput_bps"] > off["goodput_bps"]
 
 

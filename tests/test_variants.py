@@ -203,7 +203,8 @@ def test_reno_growth_halves_the_flightsize_ns3_the_pipe_and_linux_cwnd():
      "flows[0].cc.c: not a parameter of 'cubic' (allowed: beta, bic_scale, fast_convergence, "
      "max_increment, tcp_friendliness, version)", "flows[0].cc.c"),
     ({"name": "cubic", "version": "2.6.32"},
-     "flows[0].cc.version: unknown variant '2.6.32', expected 'rfc9438' or '2.6.22'",
+     "flows[0].cc.version: unknown variant '2.6.32', expected one of 'rfc9438', '2.6.22', "
+     "'linux'",
      "flows[0].cc.version"),
     ({"name": "vegas", "rounds": "linux-2.6.32"},
      "flows[0].cc.rounds: unknown variant 'linux-2.6.32', expected one of 'paper', 'ns2', "

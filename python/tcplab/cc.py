@@ -201,17 +201,23 @@ class Petra(Variant):
 
 
 class Cubic(Variant):
-    """CUBIC: RFC 9438 by default, or Linux 2.6.22's module; see docs/variants.md.
+    """CUBIC: RFC 9438, today's Linux module, or Linux 2.6.22's; see docs/variants.md.
 
     Args:
-        version: ``"rfc9438"`` (the default: today's CUBIC) or ``"2.6.22"``
-            (CUBIC 2.1 as Linux 2.6.22's ``tcp_cubic.c``, which ns-2.35's
-            TCP-Linux runs, with its own parameters below).
+        version: ``"rfc9438"`` (the default except under the linux profile:
+            today's CUBIC in floating point), ``"linux"`` (the linux profile's
+            default: today's Linux ``tcp_cubic.c`` in its integers) or
+            ``"2.6.22"`` (CUBIC 2.1 as Linux 2.6.22's ``tcp_cubic.c``, which
+            ns-2.35's TCP-Linux runs). The two Linux forms take the kernel's
+            parameters below.
         c: the cubic coefficient C (0.4); ``beta``: multiplicative decrease
-            (0.7; with version 2.6.22, in 1024ths: 819).
+            (0.7; with the Linux forms, in 1024ths: 717, and 819 for 2.6.22).
         fast_convergence, reno_friendly: RFC 9438 4.7 and 4.3.
-        bic_scale, max_increment, tcp_friendliness: version 2.6.22's module
-            parameters (41, that is C = 0.4004; 16 segments per 100 ms; on).
+        bic_scale, tcp_friendliness: the Linux forms' module parameters (41,
+            that is C = 0.4004; on); max_increment: version 2.6.22's (16
+            segments per 100 ms).
+        hz: version linux's kernel clock, ticks per second (``CONFIG_HZ``:
+            100, 250, 300 or 1000; 250, Linux's default).
     """
 
     name = "cubic"
@@ -220,10 +226,11 @@ class Cubic(Variant):
                  beta: float | None = None, fast_convergence: bool | None = None,
                  reno_friendly: bool | None = None, bic_scale: int | None = None,
                  max_increment: int | None = None,
-                 tcp_friendliness: bool | None = None) -> None:
+                 tcp_friendliness: bool | None = None, hz: int | None = None) -> None:
         super().__init__(version=version, c=c, beta=beta, fast_convergence=fast_convergence,
                          reno_friendly=reno_friendly, bic_scale=bic_scale,
-                         max_increment=max_increment, tcp_friendliness=tcp_friendliness)
+                         max_increment=max_increment, tcp_friendliness=tcp_friendliness,
+                         hz=hz)
 
 
 class Bbr(Variant):

@@ -25,10 +25,6 @@ from tcplab.packetdrill.run import Fail, Runner, Skip
 _RCV_WINDOW = ("tcplab's receiving application reads at once, so its advertised window is "
                "the whole receive buffer; Linux's window follows its receive queue and "
                "rcv_ssthresh (not modelled: docs/tcp.md)")
-_CUBIC_CA = ("tcplab's CUBIC grows the window by RFC 9438's real-valued rule; Linux's "
-             "bictcp_update counts ACKs to whole-segment steps (ca->cnt with "
-             "tcp_cong_avoid_ai), so in congestion avoidance a step lands an ACK earlier or "
-             "later (here cwnd 8 one burst early)")
 _PARTIAL_SACK = ("Linux counts a SACK block only over whole segments (tcp_match_skb_to_sack "
                  "rounds to the MSS): a SACK of the last byte of a segment SACKs nothing, and "
                  "RACK sees no delivery; tcplab's scoreboard takes the byte range, so RACK "
@@ -47,7 +43,6 @@ _MAY_RAISE = ("Linux's tcp_may_raise_cwnd grows cwnd on SACK-only ACKs once the 
 KNOWN: dict[str, str] = {
     "tcp_rcv_neg_window.pkt": _RCV_WINDOW,
     "tcp_rcv_zero_wnd_fin.pkt": _RCV_WINDOW,
-    "cubic/cubic-rto-ss-ca-cwnd-bump.pkt": _CUBIC_CA,
     "fast_retransmit/fr-4pkt-fack-last-byte.pkt": _PARTIAL_SACK,
     "fast_retransmit/fr-4pkt-fack-last-mss.pkt": _RACK_TIMER,
     "cubic/cubic-rack-reo-timeout-retrans-failed-incoming-data.pkt": _MAY_RAISE,

@@ -183,17 +183,18 @@ KNOWN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
         "and 67 against 60 with 4 flows in 60 s (with delayed ACKs 1.8, 2.0 and 1.8 times)."),
         frozenset({"PER 0", "1 flow", "4 flows"})),
     ("variant", "cubic"): (
-        "TCP-Linux runs CUBIC 2.1 as Linux 2.6.22 had it; tcplab's default is RFC 9438, "
-        "today's. 2.6.22's differs in five ways: beta 819/1024 (0.7 today); its "
-        "Reno-friendly estimate counts ACKs, not segments (half the pace with delayed "
-        "ACKs), while cnt is divided by the ACKs' measured segments per ACK; cnt is 50 "
-        "before the first loss and again after every timeout (which forgets W_max); slow "
-        "start runs up to and at ssthresh, one segment more after every recovery; integer "
-        "arithmetic on whole segments. tcplab's port of that module (`cubic` with version = "
-        "\"2.6.22\", the cubic-2.6.22 section) is within tolerance at all 24 points (goodput "
-        "0.93-1.06), where today's CUBIC is 1.12-1.17 times TCP-Linux's goodput at PER 0.005 "
-        "and 0.05 and 1.16-1.28 its window at PER 0.005-0.05. Before the port, beta 0.8 "
-        "alone (an experiment) moved the lossless points but not the lossy ones."),
+        "TCP-Linux runs CUBIC 2.1 as Linux 2.6.22 had it; tcplab's linux profile runs "
+        "today's Linux module (`cubic` with version = \"linux\"). 2.6.22's differs in four "
+        "ways: beta 819/1024 (717 today); its Reno-friendly estimate counts ACKs, not "
+        "segments (half the pace with delayed ACKs), while cnt is divided by the ACKs' "
+        "measured segments per ACK; cnt is 50 before the first loss and again after every "
+        "timeout (today: at most 20 before the first loss, at least 2); slow start runs up "
+        "to and at ssthresh, one segment more after every recovery. Today's module misses "
+        "at PER 0.005 alone (goodput 1.10, window 1.21); RFC 9438's form, the linux "
+        "profile's CUBIC before, was 1.12-1.17 times TCP-Linux's goodput at PER 0.005 and "
+        "0.05 and 1.16-1.30 its window at PER 0.005-0.05. tcplab's port of 2.6.22's module "
+        "(`cubic` with version = \"2.6.22\", the cubic-2.6.22 section) is within tolerance "
+        "at all 24 points (goodput 0.93-1.06)."),
     ("variant", "westwoodplus"): ((
         "TCP-Linux runs Westwood+ as Linux 2.6.22 had it; tcplab's linux profile keeps the "
         "estimate in real numbers and sets ssthresh from it at the loss. 2.6.22's estimate "

@@ -45,11 +45,15 @@ pub enum CubicVersion {
     /// TCP-Linux runs.
     #[serde(rename = "2.6.22")]
     Linux2622,
+    /// Today's Linux's `tcp_cubic.c` (4.x to 6.x), in its integers.
+    #[serde(rename = "linux")]
+    Linux,
 }
 
 crate::deserialize_names!(CubicVersion {
     "rfc9438" => CubicVersion::Rfc9438,
     "2.6.22" => CubicVersion::Linux2622,
+    "linux" => CubicVersion::Linux,
 });
 
 impl CubicConfig {

@@ -108,6 +108,108 @@ pub fn cubic_root(a: u64) -> u64 {
     ((x as u32).wrapping_mul(341) >> 10) as u64
 }
 
+/// The cubic function of Linux's `bictcp_update`, in its integers, shared
+/// by this form and today's ([`super::cubic_linux6`]): an epoch's origin
+/// and K (1024ths of a second).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Curve {
+    pub origin: u64,
+    pub k: u64,
+}
+
+impl Curve {
+    /// At an epoch's start with window `cwnd` and W_max `last_max`
+    /// (segments): K = 0 and origin cwnd at or above W_max, else
+    /// K = cbrt(`cube_factor` (W_max - cwnd)) and origin W_max.
+    pub fn start(cube_factor: u64, last_max: u64, cwnd: u64) -> Curve {
+        if last_max <= cwnd {
+            Curve { origin: cwnd, k: 0 }
+        } else {
+            Curve {
+                origin: last_max,
+                k: cubic_root(cube_factor * (last_max - cwnd)),
+            }
+        }
+    }
+
+    /// W_cubic at `t` (1024ths of a second) with C = `bic_scale` x 10 /
+    /// 1024, in whole segments.
+    pub fn target(&self, bic_scale: u64, t: u64) -> u64 {
+        let offs = t.abs_diff(self.k);
+        // In the kernel's u64, wrapping some 340 s past K (as its comment
+        // warns), then kept in a u32.
+        let cube = (bic_scale * 10)
+            .wrapping_mul(offs)
+            .wrapping_mul(offs)
+            .wrapping_mul(offs);
+        let delta = (cube >> (10 + 3 * BICTCP_HZ)) as u32 as u64;
+        if t < self.k {
+            self.origin.saturating_sub(delta)
+        } else {
+            self.origin + delta
+        }
+    }
+
+    /// cnt towards `target` from `cwnd`: cwnd / (target - cwnd), or 100
+    /// cwnd at or above the target.
+    pub fn cnt(target: u64, cwnd: u64) -> u64 {
+        if target > cwnd {
+            cwnd / (target - cwnd)
+        } else {
+            100 * cwnd
+        }
+    }
+}
+
+/// The Reno-friendly estimate of `bictcp_update`: one segment more per
+/// cwnd `beta_scale` / 8 counted (ACKs in 2.6.22, segments today) in
+/// `ack_cnt`; `cnt` capped at cwnd / (estimate - cwnd) when above cwnd.
+pub fn reno_friendly(
+    ack_cnt: &mut u64,
+    tcp_cwnd: &mut u64,
+    cwnd: u64,
+    beta_scale: u64,
+    cnt: u64,
+) -> u64 {
+    let delta = ((cwnd * beta_scale) >> 3).max(1);
+    while *ack_cnt > delta {
+        *ack_cnt -= delta;
+        *tcp_cwnd += 1;
+    }
+    if *tcp_cwnd > cwnd {
+        cnt.min(cwnd / (*tcp_cwnd - cwnd))
+    } else {
+        cnt
+    }
+}
+
+/// The probes of both Linux forms: W_max, K, cnt (counted in `unit`) and
+/// the Reno-friendly estimate.
+pub fn linux_probes(unit: &'static str, cnt: &'static str, w_est: &'static str) -> Vec<Probe> {
+    vec![
+        Probe::new(
+            "w_max",
+            "segments",
+            "W_max: the window before the last reduction (0: none)",
+        ),
+        Probe::new("k", "s", "K: the time to grow back to W_max"),
+        Probe::new("cnt", unit, cnt),
+        Probe::new("w_est", "segments", w_est),
+    ]
+}
+
+/// A Linux form's probe values: W_max, K (1024ths of a second), cnt and the
+/// estimate.
+pub fn linux_probe(name: &str, w_max: u64, k: u64, cnt: u64, w_est: u64) -> Option<f64> {
+    match name {
+        "w_max" => Some(w_max as f64),
+        "k" => Some(k as f64 / 1024.0),
+        "cnt" => Some(cnt as f64),
+        "w_est" => Some(w_est as f64),
+        _ => None,
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct CubicLinux {
     pub cfg: CubicLinuxConfig,
@@ -202,35 +304,18 @@ impl CubicLinux {
                 self.epoch_start = Some(now);
                 self.ack_cnt = 1;
                 self.tcp_cwnd = cwnd;
-                if self.last_max_cwnd <= cwnd {
-                    self.k = 0;
-                    self.origin = cwnd;
-                } else {
-                    self.k = cubic_root(self.cube_factor * (self.last_max_cwnd - cwnd));
-                    self.origin = self.last_max_cwnd;
-                }
+                let c = Curve::start(self.cube_factor, self.last_max_cwnd, cwnd);
+                (self.origin, self.k) = (c.origin, c.k);
                 now
             }
         };
         let t = ((now + (self.delay_min >> 3) - epoch) << BICTCP_HZ) / HZ;
-        let offs = t.abs_diff(self.k);
-        // In the kernel's u64, wrapping some 340 s past K (as its comment
-        // warns), then kept in a u32.
-        let cube = (self.cfg.bic_scale * 10)
-            .wrapping_mul(offs)
-            .wrapping_mul(offs)
-            .wrapping_mul(offs);
-        let delta = (cube >> (10 + 3 * BICTCP_HZ)) as u32 as u64;
-        let target = if t < self.k {
-            self.origin.saturating_sub(delta)
-        } else {
-            self.origin + delta
+        let curve = Curve {
+            origin: self.origin,
+            k: self.k,
         };
-        let mut cnt = if target > cwnd {
-            cwnd / (target - cwnd)
-        } else {
-            100 * cwnd
-        };
+        let target = curve.target(self.cfg.bic_scale, t);
+        let mut cnt = Curve::cnt(target, cwnd);
         if self.delay_min > 0 {
             // At most max_increment segments per 100 ms, past K.
             let min_cnt = (cwnd * HZ * 8) / (10 * self.cfg.max_increment * self.delay_min);
@@ -242,14 +327,13 @@ impl CubicLinux {
             cnt = 50;
         }
         if self.cfg.tcp_friendliness {
-            let delta = ((cwnd * self.beta_scale) >> 3).max(1);
-            while self.ack_cnt > delta {
-                self.ack_cnt -= delta;
-                self.tcp_cwnd += 1;
-            }
-            if self.tcp_cwnd > cwnd {
-                cnt = cnt.min(cwnd / (self.tcp_cwnd - cwnd));
-            }
+            cnt = reno_friendly(
+                &mut self.ack_cnt,
+                &mut self.tcp_cwnd,
+                cwnd,
+                self.beta_scale,
+                cnt,
+            );
         }
         self.cnt = self.delayed_ack.divide(cnt);
     }
@@ -335,34 +419,15 @@ impl CongestionControl for CubicLinux {
     }
 
     fn probes(&self) -> Vec<Probe> {
-        vec![
-            Probe::new(
-                "w_max",
-                "segments",
-                "W_max: the window before the last reduction (0: none)",
-            ),
-            Probe::new("k", "s", "K: the time to grow back to W_max"),
-            Probe::new(
-                "cnt",
-                "ACKs",
-                "ACKs per one-segment increase, after the ACK-ratio division",
-            ),
-            Probe::new(
-                "w_est",
-                "segments",
-                "the Reno-friendly estimate (2.6.22's tcp_cwnd, counted in ACKs)",
-            ),
-        ]
+        linux_probes(
+            "ACKs",
+            "ACKs per one-segment increase, after the ACK-ratio division",
+            "the Reno-friendly estimate (2.6.22's tcp_cwnd, counted in ACKs)",
+        )
     }
 
     fn probe(&self, name: &str) -> Option<f64> {
-        match name {
-            "w_max" => Some(self.last_max_cwnd as f64),
-            "k" => Some(self.k as f64 / 1024.0),
-            "cnt" => Some(self.cnt as f64),
-            "w_est" => Some(self.tcp_cwnd as f64),
-            _ => None,
-        }
+        linux_probe(name, self.last_max_cwnd, self.k, self.cnt, self.tcp_cwnd)
     }
 }
 
@@ -380,11 +445,7 @@ mod tests {
 
     /// A loss at 10 segments, the recovery over: cwnd = ssthresh, Open.
     fn after_a_loss_at_ten() -> CcDriver<CubicLinux> {
-        let mut d = driver();
-        d.loss(LossCause::DupAcks, 10 * MSS);
-        d.tcb.set_cwnd(d.tcb.ssthresh);
-        d.tcb.ca_state = CaState::Open;
-        d
+        driver().recovered_from_loss_at(10)
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod bictcp;
 pub mod cdg;
 pub mod cubic;
 pub mod cubic_linux;
+pub mod cubic_linux6;
 pub mod dctcp;
 pub mod highspeed;
 pub mod htcp;
@@ -543,6 +544,17 @@ pub(crate) mod testing {
             self.tcb.snd_una += ack.bytes_acked;
             self.cc.on_ack_sample(&self.tcb, &ack);
             self.cc.increase_window(&mut self.tcb, &ack);
+        }
+
+        /// A loss (duplicate ACKs) at `segments`, the recovery over: cwnd =
+        /// ssthresh, Open.
+        pub fn recovered_from_loss_at(mut self, segments: u64) -> Self {
+            let mss = self.tcb.mss;
+            self.tcb.set_cwnd(segments * mss);
+            self.loss(LossCause::DupAcks, segments * mss);
+            self.tcb.set_cwnd(self.tcb.ssthresh);
+            self.tcb.ca_state = CaState::Open;
+            self
         }
 
         /// One ACK with snd_nxt set first (for algorithms that count rounds).

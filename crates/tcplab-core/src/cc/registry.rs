@@ -175,10 +175,25 @@ pub static RENO_GROWTH: std::sync::LazyLock<Vec<&'static str>> = std::sync::Lazy
 /// profile runs ns-3's own form of the variants it has one of
 /// ([`NS3_PORTS`]).
 pub fn defaults(name: &str, profile: Profile) -> Option<Value> {
-    if profile == Profile::Ns3 && NS3_PORTS.contains(&name) {
-        return form_defaults(name, "ns3");
+    match port(name, profile) {
+        Some(form) => form_defaults(name, form),
+        None => module_defaults(name, profile),
     }
-    module_defaults(name, profile)
+}
+
+/// The variants whose Linux form (`version = "linux"`, Linux's own module
+/// in its integers) the linux profile runs by default.
+pub const LINUX_PORTS: &[&str] = &["cubic"];
+
+/// The form a profile runs by default for `name`, if not tcplab's own
+/// module: ns-3's under the ns3 profile ([`NS3_PORTS`]), Linux's under
+/// the linux profile ([`LINUX_PORTS`]).
+fn port(name: &str, profile: Profile) -> Option<&'static str> {
+    match profile {
+        Profile::Ns3 if NS3_PORTS.contains(&name) => Some("ns3"),
+        Profile::Linux if LINUX_PORTS.contains(&name) => Some("linux"),
+        _ => None,
+    }
 }
 
 /// A variant's usual loss recovery under each profile (the names of
@@ -358,12 +373,13 @@ pub fn build(spec: &CcSpec, path: &str, profile: Profile, abc: bool) -> Result<B
             )
         })?;
     // A form (`cubic` with version = "2.6.22") takes its own parameters;
-    // the ns3 profile's default is ns-3's form, where there is one.
-    let ns3_port = profile == Profile::Ns3 && NS3_PORTS.contains(&info.name);
+    // the ns3 and linux profiles' default is their tool's form, where
+    // there is one.
+    let port = port(info.name, profile);
     let form = FORMS.iter().find(|&&(variant, key, value)| {
         let chosen = match spec.params.get(key) {
             Some(v) => v.as_str(),
-            None => (ns3_port && key == "version").then_some("ns3"),
+            None => port.filter(|_| key == "version"),
         };
         variant == info.name && chosen == Some(value)
     });

@@ -27,6 +27,7 @@ use super::bic::{Bic, BicConfig};
 use super::cdg::{Cdg, CdgConfig};
 use super::cubic::{Cubic, CubicConfig};
 use super::cubic_linux::{CubicLinux, CubicLinuxConfig};
+use super::cubic_linux6::{CubicLinux6, CubicLinux6Config};
 use super::dctcp::{Dctcp, DctcpConfig};
 use super::highspeed::{HighSpeed, HighSpeedConfig};
 use super::htcp::{Htcp, HtcpConfig};
@@ -279,14 +280,19 @@ variants! {
         ecn: Ecn::Rfc3168,
         defaults: |_| CubicConfig::rfc(),
         form: "version" = "2.6.22" => CubicLinuxConfig::linux_2622(),
+        form: "version" = "linux" => CubicLinux6Config::linux(),
         build: |x| {
+            if x.form == Some("linux") {
+                let c = x.checked(CubicLinux6Config::validate)?;
+                return Ok(Box::new(CubicLinux6::new(c)));
+            }
             if x.form.is_some() {
                 let c = x.checked(CubicLinuxConfig::validate)?;
                 return Ok(Box::new(CubicLinux::new(c)));
             }
             Ok(Box::new(Cubic::with_abc(x.checked(CubicConfig::validate)?, x.abc)))
         },
-        summary: "RFC 9438: cubic window growth, Reno-friendly region, fast convergence; version = \"2.6.22\": Linux 2.6.22's CUBIC 2.1 (ns-2's TCP-Linux)",
+        summary: "RFC 9438: cubic window growth, Reno-friendly region, fast convergence; version = \"linux\" (the linux profile's): today's Linux tcp_cubic.c in its integers; version = \"2.6.22\": Linux 2.6.22's CUBIC 2.1 (ns-2's TCP-Linux)",
     }
     "bbr" {
         recovery: Usual::SACK,
