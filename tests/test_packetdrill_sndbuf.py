@@ -11,7 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tcplab.packetdrill import run
-from tcplab.packetdrill.sndbuf import SKB_OVERHEAD, SendBuffer, Skb, tso_segs
+from tcplab.packetdrill.env import Env
+from tcplab.packetdrill.parse import parse
+from tcplab.packetdrill.run import Runner
+from tcplab.packetdrill.sndbuf import SKB_OVERHEAD, SendBuffer, Skb
+from test_packetdrill_run import HEAD
 
 OWN = Path(__file__).parent / "packetdrill"
 
@@ -128,6 +132,34 @@ def test_a_burst_grows_its_skb_then_splits_it() -> None:
     assert sb.snd_nxt == 7001
 
 
+def test_a_record_end_closes_its_skb() -> None:
+    # MSG_EOR: the next write starts a new skb (tcp_skb_can_collapse_to), where
+    # without it the write fills the last unsent skb up to size_goal.
+    for eor, spans in ((True, [(1, 1001), (1001, 2001)]), (False, [(1, 2001)])):
+        sb = SendBuffer(10**6, max_window=10**6)
+        sb.copy(1000, 1000, lambda k, last: None, eor)
+        sb.copy(1000, 1000, lambda k, last: None)
+        assert _spans(sb) == spans, eor
+
+
+def test_the_runner_gives_the_model_its_record_ends() -> None:
+    # With the window (10 segments) full, two 500-byte writes stay unsent: after
+    # a MSG_EOR the second is an skb of its own, as in Linux.
+    text = HEAD + """
+   +0 write(4, ..., 10000) = 10000
+   +0 send(4, ..., 500, MSG_EOR) = 500
+   +0 write(4, ..., 500) = 500
+"""
+    # The 10 segments leave in skbs of 2 (2 x 10 x 1000 B / 100 ms = 200 kB/s,
+    # 195 B a 1/1024 s: tcp_min_tso_segs); the two writes wait behind them.
+    sent = [(1 + k, 2001 + k) for k in range(0, 10000, 2000)]
+    for flags, spans in (("MSG_EOR", [(10001, 10501), (10501, 11001)]),
+                         ("0", [(10001, 11001)])):
+        r = Runner(parse(text.replace("MSG_EOR", flags), name="eor.pkt"), Env())
+        r.run()
+        assert r.sb is not None and _spans(r.sb) == sent + spans, flags
+
+
 def test_notsent_lowat_limits_what_a_write_copies() -> None:
     # notsent-lowat-setsockopt.pkt: lowat 4000, window 32896 (size_goal 16000), cwnd 10.
     sb = SendBuffer(262144, max_window=32896, lowat=4000)
@@ -141,20 +173,6 @@ def test_notsent_lowat_limits_what_a_write_copies() -> None:
     assert not sb.writable()
     sb.snd_nxt = 24002
     assert sb.writable()
-
-
-def test_tso_autosize() -> None:
-    info = {"mss": 1000, "cwnd": 40_000, "ssthresh": 10**9, "snd_una": 30001,
-            "snd_nxt": 30001, "srtt": 100_000_000, "min_rtt": 100_000_000}
-    # 2 x 40 x 1000 B / 0.1 s = 800 kB/s: 781 B per 1/1024 s, fewer than min_tso_segs.
-    assert tso_segs(info, 200, 120, 10) == 10
-    assert tso_segs(info, 200, 120, 2) == 2
-    # A 100 us path adds 64 KB >> 0: whole 64 KB skbs.
-    info["min_rtt"] = 100_000
-    assert tso_segs(info, 200, 120, 2) == 65
-    # Before any RTT: unpaced, 64 KB.
-    info["srtt"] = None
-    assert tso_segs(info, 200, 120, 2) == 65
 
 
 def test_send_buffer_scripts_pass_and_the_wakeup_is_exact(tmp_path: Path) -> None:

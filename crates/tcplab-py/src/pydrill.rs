@@ -198,6 +198,11 @@ impl PyDrill {
     }
 
     /// The earliest armed timer (ns), or None.
+    /// The segments of one skb now (Linux's `tcp_tso_autosize`).
+    fn tso_segs(&self, ss_ratio: u32, ca_ratio: u32, min_tso_segs: u32) -> u32 {
+        self.d.tso_segs(ss_ratio, ca_ratio, min_tso_segs)
+    }
+
     fn next_deadline(&self) -> Option<u64> {
         self.d.next_deadline().map(SimTime::as_nanos)
     }

@@ -14,14 +14,14 @@ from tcplab.packetdrill import wire
 from tcplab.packetdrill.errors import Fail, Skip
 from tcplab.packetdrill.script import (
     Array,
-    BitOr,
     Elided,
     Expr,
-    Int,
     Name,
     Str,
     Struct,
     Syscall,
+    int_value,
+    names,
 )
 from tcplab.packetdrill.writes import Writes
 
@@ -36,22 +36,6 @@ _SKIP_SOCKOPTS = {
     "SO_MAX_PACING_RATE": "SO_MAX_PACING_RATE (pacing: issue 55)",
     "TCP_TX_DELAY": "TCP_TX_DELAY",
 }
-
-
-def _int(e: Expr) -> int | None:
-    if isinstance(e, Int):
-        return e.value
-    if isinstance(e, Array) and len(e.items) == 1:
-        return _int(e.items[0])
-    return None
-
-
-def _flat(e: Expr) -> list[Expr]:
-    """``e`` and the values inside it (flags joined with ``|``)."""
-    if isinstance(e, BitOr):
-        return [y for x in e.items for y in _flat(x)]
-    return [e]
-
 
 
 class Calls(Writes):
@@ -84,7 +68,7 @@ class Calls(Writes):
 
         ``blocking``: the script lets it block (``a...b``); a write then waits for room.
         """
-        want = _int(c.result)
+        want = int_value(c.result)
         now = self.ns(self.now_us)
         name = c.name
         if name in ("setsockopt", "getsockopt"):
@@ -99,8 +83,7 @@ class Calls(Writes):
             return
         if name == "fcntl":
             if len(c.args) > 2 and isinstance(c.args[1], Name) and c.args[1].name == "F_SETFL":
-                self.nonblock = "O_NONBLOCK" in {x.name for x in _flat(c.args[2])
-                                                 if isinstance(x, Name)}
+                self.nonblock = "O_NONBLOCK" in names(c.args[2])
             return
         if name == "bind":
             return
@@ -122,7 +105,7 @@ class Calls(Writes):
             self._connect()
             return
         if name in ("write", "send", "sendmsg", "sendto", "writev"):
-            flags = {x.name for a in c.args[2:] for x in _flat(a) if isinstance(x, Name)}
+            flags = {n for a in c.args[2:] for n in names(a)}
             if self.error is not None:  # the connection died: the error, once
                 if want is None or want >= 0 or c.errno != self.error:
                     raise Fail(line, f"{name}: the connection died ({self.error})",
@@ -151,7 +134,7 @@ class Calls(Writes):
                 self._cmsgs(line, c.args[1])
             return
         if name in ("close", "shutdown"):
-            fd = _int(c.args[0]) if c.args else None
+            fd = int_value(c.args[0]) if c.args else None
             if name == "close" and fd is not None:
                 self.closed_fds.add(fd)
             if fd is not None and fd == self.listen_fd:
@@ -215,7 +198,7 @@ class Calls(Writes):
             kind = fields.get("cmsg_type")
             if not (isinstance(kind, Name) and kind.name == "TCP_CM_INQ"):
                 raise Skip(f"control message {kind}")
-            want = _int(fields.get("cmsg_data", Elided()))
+            want = int_value(fields.get("cmsg_data", Elided()))
             if not self.inq:
                 raise Fail(line, "recvmsg: TCP_CM_INQ without TCP_INQ", str(want), "none")
             # tcp_inq_hint: rcv_nxt - copied_seq, and rcv_nxt counts the peer's
@@ -261,13 +244,14 @@ class Calls(Writes):
                 info = self.d.info()
                 have = (int(info["mss"]) if info is not None
                         else self.env.maxseg or 536)
-                if _int(val) != have:
-                    raise Fail(line, f"getsockopt TCP_MAXSEG: {have}", str(_int(val)), str(have))
+                asked = int_value(val)
+                if asked != have:
+                    raise Fail(line, f"getsockopt TCP_MAXSEG: {have}", str(asked), str(have))
                 return
             if name in ("SO_SNDBUF", "TCP_NOTSENT_LOWAT"):
                 have = self.send_buffer().sndbuf if name == "SO_SNDBUF" else self.lowat_opt
-                if _int(val) is not None and _int(val) != have:
-                    raise Fail(line, f"getsockopt {name}: {have}", str(_int(val)), str(have))
+                if int_value(val) is not None and int_value(val) != have:
+                    raise Fail(line, f"getsockopt {name}: {have}", str(int_value(val)), str(have))
                 return
             raise Skip(_SKIP_SOCKOPTS.get(name, f"getsockopt {name}"))
         # Read and ignored: IP_TOS cannot
@@ -279,31 +263,31 @@ class Calls(Writes):
             return
         now = self.ns(self.now_us)
         if name == "SO_SNDBUF":
-            self.send_buffer().set_sndbuf(_int(val) or 0, self.env.wmem_max)
+            self.send_buffer().set_sndbuf(int_value(val) or 0, self.env.wmem_max)
             return
         if name == "TCP_NOTSENT_LOWAT":
-            self.lowat_opt = _int(val) or 0
+            self.lowat_opt = int_value(val) or 0
             self.write_space()  # do_tcp_setsockopt calls sk_write_space
             return
         if name == "TCP_NODELAY":
-            self.d.set_nodelay(now, bool(_int(val)))
+            self.d.set_nodelay(now, bool(int_value(val)))
             self._pull()
         elif name == "TCP_CORK":
-            self.d.set_cork(now, bool(_int(val)))
+            self.d.set_cork(now, bool(int_value(val)))
             self._pull()
         elif name == "TCP_MAXSEG":
-            self.env.maxseg = _int(val)
+            self.env.maxseg = int_value(val)
             self.local_mss = self.env.local_mss()
         elif name == "TCP_USER_TIMEOUT":
-            self.user_timeout_ns = (_int(val) or 0) * 1_000_000
+            self.user_timeout_ns = (int_value(val) or 0) * 1_000_000
             if not self.user_timeout_ns:
                 self.retrans_stamp = None
             else:
                 self._retrans_stamp()
         elif name == "TCP_INQ":
-            self.inq = bool(_int(val))
+            self.inq = bool(int_value(val))
         elif name == "SO_RCVBUF":
-            self.env.rcvbuf = _int(val)
+            self.env.rcvbuf = int_value(val)
         elif name == "TCP_CONGESTION" and isinstance(val, Str):
             self.env.sysctl("tcp_congestion_control", val.value)
             if self.env.unmodelled:

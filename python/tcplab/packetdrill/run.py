@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tcplab.packetdrill import tcpinfo, wire
-from tcplab.packetdrill.calls import Calls, _int
+from tcplab.packetdrill.calls import Calls
 from tcplab.packetdrill.env import Env
 from tcplab.packetdrill.errors import Fail, Skip
 from tcplab.packetdrill.script import (
@@ -29,6 +29,7 @@ from tcplab.packetdrill.script import (
     Syscall,
     TcpPacket,
     UdpPacket,
+    int_value,
 )
 
 #: Simulated time of the script's time 0 (timestamps of 0 would mean "none").
@@ -293,7 +294,7 @@ class Runner(Calls):
             return self.write_left == 0
         if c.name == "poll":
             return self.poll_ready(c)
-        want = _int(c.result) or 0
+        want = int_value(c.result) or 0
         info = self.d.info() or {}
         return int(info.get("received", 0)) - self.read_bytes >= want
 
@@ -309,11 +310,11 @@ class Runner(Calls):
             raise Fail(line, f"blocking {c.name} returned at {self.now_us / 1e6:.6f} s",
                        f"at {end / 1e6:.6f} s (+-{self.tol_us} us)", f"{self.now_us / 1e6:.6f}")
         if c.name in ("read", "recv", "recvmsg"):
-            self._read(line, c.name, _int(c.result))
+            self._read(line, c.name, int_value(c.result))
         elif c.name == "poll":
             self.poll_check(line, c)
         elif c.name == "accept":
-            self.conn_fd = _int(c.result)
+            self.conn_fd = int_value(c.result)
 
     def overdue(self, at: int) -> None:
         """Fails a blocking call still waiting past its return time."""

@@ -109,6 +109,27 @@ class AddrOf:
 Expr = Int | Float | Str | Elided | Name | BitOr | Call | Array | Struct | AddrOf
 
 
+def int_value(e: Expr | None) -> int | None:
+    """The integer ``e`` holds: ``7`` or ``[7]`` (a one-item array), else None."""
+    if isinstance(e, Int):
+        return e.value
+    if isinstance(e, Array) and len(e.items) == 1:
+        return int_value(e.items[0])
+    return None
+
+
+def flat(e: Expr | None) -> list[Expr | None]:
+    """``e`` and the values inside it (flags joined with ``|``)."""
+    if isinstance(e, BitOr):
+        return [y for x in e.items for y in flat(x)]
+    return [e]
+
+
+def names(e: Expr | None) -> set[str]:
+    """The symbolic names in ``e`` (``O_RDWR|O_NONBLOCK``: both)."""
+    return {x.name for x in flat(e) if isinstance(x, Name)}
+
+
 # ---------------------------------------------------------------- actions
 
 

@@ -224,25 +224,3 @@ class SendBuffer:
                 shrunk = True
         return shrunk
 
-
-def tso_segs(info: dict[str, object], ss_ratio: int, ca_ratio: int, min_segs: int) -> int:
-    """``tcp_tso_autosize`` from the sender's state: segments per skb on sending.
-
-    The pacing rate of ``tcp_update_pacing_rate`` (unset, so unlimited, until an RTT is
-    known) sends ``rate >> 10`` bytes per skb, plus 64 KB >> (min RTT in us >> 9), at most
-    64 KB, at least ``min_segs`` segments.
-    """
-    mss = int(info["mss"])  # type: ignore[call-overload]
-    # cwnd and ssthresh in bytes, as the sender keeps them
-    cwnd, ssthresh = int(info["cwnd"]), int(info["ssthresh"])  # type: ignore[call-overload]
-    srtt, min_rtt = info.get("srtt"), info.get("min_rtt")
-    if not srtt:
-        return max(GSO_MAX // mss, min_segs)
-    inflight = max(0, int(info["snd_nxt"]) - int(info["snd_una"]))  # type: ignore[call-overload]
-    ratio = ss_ratio if cwnd < ssthresh // 2 else ca_ratio
-    rate = max(cwnd, inflight) * ratio / 100 * 1e9 / int(srtt)  # type: ignore[call-overload]
-    size = int(rate) >> 10
-    shift = (int(min_rtt) // 1000) >> 9 if min_rtt else 0  # type: ignore[call-overload]
-    if shift < 32:
-        size += GSO_MAX >> shift
-    return max(min(size, GSO_MAX) // mss, min_segs)

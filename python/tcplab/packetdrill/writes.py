@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from tcplab.packetdrill import wire
 from tcplab.packetdrill.errors import Fail, Skip
-from tcplab.packetdrill.script import Array, BitOr, Expr, Int, Name, Struct, Syscall
-from tcplab.packetdrill.sndbuf import SendBuffer, tso_segs
+from tcplab.packetdrill.script import Array, Struct, Syscall, int_value, names
+from tcplab.packetdrill.sndbuf import SendBuffer
 
 if TYPE_CHECKING:
     from tcplab import _core
@@ -24,24 +24,10 @@ if TYPE_CHECKING:
 POLL_BITS = {"POLLIN": 1, "POLLRDNORM": 1, "POLLOUT": 4, "POLLWRNORM": 4}
 
 
-def _value(e: Expr | None) -> int | None:
-    if isinstance(e, Int):
-        return e.value
-    if isinstance(e, Array) and len(e.items) == 1:
-        return _value(e.items[0])
-    return None
-
-
-def _names(e: Expr | None) -> set[str]:
-    if isinstance(e, BitOr):
-        return {n for x in e.items for n in _names(x)}
-    return {e.name} if isinstance(e, Name) else set()
-
-
 def write_length(c: Syscall, want: int | None) -> int | None:
     """The bytes a write call offers: its count argument (else what it must return)."""
     if c.name in ("write", "send", "sendto") and len(c.args) > 2:
-        n = _value(c.args[2])
+        n = int_value(c.args[2])
         if n is not None:
             return n
     return want
@@ -111,7 +97,7 @@ class Writes:
             self.d.write(now, k, eor and last, more and last)
             self._pull()
 
-        copied = sb.copy(n, mss, push)
+        copied = sb.copy(n, mss, push, eor)
         self.written += copied
         self._arm_probe0()
         return copied
@@ -127,6 +113,7 @@ class Writes:
         mss = int(info["mss"])  # type: ignore[call-overload]
         sb.acked(int(info["snd_una"]), mss)  # type: ignore[call-overload]
         env = self.env
+        segs = self.d.tso_segs(env.pacing_ss_ratio, env.pacing_ca_ratio, env.min_tso_segs)
         burst: list[int] = []
         for o in outs:
             if o.half != "sender" or o.length == 0:
@@ -137,14 +124,10 @@ class Writes:
                 burst[1] = o.end
             else:
                 if burst:
-                    sb.sent(burst[0], burst[1], self._segs(info, env), mss)
+                    sb.sent(burst[0], burst[1], segs, mss)
                 burst = [o.seq, o.end, o.time_ns]
         if burst:
-            sb.sent(burst[0], burst[1], self._segs(info, env), mss)
-
-    @staticmethod
-    def _segs(info: dict[str, object], env: Env) -> int:
-        return tso_segs(info, env.pacing_ss_ratio, env.pacing_ca_ratio, env.min_tso_segs)
+            sb.sent(burst[0], burst[1], segs, mss)
 
     def peer_window(self, win: int) -> None:
         """The peer offered ``win`` bytes (scaled): ``max_window`` for ``size_goal``."""
@@ -176,8 +159,7 @@ class Writes:
             cwnd = int(info["cwnd"]) // mss  # type: ignore[call-overload]
             if out < cwnd:
                 sb.expand(mss, mss, cwnd, self.env.reordering)
-        sb.lowat = self.lowat_opt or self.env.notsent_lowat
-        if not sb.writable():
+        if not self.send_buffer().writable():
             return
         sb.nospace = False
         if self.write_left:
@@ -193,7 +175,7 @@ class Writes:
         fds = c.args[0] if c.args else None
         for e in fds.items if isinstance(fds, Array) else ():
             f = dict(e.fields) if isinstance(e, Struct) else {}
-            events, revents = _names(f.get("events")), _names(f.get("revents"))
+            events, revents = names(f.get("events")), names(f.get("revents"))
             unknown = (events | revents) - set(POLL_BITS)
             if unknown:
                 raise Skip(f"poll for {'|'.join(sorted(unknown))}")
@@ -201,7 +183,7 @@ class Writes:
             entries.append((mask, sum({POLL_BITS[x] for x in revents}), revents))
         if not entries:
             raise Skip("poll without its descriptors")
-        return entries, _value(c.result)
+        return entries, int_value(c.result)
 
     def poll_mask(self, events: int, waiting: bool = False) -> int:
         """``tcp_poll``'s POLLIN and POLLOUT for this connection now.
@@ -234,8 +216,8 @@ class Writes:
         ready = sum(1 for m in got if m)
         if want is not None and want != ready:
             raise Fail(line, f"poll: {ready} descriptors ready", str(want), str(ready))
-        for (_, rev, names), m in zip(entries, got, strict=True):
+        for (_, rev, shown), m in zip(entries, got, strict=True):
             if m != rev:
-                raise Fail(line, "poll: revents differ", "|".join(sorted(names)) or "0",
+                raise Fail(line, "poll: revents differ", "|".join(sorted(shown)) or "0",
                            "|".join(sorted(k for k, v in POLL_BITS.items() if m & v
                                            and k in ("POLLIN", "POLLOUT"))) or "0")

@@ -312,6 +312,14 @@ impl Drill {
         self.feed(now, Push::Normal);
     }
 
+    /// The segments Linux puts in one skb now ([`Sender::tso_autosize`];
+    /// 1 before the connection opens).
+    pub fn tso_segs(&self, ss_ratio: u32, ca_ratio: u32, min_tso_segs: u32) -> u32 {
+        self.snd
+            .as_ref()
+            .map_or(1, |s| s.tso_autosize(ss_ratio, ca_ratio, min_tso_segs))
+    }
+
     /// Data written and not yet given to the sender, in bytes.
     pub fn unsent(&self) -> u64 {
         let sent = self.snd.as_ref().map_or(1, |s| s.tcb().snd_max.max(1));

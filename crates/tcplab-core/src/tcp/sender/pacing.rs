@@ -156,6 +156,19 @@ impl Conn {
     }
 }
 
+impl super::Sender {
+    /// `tcp_tso_autosize` for this sender now, with `tcp_update_pacing_rate`
+    /// at these ratios (percent) and `tcp_min_tso_segs`: the segments of one
+    /// skb, as the packetdrill runner's model of Linux's send queue sizes
+    /// them whether or not the sender paces.
+    pub fn tso_autosize(&self, ss_ratio: u32, ca_ratio: u32, min_tso_segs: u32) -> u32 {
+        let p = LinuxPacing::new(ss_ratio, ca_ratio, min_tso_segs);
+        let (t, mss) = (self.tcb(), self.mss());
+        let rate = p.rate(mss, t.cwnd, t.ssthresh, t.bytes_in_flight(), t.srtt);
+        p.tso_segs(rate, t.min_rtt, mss)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,5 +206,23 @@ mod tests {
         );
         // 4 ms: r = 7, 64 KB >> 7 = 512 B more: still 2 segments.
         assert_eq!(p.tso_segs(292_000.0, Some(ms(4)), 1460), 2);
+    }
+
+    #[test]
+    fn the_send_queue_model_sizes_skbs_by_the_same_rules() {
+        // cwnd 40 x 1000 B in slow start over 100 ms: 800 kB/s, 781 B a
+        // 1/1024 s, fewer than min_tso_segs (the runner's blocking-write case).
+        let r = LinuxPacing::new(200, 120, 10).rate(1000, 40_000, u64::MAX, 0, Some(ms(100)));
+        assert!((r - 800_000.0).abs() < 1e-6, "{r}");
+        assert_eq!(
+            LinuxPacing::new(200, 120, 10).tso_segs(r, Some(ms(100)), 1000),
+            10
+        );
+        let p = LinuxPacing::new(200, 120, 2);
+        assert_eq!(p.tso_segs(r, Some(ms(100)), 1000), 2);
+        // A 100 us path adds 64 KB >> 0: whole 64 KB skbs; so does having
+        // no RTT yet (unpaced).
+        assert_eq!(p.tso_segs(r, Some(SimDuration::from_micros(100)), 1000), 65);
+        assert_eq!(p.tso_segs(f64::INFINITY, Some(ms(100)), 1000), 65);
     }
 }
