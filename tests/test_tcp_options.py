@@ -107,7 +107,8 @@ def test_udp_field_on_a_tcp_flow():
                "limited_transmit, rescue_retransmit, slow_start, rack, tlp, adaptive_reordering, "
                "reno_recover_guard, "
                "fast_retransmit_restarts_rto, head_retransmit_restarts_rto, ecn, ecn_response, "
-               "dsack, ack_timing, app)",
+               "dsack, ack_timing, pacing, pacing_ss_ratio, pacing_ca_ratio, max_pacing_rate, "
+               "pace_initial_window, app)",
                "flows[0].rate")
     assert "rate" not in e.allowed.split(", ") and "cc" in e.allowed.split(", ")
 

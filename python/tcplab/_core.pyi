@@ -72,11 +72,26 @@ class Tcb:
     min_rtt: float | None
     latest_rtt: float | None
     now: float
+    pacing_rate: float
+    paced: bool
     def in_slow_start(self) -> bool: ...
 
 class Ack:
     bytes_acked: int
     segments_acked: int
     is_dup: bool
+    rtt: float | None
+    now: float
+
+class RateSample:
+    delivered: int
+    delivered_ce: int
+    interval: float
+    delivery_rate: float | None
+    newly_delivered: int
+    total_delivered: int
+    prior_in_flight: int
+    bytes_in_flight: int
+    is_app_limited: bool
     rtt: float | None
     now: float

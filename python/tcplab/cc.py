@@ -283,8 +283,11 @@ class CongestionControl:
 
     Subclass it, implement :meth:`on_ack` (grow the window) and optionally
     :meth:`ssthresh`, :meth:`on_ack_sample`, :meth:`on_state`,
-    :meth:`init` and ``undo_cwnd(tcb, prior_cwnd)`` (the window after an
-    undo; without it, max(cwnd, prior_cwnd) as Linux's Reno), and pass an
+    :meth:`init`, ``undo_cwnd(tcb, prior_cwnd)`` (the window after an
+    undo; without it, max(cwnd, prior_cwnd) as Linux's Reno) and
+    ``on_rate_sample(tcb, rs)`` (a delivery-rate sample after every ACK; a
+    paced controller sets ``tcb.pacing_rate`` there, with the class
+    attribute ``pacing`` below), and pass an
     instance as ``net.tcp(..., cc=MyVariant())``. It runs inside a real
     simulation with no rebuild. Windows are in bytes; ``tcb`` is a
     :class:`tcplab._core.Tcb` (set ``tcb.cwnd`` and ``tcb.ssthresh``), ``ack``
@@ -298,6 +301,12 @@ class CongestionControl:
 
     #: The loss recovery used with this controller (tahoe, reno, newreno, sack).
     recovery: str = "newreno"
+
+    #: The flow's pacing unless ``net.tcp(pacing=...)`` says otherwise:
+    #: ``None`` (the profile's default: unpaced), ``True`` (the profile's
+    #: form) or a form, ``"linux"``, ``"ns3"`` or ``"segment"``. A
+    #: controller that sets ``tcb.pacing_rate`` needs the flow paced.
+    pacing: bool | str | None = None
 
     #: Quantities the controller reports about itself, for time series
     #: (``trace=["cc:NAME"]``): ``{name: (unit, meaning)}``; :meth:`probe`

@@ -348,6 +348,11 @@ class Network:
         ecn_response: Literal["immediate", "linux", "ns3"] | None = None,
         dsack: bool | None = None,
         ack_timing: Literal["fixed", "linux"] | None = None,
+        pacing: bool | Literal["linux", "ns3", "segment"] | None = None,
+        pacing_ss_ratio: int | None = None,
+        pacing_ca_ratio: int | None = None,
+        max_pacing_rate: Quantity | None = None,
+        pace_initial_window: bool | None = None,
     ) -> Flow | Group | Workload:
         """Add a TCP connection: data from ``src`` (the sender) to ``dst`` (the receiver).
 
@@ -436,6 +441,25 @@ class Network:
                 idle, and a delayed-ACK timeout adapted between 40 ms and
                 ``delayed_ack_timeout``; the linux profile's default, which
                 refuses ``quick_acks`` above 0).
+            pacing: whether and how the sender paces (docs/tcp.md, "Pacing"):
+                ``False``; ``True`` (the profile's form); ``"linux"`` (Linux's
+                internal pacing: earliest departure times in skbs of
+                ``tcp_tso_autosize`` segments, the first 10 segments unpaced);
+                ``"ns3"`` (ns-3's: one segment per pacing-timer expiry, the
+                initial window unpaced); or ``"segment"`` (each segment its
+                length at the rate after the one before). The rate is the
+                controller's own (bbr; a Python controller's
+                ``tcb.pacing_rate``), else max(cwnd, in flight) / srtt times
+                ``pacing_ss_ratio`` (while cwnd < ssthresh / 2) or
+                ``pacing_ca_ratio`` percent (defaults 200 and 120, allowed 1
+                to 1000), at most ``max_pacing_rate``. Default: paced only
+                for bbr, and under ``profile="linux"`` also when
+                ``max_pacing_rate`` is set (SO_MAX_PACING_RATE); a Python
+                controller with the class attribute ``pacing`` gives its
+                value.
+            pace_initial_window: pace the initial window too (ns-3's
+                ``PaceInitialWindow``; default off under the linux and ns3
+                profiles, on otherwise).
 
         Every other argument, and every default with its source, is listed in
         docs/tcp.md; ``None`` keeps the default.
@@ -461,6 +485,8 @@ class Network:
             self._custom[index] = custom
             if recovery is None:
                 recovery = custom.recovery
+            if pacing is None:
+                pacing = custom.pacing
         d: dict[str, Any] = {"kind": "tcp", "src": _ends(src), "dst": _ends(dst),
                              "cc": spec, "app": app.to_dict(), **_start(app.start)}
         if app.stop is not None:

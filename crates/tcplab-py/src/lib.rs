@@ -498,6 +498,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<EffectiveScenario>()?;
     m.add_class::<Column>()?;
     m.add_class::<pycc::AckView>()?;
+    m.add_class::<pycc::RateSampleView>()?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(bench_event_loop, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;

@@ -10,7 +10,9 @@
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
-use tcplab_core::cc::{Ack, CaState, CongestionControl, CwndEvent, LossCause, Probe, Tcb};
+use tcplab_core::cc::{
+    Ack, CaState, CongestionControl, CwndEvent, LossCause, Probe, RateSample, Tcb,
+};
 
 /// The connection state a Python controller reads; `cwnd` and `ssthresh`
 /// (bytes) may be set.
@@ -45,6 +47,13 @@ pub struct TcbView {
     /// Simulated time, seconds.
     #[pyo3(get)]
     pub now: f64,
+    /// The controller's own pacing rate, bytes per second (0: none; the
+    /// sender's formula paces a paced flow). Settable.
+    #[pyo3(get, set)]
+    pub pacing_rate: f64,
+    /// Whether the flow is paced (its `pacing`).
+    #[pyo3(get)]
+    pub paced: bool,
 }
 
 #[pymethods]
@@ -102,6 +111,8 @@ fn view(tcb: &Tcb) -> TcbView {
         min_rtt: secs(tcb.min_rtt),
         latest_rtt: secs(tcb.latest_rtt),
         now: tcb.now.as_secs_f64(),
+        pacing_rate: tcb.pacing_rate,
+        paced: tcb.paced,
     }
 }
 
@@ -115,11 +126,77 @@ fn ack_view(a: &Ack) -> AckView {
     }
 }
 
+/// A delivery-rate sample (Linux's `rate_sample`), as a Python controller's
+/// `on_rate_sample` sees it.
+#[pyclass(name = "RateSample", module = "tcplab")]
+pub struct RateSampleView {
+    /// Bytes delivered over the interval, and of them those whose ACKs
+    /// echoed congestion.
+    #[pyo3(get)]
+    pub delivered: u64,
+    #[pyo3(get)]
+    pub delivered_ce: u64,
+    /// The interval, seconds: max(send elapsed, ACK elapsed).
+    #[pyo3(get)]
+    pub interval: f64,
+    /// delivered / interval, bytes per second, or None (no sample on
+    /// this ACK).
+    #[pyo3(get)]
+    pub delivery_rate: Option<f64>,
+    /// Bytes this ACK newly delivered (cumulatively or by SACK).
+    #[pyo3(get)]
+    pub newly_delivered: u64,
+    /// Total bytes delivered so far.
+    #[pyo3(get)]
+    pub total_delivered: u64,
+    /// Bytes in flight before and after the ACK.
+    #[pyo3(get)]
+    pub prior_in_flight: u64,
+    #[pyo3(get)]
+    pub bytes_in_flight: u64,
+    /// The sample's segment was sent while the sender was
+    /// application-limited.
+    #[pyo3(get)]
+    pub is_app_limited: bool,
+    /// The ACK's RTT sample, seconds, or None.
+    #[pyo3(get)]
+    pub rtt: Option<f64>,
+    #[pyo3(get)]
+    pub now: f64,
+}
+
+#[pymethods]
+impl RateSampleView {
+    fn __repr__(&self) -> String {
+        format!(
+            "RateSample(delivered={}, interval={:.6}, delivery_rate={:?}, app_limited={})",
+            self.delivered, self.interval, self.delivery_rate, self.is_app_limited
+        )
+    }
+}
+
+fn rate_view(tcb: &Tcb, rs: &RateSample) -> RateSampleView {
+    RateSampleView {
+        delivered: rs.delivered,
+        delivered_ce: rs.delivered_ce,
+        interval: rs.interval.as_secs_f64(),
+        delivery_rate: rs.rate(),
+        newly_delivered: rs.newly_delivered,
+        total_delivered: rs.total_delivered,
+        prior_in_flight: rs.prior_in_flight,
+        bytes_in_flight: rs.bytes_in_flight,
+        is_app_limited: rs.is_app_limited,
+        rtt: rs.rtt.map(|d| d.as_secs_f64()),
+        now: tcb.now.as_secs_f64(),
+    }
+}
+
 /// The argument after the Tcb view, if any.
 enum Extra {
     None,
     Ack(AckView),
     State(&'static str),
+    Rate(RateSampleView),
 }
 
 /// The first error a Python controller raised, shared with the bindings.
@@ -136,6 +213,7 @@ pub struct PyCc {
     has_init: bool,
     has_cwnd_event: bool,
     has_undo: bool,
+    has_rate_sample: bool,
     /// The quantities it reports about itself (its `probes` attribute).
     probes: Vec<Probe>,
 }
@@ -188,10 +266,32 @@ impl PyCc {
             has_init: o.hasattr("init")?,
             has_cwnd_event: o.hasattr("on_cwnd_event")?,
             has_undo: o.hasattr("undo_cwnd")?,
+            has_rate_sample: o.hasattr("on_rate_sample")?,
             probes,
             obj,
             error,
         })
+    }
+
+    /// A pacing rate the controller set in `method`, checked: a finite
+    /// number of bytes per second, 0 or more, and the flow paced if above 0.
+    fn pacing_rate(&self, rate: f64, paced: bool, method: &str) -> PyResult<f64> {
+        let class = &self.class;
+        if !rate.is_finite() || rate < 0.0 {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "{method}() of the Python controller {class} set tcb.pacing_rate = {rate}; it \
+                 must be a finite rate in bytes per second, 0 or more (0: the sender's own \
+                 formula)"
+            )));
+        }
+        if rate > 0.0 && !paced {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "{method}() of the Python controller {class} set tcb.pacing_rate, but its flow \
+                 is not paced: give the class the attribute pacing = True, or pass \
+                 pacing=True to net.tcp"
+            )));
+        }
+        Ok(rate)
     }
 
     fn failed(&self) -> bool {
@@ -216,8 +316,12 @@ impl PyCc {
                 Extra::None => o.call_method1(method, (v.clone_ref(py),))?,
                 Extra::Ack(a) => o.call_method1(method, (v.clone_ref(py), Py::new(py, a)?))?,
                 Extra::State(name) => o.call_method1(method, (v.clone_ref(py), name))?,
+                Extra::Rate(r) => o.call_method1(method, (v.clone_ref(py), Py::new(py, r)?))?,
             };
             let v = v.borrow(py);
+            if v.pacing_rate != tcb.pacing_rate {
+                tcb.pacing_rate = self.pacing_rate(v.pacing_rate, tcb.paced, method)?;
+            }
             tcb.set_cwnd(v.cwnd);
             // ssthresh crosses as at most 2^53 (a float-safe "unlimited"):
             // write it back only if the controller changed it.
@@ -351,6 +455,18 @@ impl CongestionControl for PyCc {
                 self.keep(e);
                 fallback
             }
+        }
+    }
+
+    fn wants_rate_samples(&self) -> bool {
+        self.has_rate_sample
+    }
+
+    /// `on_rate_sample(tcb, rs)`: after each ACK, once loss detection and
+    /// the recovery have run (Linux's `cong_control`).
+    fn control(&mut self, tcb: &mut Tcb, rs: &RateSample) {
+        if self.has_rate_sample {
+            self.call_mut(tcb, "on_rate_sample", Extra::Rate(rate_view(tcb, rs)));
         }
     }
 

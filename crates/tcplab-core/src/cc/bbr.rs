@@ -400,6 +400,7 @@ mod tests {
             rtt: Some(SimDuration::from_millis(100)),
             bytes_in_flight: inflight,
             losses: false,
+            ..RateSample::default()
         };
         *delivered += bytes;
         b.control(t, &rs);

@@ -108,8 +108,13 @@ pub struct Tcb {
     pub latest_rtt: Option<SimDuration>,
     /// Additive-increase credit in bytes (for byte-counting growth).
     pub cwnd_cnt: u64,
-    /// Pacing rate in bytes per second; 0 means no pacing.
+    /// The controller's own pacing rate in bytes per second (BBR's, a
+    /// Python controller's); 0: none, the sender's formula applies when
+    /// the flow is paced.
     pub pacing_rate: f64,
+    /// The sender paces this flow (Linux's `sk_pacing_status` is not
+    /// `SK_PACING_NONE`): set by the sender from the flow's `pacing`.
+    pub paced: bool,
     /// Bytes limited transmit sent since the last ACK of new data: RFC
     /// 5681 3.2 step 2 leaves them out of the FlightSize that sets
     /// ssthresh at a fast retransmit.
@@ -145,6 +150,7 @@ impl Tcb {
             latest_rtt: None,
             cwnd_cnt: 0,
             pacing_rate: 0.0,
+            paced: false,
             limited_sent: 0,
             slow_start_divisor: 1,
             pipe: 0,
@@ -212,7 +218,15 @@ pub struct RateSample {
     /// Bytes newly delivered by this ACK.
     pub newly_delivered: u64,
     pub rtt: Option<SimDuration>,
+    /// Bytes in flight after the ACK, and before it (FlightSize).
     pub bytes_in_flight: u64,
+    pub prior_in_flight: u64,
+    /// Of `delivered`, the bytes delivered by ACKs that echoed congestion
+    /// (ECE; Linux's `delivered_ce`).
+    pub delivered_ce: u64,
+    /// The most recently sent segment delivered was sent while the sender
+    /// was application-limited: the rate may understate the path's.
+    pub is_app_limited: bool,
     /// A loss was detected on this ACK.
     pub losses: bool,
 }
@@ -316,8 +330,16 @@ pub trait CongestionControl: Debug + Send {
     fn controls_fully(&self) -> bool {
         false
     }
-    /// After each ACK when `controls_fully`: set `tcb.cwnd` and
-    /// `tcb.pacing_rate` from the rate sample.
+    /// Whether the sender forms a rate sample on every ACK for
+    /// [`Self::control`] (every controller that `controls_fully`).
+    fn wants_rate_samples(&self) -> bool {
+        self.controls_fully()
+    }
+    /// After each ACK, with [`Self::wants_rate_samples`], once loss
+    /// detection and the recovery have run (Linux's `cong_control`): when
+    /// `controls_fully`, set `tcb.cwnd` and `tcb.pacing_rate` from the rate
+    /// sample; otherwise read it, and set `tcb.pacing_rate` if the
+    /// controller paces itself.
     fn control(&mut self, tcb: &mut Tcb, rs: &RateSample) {}
 }
 

@@ -179,7 +179,7 @@ impl SlowStart {
         // The ACK train.
         if now - self.last_ack <= ACK_DELTA {
             self.last_ack = now;
-            let train = if tcb.pacing_rate > 0.0 {
+            let train = if tcb.paced {
                 delay_min
             } else {
                 SimDuration::from_nanos(delay_min.as_nanos() / 2)

@@ -100,6 +100,9 @@ impl Drill {
         let mut snd = Sender::new(plan.cfg.clone(), plan.cc, plan.fine_retransmit);
         snd.set_peer_window_shift(peer_shift);
         snd.record_events();
+        if let Some(p) = &plan.pacing {
+            snd.set_pacing(p);
+        }
         if let Some((ss, ca, segs)) = self.fq {
             snd.enable_linux_pacing(ss, ca, segs);
         }

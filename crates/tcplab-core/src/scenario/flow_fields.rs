@@ -64,6 +64,11 @@ impl FlowSpec {
             ecn_response: None,
             dsack: None,
             ack_timing: None,
+            pacing: None,
+            pacing_ss_ratio: None,
+            pacing_ca_ratio: None,
+            max_pacing_rate: None,
+            pace_initial_window: None,
             app: None,
         }
     }
@@ -126,6 +131,11 @@ impl FlowSpec {
             ("ecn_response", self.ecn_response.is_some()),
             ("dsack", self.dsack.is_some()),
             ("ack_timing", self.ack_timing.is_some()),
+            ("pacing", self.pacing.is_some()),
+            ("pacing_ss_ratio", self.pacing_ss_ratio.is_some()),
+            ("pacing_ca_ratio", self.pacing_ca_ratio.is_some()),
+            ("max_pacing_rate", self.max_pacing_rate.is_some()),
+            ("pace_initial_window", self.pace_initial_window.is_some()),
             ("app", self.app.is_some()),
         ]
     }
@@ -182,6 +192,11 @@ pub fn flow_kind_params(kind: FlowKind) -> &'static [&'static str] {
             "ecn_response",
             "dsack",
             "ack_timing",
+            "pacing",
+            "pacing_ss_ratio",
+            "pacing_ca_ratio",
+            "max_pacing_rate",
+            "pace_initial_window",
             "app",
         ],
     }

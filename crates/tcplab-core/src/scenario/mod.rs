@@ -460,6 +460,19 @@ pub struct FlowSpec {
     pub dsack: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ack_timing: Option<crate::tcp::receiver::AckTiming>,
+    /// tcp: pacing: false, true (the profile's form), "linux", "ns3" or
+    /// "segment"; its ratios (percent), the highest rate
+    /// (SO_MAX_PACING_RATE) and whether the initial window is paced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<crate::tcp::Pacing>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing_ss_ratio: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing_ca_ratio: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_pacing_rate: Option<crate::time::Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace_initial_window: Option<bool>,
     /// tcp: duplicate ACKs that trigger fast retransmit (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dupthresh: Option<u32>,

@@ -12,9 +12,10 @@ use crate::tcp::receiver::AckTiming;
 use crate::tcp::rtt::RtoPolicy;
 use crate::tcp::rtt_timing::RttSampling;
 use crate::tcp::{
-    CwndGrowth, EcnResponse, PrrForm, RateHalvingFloor, Recovery, RecoveryExit, TimeoutSsthresh,
+    CwndGrowth, EcnResponse, Pacing, PrrForm, RateHalvingFloor, Recovery, RecoveryExit,
+    TimeoutSsthresh,
 };
-use crate::time::SimDuration;
+use crate::time::{Rate, SimDuration};
 use crate::units::Bytes;
 
 /// `NAME: type = field [only recovery]; column => value, "source"; ...`
@@ -108,6 +109,33 @@ fn ns2_growth(c: &Ctx, _: u64) -> bool {
         c.recovery(),
         Recovery::Reno | Recovery::Newreno | Recovery::Ns2Vegas
     )
+}
+
+/// BBR paces by design (Linux's `bbr_init` asks for SK_PACING_NEEDED,
+/// ns-3's `TcpBbr::InitPacingRate` sets `m_pacing`).
+fn paces_itself(c: &Ctx) -> bool {
+    c.variant == "bbr"
+}
+fn segment_for_bbr(c: &Ctx, _: u64) -> Pacing {
+    if paces_itself(c) {
+        Pacing::Segment
+    } else {
+        Pacing::Off
+    }
+}
+fn linux_when_asked(c: &Ctx, _: u64) -> Pacing {
+    if paces_itself(c) || c.f.max_pacing_rate.is_some() {
+        Pacing::Linux
+    } else {
+        Pacing::Off
+    }
+}
+fn ns3_for_bbr(c: &Ctx, _: u64) -> Pacing {
+    if paces_itself(c) {
+        Pacing::Ns3
+    } else {
+        Pacing::Off
+    }
 }
 
 const fn ms(n: u64) -> SimDuration {
@@ -438,6 +466,41 @@ row!(FRTO: bool = frto;
     Ns2 => is(false), "ns-2.35 Agent/TCP set frto_enabled_ 0, sfrto_enabled_ 0";
     Inet => is(false), "INET 2.x TCPBaseAlg::processRexmitTimer (no F-RTO)";
 );
+row!(MAX_PACING_RATE: Rate = max_pacing_rate;
+    Paper => super::profile_table::Value::Unset, "tcplab: unlimited";
+    Linux => super::profile_table::Value::Unset, "Linux SO_MAX_PACING_RATE (sk_max_pacing_rate = ~0UL: unlimited)";
+    Ns3 => is(Rate::from_bps(4_000_000_000)), "ns-3 ns3::TcpSocketState::MaxPacingRate = 4Gb/s";
+    Ns2 => super::profile_table::Value::Unset, "tcplab: unlimited (ns-2.35 has no pacing)";
+    Inet => super::profile_table::Value::Unset, "tcplab: unlimited (INET 2.x has no pacing)";
+);
+row!(PACING: Pacing = pacing;
+    Paper => rule("segment for bbr, else off", segment_for_bbr), "Cardwell et al. 2016 (BBR paces each packet: nextSendTime); RFC 5681 sends as the window allows";
+    Linux => rule("linux for bbr or with max_pacing_rate, else off", linux_when_asked), "Linux tcp_needs_internal_pacing (sk_pacing_status: SK_PACING_NEEDED from bbr_init or SO_MAX_PACING_RATE)";
+    Ns3 => rule("ns3 for bbr, else off", ns3_for_bbr), "ns-3 ns3::TcpSocketState::EnablePacing = false (TcpBbr::InitPacingRate turns it on)";
+    Ns2 => rule("segment for bbr, else off", segment_for_bbr), "ns-2.35 has no pacing (bbr as the paper)";
+    Inet => rule("segment for bbr, else off", segment_for_bbr), "INET 2.x has no pacing (bbr as the paper)";
+);
+row!(PACING_SS_RATIO: u16 = pacing_ss_ratio;
+    Paper => is(200), "Linux net.ipv4.tcp_pacing_ss_ratio = 200 (no RFC defines pacing)";
+    Linux => is(200), "Linux net.ipv4.tcp_pacing_ss_ratio = 200";
+    Ns3 => is(200), "ns-3 ns3::TcpSocketState::PacingSsRatio = 200";
+    Ns2 => is(200), "Linux net.ipv4.tcp_pacing_ss_ratio = 200 (ns-2.35 has no pacing)";
+    Inet => is(200), "Linux net.ipv4.tcp_pacing_ss_ratio = 200 (INET 2.x has no pacing)";
+);
+row!(PACING_CA_RATIO: u16 = pacing_ca_ratio;
+    Paper => is(120), "Linux net.ipv4.tcp_pacing_ca_ratio = 120 (no RFC defines pacing)";
+    Linux => is(120), "Linux net.ipv4.tcp_pacing_ca_ratio = 120";
+    Ns3 => is(120), "ns-3 ns3::TcpSocketState::PacingCaRatio = 120";
+    Ns2 => is(120), "Linux net.ipv4.tcp_pacing_ca_ratio = 120 (ns-2.35 has no pacing)";
+    Inet => is(120), "Linux net.ipv4.tcp_pacing_ca_ratio = 120 (INET 2.x has no pacing)";
+);
+row!(PACE_INITIAL_WINDOW: bool = pace_initial_window;
+    Paper => is(true), "Cardwell et al. 2016 (BBR paces from the first packet)";
+    Linux => is(false), "Linux tcp_update_skb_after_send (data_segs_out >= 10: the first 10 data segments unpaced, as the original sch_fq)";
+    Ns3 => is(false), "ns-3 ns3::TcpSocketState::PaceInitialWindow = false";
+    Ns2 => is(true), "as the paper (ns-2.35 has no pacing)";
+    Inet => is(true), "as the paper (INET 2.x has no pacing)";
+);
 
 /// Every row, in the order they are filled: a rule reads rows above it.
 pub static TABLE: &[&dyn Setting] = &[
@@ -484,4 +547,9 @@ pub static TABLE: &[&dyn Setting] = &[
     &ACK_TIMING,
     &UNDO,
     &FRTO,
+    &MAX_PACING_RATE,
+    &PACING,
+    &PACING_SS_RATIO,
+    &PACING_CA_RATIO,
+    &PACE_INITIAL_WINDOW,
 ];

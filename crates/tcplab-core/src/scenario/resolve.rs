@@ -44,6 +44,8 @@ pub struct TcpPlan {
     /// Whether the connection opens with a handshake; without, both ends
     /// start established.
     pub handshake: bool,
+    /// How the sender paces, if it does.
+    pub pacing: Option<Box<crate::tcp::PacingConfig>>,
 }
 
 /// The variant written in Python, as the variants' table would list it.
@@ -74,6 +76,7 @@ pub fn tcp(
     profile_table::fill(f, col, &spec.name, usual, path_mtu);
     tcp_check::check(f, &p, path_mtu, &spec.name)?;
     tcp_check::check_ack_timing(f, &p, quick_acks_set)?;
+    tcp_check::check_pacing(f, &p, col, &spec.name)?;
     let options = recovery_options(f, &p, col)?;
     let cfg = config(f, options)?;
     let built = match user_cc {
@@ -96,6 +99,7 @@ pub fn tcp(
             registry::build(&spec, &p("cc"), col.profile(), cfg.abc)?
         }
     };
+    let pacing = cfg.pacing;
     let mut cfg = cfg.cfg;
     if cfg.slow_start != SlowStartKind::Standard && built.cc.controls_fully() {
         return Err(Error::invalid_allowed(
@@ -130,6 +134,7 @@ pub fn tcp(
         probes,
         events: trace.contains(&TraceSpec::Kind(TraceKind::Events)),
         handshake: filled(f.handshake, "handshake")?,
+        pacing,
     })
 }
 
@@ -201,6 +206,7 @@ pub fn usual_recovery(info: &VariantInfo, col: Column) -> Result<Recovery> {
 struct Config {
     cfg: TcpConfig,
     abc: bool,
+    pacing: Option<Box<crate::tcp::PacingConfig>>,
 }
 
 /// The configuration of a flow whose fields are filled and checked.
@@ -273,6 +279,19 @@ fn config(f: &FlowSpec, options: RecoveryOptions) -> Result<Config> {
     Ok(Config {
         cfg,
         abc: filled(f.abc, "abc")?,
+        pacing: match filled(f.pacing, "pacing")? {
+            crate::tcp::Pacing::Off => None,
+            form => Some(Box::new(crate::tcp::PacingConfig {
+                form,
+                ss_ratio: filled(f.pacing_ss_ratio, "pacing_ss_ratio")?,
+                ca_ratio: filled(f.pacing_ca_ratio, "pacing_ca_ratio")?,
+                // Bytes per second; unlimited when unset.
+                max_rate: f
+                    .max_pacing_rate
+                    .map_or(f64::INFINITY, |r| r.bps() as f64 / 8.0),
+                pace_initial_window: filled(f.pace_initial_window, "pace_initial_window")?,
+            })),
+        },
     })
 }
 

@@ -174,3 +174,46 @@ fn check_timers(f: &FlowSpec, p: &dyn Fn(&str) -> String) -> Result<()> {
     }
     Ok(())
 }
+
+/// The pacing fields: `true` becomes the profile's form (linux under the
+/// linux profile, ns3 under ns3, segment under the others), so that the
+/// effective scenario names it; the ratios are 1 to 1000 percent (Linux's
+/// sysctls' range); bbr is refused unpaced.
+pub(super) fn check_pacing(
+    f: &mut FlowSpec,
+    p: &dyn Fn(&str) -> String,
+    col: super::profile_table::Column,
+    variant: &str,
+) -> Result<()> {
+    use super::profile_table::Column;
+    use crate::tcp::Pacing;
+    let pacing = filled(f.pacing, "pacing")?;
+    if pacing == Pacing::On {
+        f.pacing = Some(match col {
+            Column::Linux => Pacing::Linux,
+            Column::Ns3 | Column::Ns3_18 => Pacing::Ns3,
+            _ => Pacing::Segment,
+        });
+    }
+    for (field, v) in [
+        ("pacing_ss_ratio", f.pacing_ss_ratio),
+        ("pacing_ca_ratio", f.pacing_ca_ratio),
+    ] {
+        let v = filled(v, field)?;
+        if !(1..=1000).contains(&v) {
+            return Err(Error::invalid_allowed(
+                p(field),
+                format!("{v} percent is not a pacing ratio"),
+                "1 to 1000 (percent of cwnd / srtt; Linux's and ns-3's defaults: 200 and 120)",
+            ));
+        }
+    }
+    if pacing == Pacing::Off && variant == "bbr" {
+        return Err(Error::invalid_allowed(
+            p("pacing"),
+            "bbr paces by design (its model is a rate); it cannot run unpaced",
+            "true, \"linux\", \"ns3\" or \"segment\", or leave it out",
+        ));
+    }
+    Ok(())
+}

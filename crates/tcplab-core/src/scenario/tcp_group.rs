@@ -37,6 +37,7 @@ impl TcpPlan {
             probes: self.probes.clone(),
             events: self.events,
             handshake: self.handshake,
+            pacing: self.pacing.clone(),
         })
     }
 }

@@ -215,7 +215,8 @@ mod tests {
                      "restart_after_idle": true, "handshake": true, "recovery_exit": "flight", "recovery_exit_growth": false, "cwnd_growth": "rfc", "undo": true, "frto": true, "rate_halving_floor": "ssthresh", "prr_form": "rfc9937", "timeout_ssthresh": "rfc5681", "dupthresh": 3, "limited_transmit": true,
                      "rescue_retransmit": false, "slow_start": "hystart",
                      "rack": false, "tlp": false, "adaptive_reordering": true, "reno_recover_guard": false, "fast_retransmit_restarts_rto": false, "head_retransmit_restarts_rto": false, "ecn": true, "ecn_response": "immediate",
-                     "dsack": true, "ack_timing": "linux",
+                     "dsack": true, "ack_timing": "linux", "pacing": "ns3", "pacing_ss_ratio": 200,
+                     "pacing_ca_ratio": 120, "max_pacing_rate": "1Gbps", "pace_initial_window": false,
                      "app": {"kind": "onoff", "size": 1, "schedule": [[0, 1]], "load": 1,
                              "arrival_rate": 1, "sizes": "websearch", "until": 1}}]
         }"#;
@@ -273,7 +274,13 @@ mod tests {
                 .filter_map(|f| f.path.strip_prefix("flows[tcp]."))
             {
                 if !f.contains('.')
-                    && !["initial_ssthresh", "rate_halving_floor", "prr_form"].contains(&f)
+                    && ![
+                        "initial_ssthresh",
+                        "rate_halving_floor",
+                        "prr_form",
+                        "max_pacing_rate",
+                    ]
+                    .contains(&f)
                     && (f != "ns3_release" || p == "ns3")
                 {
                     assert!(d[p].get(f).is_some(), "{p}: no default for {f}");

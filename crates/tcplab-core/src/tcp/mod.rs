@@ -136,6 +136,26 @@ pub struct TcpConfig {
     pub frto: bool,
 }
 
+/// A paced flow's settings (apart from [`TcpConfig`], which every
+/// connection keeps in its hot lines: [`sender::Sender::set_pacing`] reads
+/// these once).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PacingConfig {
+    /// The form (never [`Pacing::Off`] or [`Pacing::On`] once resolved).
+    pub form: Pacing,
+    /// The pacing rate's multiple of cwnd / SRTT in percent, while cwnd <
+    /// ssthresh / 2 (`tcp_pacing_ss_ratio`) and after (`tcp_pacing_ca_ratio`).
+    pub ss_ratio: u16,
+    pub ca_ratio: u16,
+    /// The highest pacing rate, bytes per second (`SO_MAX_PACING_RATE`;
+    /// infinite: none).
+    pub max_rate: f64,
+    /// The initial window is paced too (ns-3's `PaceInitialWindow`); else
+    /// it leaves as the form has it (Linux: the first 10 data segments;
+    /// ns-3 and segment: until the highest sequence sent passes it).
+    pub pace_initial_window: bool,
+}
+
 #[cfg(test)]
 impl TcpConfig {
     /// A connection's settings for unit tests: RFC defaults, an ACK per
@@ -403,4 +423,82 @@ pub fn window_shift(buf: u64, enabled: bool) -> u8 {
         s += 1;
     }
     s
+}
+
+/// Whether and how the sender paces (the flow's `pacing`; see
+/// [`sender`]'s pacing module and docs/tcp.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pacing {
+    /// Unpaced: segments leave as the window allows.
+    Off,
+    /// The settings profile's form (`true`); resolved to one of the others
+    /// before a run.
+    On,
+    /// Linux's internal pacing: `tcp_update_pacing_rate`, earliest
+    /// departure times in skbs of `tcp_tso_autosize` segments, the first
+    /// 10 data segments unpaced.
+    Linux,
+    /// ns-3 3.44's `TcpSocketBase` pacing: its `UpdatePacingRate` after
+    /// each ACK, one segment per expiry of the pacing timer, the initial
+    /// window unpaced unless `PaceInitialWindow`.
+    Ns3,
+    /// One segment at a time, each its length at the rate after the one
+    /// before (the BBR paper's `nextSendTime`, Aggarwal et al.'s paced
+    /// TCP), Linux's rate formula on the smoothed RTT.
+    Segment,
+}
+
+impl Pacing {
+    pub fn name(self) -> &'static str {
+        match self {
+            Pacing::Off => "false",
+            Pacing::On => "true",
+            Pacing::Linux => "linux",
+            Pacing::Ns3 => "ns3",
+            Pacing::Segment => "segment",
+        }
+    }
+}
+
+impl Serialize for Pacing {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Pacing::Off => s.serialize_bool(false),
+            Pacing::On => s.serialize_bool(true),
+            p => s.serialize_str(p.name()),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Pacing {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{self, Visitor};
+        struct V;
+        const NAMES: &[&str] = &["linux", "ns3", "segment"];
+        impl Visitor<'_> for V {
+            type Value = Pacing;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(f, "true, false, 'linux', 'ns3' or 'segment'")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Pacing, E> {
+                Ok(if v { Pacing::On } else { Pacing::Off })
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Pacing, E> {
+                match v {
+                    "linux" => Ok(Pacing::Linux),
+                    "ns3" => Ok(Pacing::Ns3),
+                    "segment" => Ok(Pacing::Segment),
+                    _ => Err(E::custom(format!(
+                        "'{v}' is not a pacing form (allowed: true, false, {})",
+                        NAMES
+                            .iter()
+                            .map(|n| format!("'{n}'"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
 }

@@ -3,10 +3,19 @@
 //! as Linux's tcp_rate.c: for a controller that sets its window and pacing
 //! from delivery rates (BBR).
 //!
-//! Each transmitted segment remembers how much had been delivered, and
-//! when, at its send time; an ACK that delivers segments (cumulatively or by
-//! SACK) forms a sample from the most recently sent of them: delivered
-//! bytes since it was sent over max(send elapsed, ACK elapsed).
+//! Each transmitted segment remembers how much had been delivered (and of
+//! that, how much with an ECN echo), and when, at its send time, and
+//! whether the sender was application-limited then; an ACK that delivers
+//! segments (cumulatively or by SACK) forms a sample from the most
+//! recently sent of them: delivered bytes since it was sent over max(send
+//! elapsed, ACK elapsed).
+//!
+//! Application-limited, as `tcp_rate_check_app_limited`: when the sender
+//! has nothing more to send while the window has room and no loss is being
+//! repaired, the bytes delivered plus those in flight (at least 1) are
+//! remembered; segments sent until that much is delivered mark their
+//! samples `is_app_limited` (their rates say what the application offered,
+//! not what the path carries).
 
 use std::collections::VecDeque;
 
@@ -21,8 +30,10 @@ struct SegRecord {
     end: u64,
     sent: SimTime,
     delivered: u64,
+    delivered_ce: u64,
     delivered_time: SimTime,
     first_sent: SimTime,
+    app_limited: bool,
     done: bool,
 }
 
@@ -39,6 +50,12 @@ pub struct RateSampler {
     /// each, Linux's Reno SACK emulation), deducted from the cumulative ACK
     /// that follows.
     dup_delivered: u64,
+    /// Bytes delivered by ACKs that echoed congestion (Linux's
+    /// `delivered_ce`).
+    delivered_ce: u64,
+    /// Application-limited until this much is delivered (0: not; Linux's
+    /// `tp->app_limited`).
+    app_limited: u64,
 }
 
 impl RateSampler {
@@ -54,8 +71,10 @@ impl RateSampler {
             end: seq + len,
             sent: now,
             delivered: self.delivered,
+            delivered_ce: self.delivered_ce,
             delivered_time: self.delivered_time,
             first_sent: self.first_sent_time,
+            app_limited: self.app_limited != 0,
             done: false,
         };
         match self.segs.binary_search_by_key(&seq, |r| r.seq) {
@@ -64,9 +83,19 @@ impl RateSampler {
         }
     }
 
+    /// The sender has nothing more to send, with `in_flight` bytes out:
+    /// application-limited until all of it is delivered
+    /// (`tcp_rate_check_app_limited`; the caller checks that the window has
+    /// room and no loss is being repaired).
+    pub fn app_limited(&mut self, in_flight: u64) {
+        self.app_limited = (self.delivered + in_flight).max(1);
+    }
+
     /// Marks the segments this ACK delivered (below `snd_una`, or SACKed in
     /// `sb`) and forms the rate sample. Without SACK (`sack` false), a
-    /// duplicate ACK counts one `mss` as delivered.
+    /// duplicate ACK counts one `mss` as delivered. `ece`: the ACK echoes
+    /// congestion (what it delivers counts as CE-marked).
+    #[allow(clippy::too_many_arguments)]
     pub fn on_ack(
         &mut self,
         now: SimTime,
@@ -75,6 +104,7 @@ impl RateSampler {
         is_dup: bool,
         sack: bool,
         mss: u64,
+        ece: bool,
     ) -> RateSample {
         let mut newly = 0;
         let mut latest: Option<SegRecord> = None;
@@ -113,6 +143,9 @@ impl RateSampler {
             newly_delivered: newly,
             ..RateSample::default()
         };
+        if ece {
+            self.delivered_ce += newly;
+        }
         let Some(p) = latest.filter(|_| newly > 0) else {
             rs.total_delivered = self.delivered;
             return rs;
@@ -120,9 +153,14 @@ impl RateSampler {
         self.delivered += newly;
         self.delivered_time = now;
         self.first_sent_time = p.sent;
+        if self.app_limited != 0 && self.delivered > self.app_limited {
+            self.app_limited = 0;
+        }
         rs.total_delivered = self.delivered;
         rs.prior_delivered = p.delivered;
         rs.delivered = self.delivered - p.delivered;
+        rs.delivered_ce = self.delivered_ce - p.delivered_ce;
+        rs.is_app_limited = p.app_limited;
         rs.interval = (p.sent - p.first_sent).max(now - p.delivered_time);
         rs
     }

@@ -303,7 +303,18 @@ fn the_third_duplicate_ack_retransmits_snd_una_and_halves_the_flight() {
 
 #[test]
 fn pacing_spaces_segments_by_their_payload_at_the_pacing_rate() {
-    let mut f = Fix::established("bbr", config(10));
+    // The paper profile's pacing of bbr: one segment at a time, from the
+    // first.
+    let built = registry::build(&CcSpec::named("bbr"), "cc", Profile::Paper, false).unwrap();
+    let mut s = Sender::new(config(10), built.cc, false);
+    s.set_pacing(&crate::tcp::PacingConfig {
+        form: crate::tcp::Pacing::Segment,
+        ss_ratio: 200,
+        ca_ratio: 120,
+        max_rate: f64::INFINITY,
+        pace_initial_window: true,
+    });
+    let mut f = Fix::connected(s, SYN | ACK);
     // BBR's first rate: 2/ln 2 times the initial window over the
     // handshake's RTT, 2.885 x 10,000 B / 0.1 s.
     let rate = f.s.tcb().pacing_rate;
@@ -699,6 +710,7 @@ mod cc_rtt_tests;
 mod cwr_tests;
 mod frto_tests;
 mod growth_tests;
+mod pacing_tests;
 mod persist_tests;
 mod tail_tests;
 mod timeout_ssthresh_tests;

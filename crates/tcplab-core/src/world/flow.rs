@@ -83,6 +83,9 @@ pub(super) struct TcpFlow {
 impl TcpFlow {
     pub(super) fn new(plan: TcpPlan) -> Self {
         let mut snd = Sender::new(plan.cfg.clone(), plan.cc, plan.fine_retransmit);
+        if let Some(p) = &plan.pacing {
+            snd.set_pacing(p);
+        }
         if plan.events {
             snd.record_events();
         }

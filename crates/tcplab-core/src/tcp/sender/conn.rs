@@ -156,6 +156,7 @@ impl Conn {
             })
         });
         let full = cc.controls_fully();
+        let samples = cc.wants_rate_samples();
         let slow_start = SlowStart::new(cfg.slow_start);
         let rack = (cfg.rack != RackMode::Off).then(|| {
             let mut r = Rack::new(cfg.rack == RackMode::WithTlp);
@@ -208,7 +209,7 @@ impl Conn {
             events: None,
             fine,
             cc_owns_cwnd: full,
-            rate: full.then(Box::default),
+            rate: samples.then(Box::default),
             next_send: SimTime::ZERO,
             ack_rtt: None,
             delivered: 0,
@@ -478,17 +479,11 @@ impl Conn {
                 f.on_sent(now, seq);
             }
         }
-        if self.tcb.pacing_rate > 0.0 && self.cold.pacing.is_some() {
-            if len > 0 {
-                self.linux_paced(now, len);
-            }
-        } else if self.tcb.pacing_rate > 0.0 {
+        if self.tcb.paced && len > 0 {
             // The rate is in the delivery rate's unit, payload bytes: Linux
             // paces the segment's data (`skb->len` in
             // `tcp_update_skb_after_send`), ns-3 its `sz`, not the headers.
-            let gap =
-                SimDuration::from_secs_f64(len as f64 / self.tcb.pacing_rate).unwrap_or_default();
-            self.next_send = self.next_send.max(now) + gap;
+            self.paced(now, len);
         }
         self.cc.on_sent(&self.tcb, len, retx);
         self.arm_rto_if_idle(now);

@@ -29,6 +29,10 @@ mod frto;
 mod growth;
 mod info;
 mod pacing;
+
+/// Linux's `tcp_min_tso_segs` default: an skb of the linux pacing form
+/// holds at least 2 segments.
+const MIN_TSO_SEGS: u32 = 2;
 mod persist;
 mod rack;
 mod reordering;
@@ -214,12 +218,39 @@ impl Sender {
     /// [`pacing`]): `tcp_pacing_ss_ratio`, `tcp_pacing_ca_ratio` (percent)
     /// and `tcp_min_tso_segs`.
     pub fn enable_linux_pacing(&mut self, ss_ratio: u32, ca_ratio: u32, min_tso_segs: u32) {
-        let p = pacing::LinuxPacing::new(ss_ratio, ca_ratio, min_tso_segs);
-        self.c.cold.pacing = Some(Box::new(p));
-        if self.c.tcb.pacing_rate <= 0.0 {
-            // Until the first skb takes Linux's rate: nothing held back.
-            self.c.tcb.pacing_rate = f64::MAX;
-        }
+        let max_rate = self
+            .c
+            .cold
+            .pacer
+            .as_deref()
+            .map_or(f64::INFINITY, |p| p.max_rate());
+        self.start_pacing(pacing::PacerConfig {
+            form: crate::tcp::Pacing::Linux,
+            ss_ratio,
+            ca_ratio,
+            max_rate,
+            pace_iw: false,
+            initial_window: self.c.cfg.initial_cwnd,
+            min_tso_segs,
+        });
+    }
+
+    /// Paces this sender as the flow's `pacing` says (before it opens).
+    pub fn set_pacing(&mut self, p: &crate::tcp::PacingConfig) {
+        self.start_pacing(pacing::PacerConfig {
+            form: p.form,
+            ss_ratio: u32::from(p.ss_ratio),
+            ca_ratio: u32::from(p.ca_ratio),
+            max_rate: p.max_rate,
+            pace_iw: p.pace_initial_window,
+            initial_window: self.c.cfg.initial_cwnd,
+            min_tso_segs: MIN_TSO_SEGS,
+        });
+    }
+
+    fn start_pacing(&mut self, p: pacing::PacerConfig) {
+        self.c.cold.pacer = Some(Box::new(pacing::Pacer::new(p)));
+        self.c.tcb.paced = true;
     }
 
     /// The application's record ends at sequence number `end` (MSG_EOR): no
@@ -302,6 +333,9 @@ impl Sender {
         c.rto_deadline = None;
         c.last_send = now;
         c.init_cc();
+        if c.tcb.paced {
+            c.update_pacing_rate();
+        }
         c.log(now, TcpEventKind::Established, 1);
         out.push(c.pure_ack(now));
         self.try_send(now, out);
@@ -383,7 +417,7 @@ impl Sender {
             }
         }
         if self.c.rate.is_some() {
-            self.rate_sample(now, is_dup, was_recovering);
+            self.rate_sample(now, is_dup, was_recovering, una_before);
         }
         if self.c.rack.is_some() {
             self.rack_recovery(now, out);
@@ -397,6 +431,9 @@ impl Sender {
         }
         if self.c.cfg.adaptive_reordering {
             self.c.reorder_after_ack(was_recovering);
+        }
+        if self.c.tcb.paced {
+            self.c.update_pacing_rate();
         }
         self.try_send(now, out);
         self.schedule_probe(now);

@@ -11,14 +11,28 @@ use crate::time::SimTime;
 impl Conn {
     /// Pacing holds the next segment until `next_send`; arms the timer.
     pub fn paced_out(&mut self, now: SimTime) -> bool {
-        if self.tcb.pacing_rate > 0.0 && self.next_send > now {
-            if self.cold.pacing.as_deref().is_some_and(|p| p.in_burst(now)) {
+        if self.tcb.paced && self.next_send > now {
+            if self.in_linux_burst(now) {
                 return false; // the rest of an skb that just left
             }
             self.pace_deadline = Some(self.next_send);
             return true;
         }
         false
+    }
+
+    /// Nothing is left to send: application-limited if the window has room
+    /// and no loss is being repaired (`tcp_rate_check_app_limited`).
+    #[cold]
+    #[inline(never)]
+    fn check_app_limited(&mut self) {
+        let in_flight = self.tcb.bytes_in_flight();
+        let repairing = matches!(self.tcb.ca_state, CaState::Recovery | CaState::Loss);
+        if in_flight < self.tcb.cwnd && !repairing {
+            if let Some(r) = &mut self.rate {
+                r.app_limited(in_flight);
+            }
+        }
     }
 
     /// Sends new data (and FIN) while min(cwnd, rwnd) allows, from snd_nxt
@@ -47,6 +61,9 @@ impl Conn {
                 return;
             }
             if seq >= self.data_end {
+                if self.rate.is_some() {
+                    self.check_app_limited();
+                }
                 return;
             }
             let end = self.segment_end(seq);

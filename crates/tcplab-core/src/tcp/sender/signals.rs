@@ -64,7 +64,13 @@ impl Sender {
 
     /// The controller that sets its window from delivery rates (BBR) gets
     /// this ACK's rate sample.
-    pub(super) fn rate_sample(&mut self, now: SimTime, is_dup: bool, was_recovering: bool) {
+    pub(super) fn rate_sample(
+        &mut self,
+        now: SimTime,
+        is_dup: bool,
+        was_recovering: bool,
+        una_before: u64,
+    ) {
         let c = &mut self.c;
         let Some(r) = &mut c.rate else { return };
         let mut rs = r.on_ack(
@@ -74,7 +80,9 @@ impl Sender {
             is_dup,
             c.cfg.sack,
             c.cfg.mss as u64,
+            c.ecn.echo,
         );
+        rs.prior_in_flight = c.tcb.snd_max - una_before;
         // No fast retransmit can start between the sampler's ACK and here,
         // so the sample reports no loss (this compared the count before
         // and after `on_ack`, always equal; a loss flag from the whole ACK

@@ -50,8 +50,8 @@ pub struct ColdStats {
     /// `tcp_send_fin` adds a FIN-only skb; before that, it sets FIN on the
     /// last skb not yet sent).
     pub fin_alone: bool,
-    /// Linux's pacing under `fq`, when on.
-    pub pacing: Option<Box<super::pacing::LinuxPacing>>,
+    /// The pacing state, when the flow is paced (or Linux's `fq` paces it).
+    pub pacer: Option<Box<super::pacing::Pacer>>,
 }
 
 /// A connection's counters, as the world reads them ([`super::Sender::stats`]).

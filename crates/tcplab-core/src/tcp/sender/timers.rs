@@ -70,6 +70,9 @@ impl Sender {
         c.tcb.recover = c.tcb.snd_max;
         c.dupacks = 0;
         c.tcb.snd_nxt = c.tcb.snd_una;
+        if c.tcb.paced {
+            c.pacing_on_timeout(now);
+        }
         c.timing.on_timeout();
         if let Some(r) = &mut c.rack {
             r.on_timeout();
