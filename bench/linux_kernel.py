@@ -137,11 +137,13 @@ class Direction:
         return t
 
 
-def emulate(fds: tuple[int, int], per: float, seed: int, stop: float) -> dict:
-    """Carries packets between the two devices until `stop` (monotonic time)."""
+def emulate(fds: tuple[int, int], per: float, seed: int, stop: float,
+            fwd: Direction | None = None, rev: Direction | None = None) -> dict:
+    """Carries packets between the two devices until `stop` (monotonic time),
+    through `fwd` and `rev` if given (a Direction that also measures)."""
     rng = random.Random(seed)
-    fwd = Direction(LINKS, per, rng)
-    rev = Direction(LINKS[::-1], 0.0, rng)
+    fwd = fwd or Direction(LINKS, per, rng)
+    rev = rev or Direction(LINKS[::-1], 0.0, rng)
     heap: list[tuple[float, int, int, bytes]] = []
     n = 0
     while True:
@@ -194,8 +196,11 @@ print(n, flush=True)
 SENDER = """
 import socket, struct, sys, time
 d, cc = float(sys.argv[1]), sys.argv[2]
+cap = int(sys.argv[5]) if len(sys.argv) > 5 else 0
 s = socket.socket()
 s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+if cap:
+    s.setsockopt(socket.SOL_SOCKET, 47, cap)  # SO_MAX_PACING_RATE (bench/linux_pacing.py)
 s.connect((sys.argv[3], int(sys.argv[4])))
 buf = b"x" * (1 << 16); t0 = time.monotonic()
 s.settimeout(0.05)
@@ -359,13 +364,15 @@ def tcplab_side(row: dict, seeds: int, duration: float) -> None:
     row["ratio"] = row["tcplab_goodput"] / row["kernel_goodput"]
 
 
-def report(run: dict, docs: bool) -> None:
-    text = markdown(run)
+def report(run: dict, docs: bool, table=None, markers: tuple[str, str] = (BEGIN, END)) -> None:
+    """Prints the run's table (`table`, default this script's `markdown`) and with
+    `docs` writes it into docs/validation.md between `markers`."""
+    text = (table or markdown)(run)
     print(text)
     if docs:
         from doc_tables import write_between  # bench/, beside this file
 
-        write_between(DOCS, BEGIN, END, text)
+        write_between(DOCS, *markers, text)
 
 
 if __name__ == "__main__":

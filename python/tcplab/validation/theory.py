@@ -22,6 +22,10 @@
   target and the median sojourn lies within half and twice of it. (With
   one flow and a round trip as long as the interval, CoDel leaves the link
   a fifth idle and the median sojourn near 1 ms: not a test of the target.)
+- **Pacing's cap.** With `max_pacing_rate` at half the link, a paced flow
+  sends no faster than the cap whatever its window or its own rate: CUBIC
+  in each pacing form, and BBR (whose own rate is capped too), deliver the
+  cap's payload rate less at most 3% for the start.
 """
 
 from __future__ import annotations
@@ -175,6 +179,28 @@ def unreferenced(quick: bool, names: Iterable[str] = tuple(UNREFERENCED)) -> lis
     return out
 
 
+def pacing_cap(quick: bool) -> Section:
+    """A paced flow delivers no more than its maximum pacing rate."""
+    dur = 60.0 if quick else 300.0
+    cap = 5e6
+    rows = []
+    for cc, form in [("cubic", "linux"), ("cubic", "ns3"), ("cubic", "segment"),
+                     ("bbr", "linux")]:
+        res = dumbbell(1, cc=cc, profile="linux", pacing=form,
+                       max_pacing_rate=f"{cap / 1e6:g}Mbps").run(duration=f"{dur}s", seed=1)
+        rows.append(Row(point=f"{cc}, pacing {form}", metric="goodput",
+                        tcplab=float(res.flows["goodput_bps"].sum()) / 1e6,
+                        reference=cap / 1e6, bounds=(0.97 * cap / 1e6, cap / 1e6),
+                        unit="Mb/s"))
+    return Section(
+        kind="theory", name="pacing cap",
+        scenario=f"One flow (linux profile) on the clean 100-ms dumbbell (10 Mb/s), "
+                 f"max_pacing_rate 5 Mb/s, {dur:g} s.",
+        references=["Linux SO_MAX_PACING_RATE, ns-3 MaxPacingRate: the pacing rate "
+                    "(payload bytes per second) never exceeds the cap"],
+        rows=rows)
+
+
 def all_checks(quick: bool, seeds: int, progress: Callable[[str], None] | None = None,
                only: Iterable[str] | None = None) -> list[Section]:
     """Every theory check (or, with `only`, those of the variants it names).
@@ -190,6 +216,8 @@ def all_checks(quick: bool, seeds: int, progress: Callable[[str], None] | None =
          lambda: vegas_queue(quick)),
         ("theory CoDel target", "CoDel keeps the sojourn near its target",
          lambda: codel_target(quick)),
+        ("theory pacing cap", "a paced flow sends no faster than max_pacing_rate",
+         lambda: pacing_cap(quick)),
         *((f"variant {n}", "behaviour checks (no runnable reference)",
            lambda n=n: unreferenced(quick, [n])[0]) for n in UNREFERENCED)]
     wanted = set(only) if only is not None else None
