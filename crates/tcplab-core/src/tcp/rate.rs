@@ -165,3 +165,64 @@ impl RateSampler {
         rs
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::SimDuration;
+
+    fn ms(v: u64) -> SimTime {
+        SimTime::ZERO + SimDuration::from_millis(v)
+    }
+
+    #[test]
+    fn a_sample_counts_the_ce_echoed_bytes_of_its_interval() {
+        let (mut r, sb) = (RateSampler::default(), Scoreboard::default());
+        // Four 1000-B segments at 0, 1, 2, 3 ms; ACKs 100 ms later, the
+        // second and third echoing congestion.
+        for k in 0..4 {
+            r.on_sent(ms(k), 1 + k * 1000, 1000);
+        }
+        let mut last = RateSample::default();
+        for k in 0..4u64 {
+            last = r.on_ack(
+                ms(100 + k),
+                1 + (k + 1) * 1000,
+                &sb,
+                false,
+                true,
+                1000,
+                k == 1 || k == 2,
+            );
+        }
+        // The last segment was sent when nothing had been delivered: its
+        // sample covers all 4000 B, 2000 of them echoed; over max(3 ms of
+        // sending, 103 ms since the first send) = 103 ms.
+        assert_eq!((last.delivered, last.delivered_ce), (4000, 2000));
+        assert_eq!(last.interval, SimDuration::from_millis(103));
+        assert!(!last.is_app_limited);
+    }
+
+    #[test]
+    fn segments_sent_after_the_data_ran_out_give_app_limited_samples_until_it_is_delivered() {
+        let (mut r, sb) = (RateSampler::default(), Scoreboard::default());
+        r.on_sent(ms(0), 1, 1000);
+        r.on_sent(ms(1), 1001, 1000);
+        // Nothing more to send, 2000 B in flight: app-limited until 2000 B
+        // more than now (0) are delivered.
+        r.app_limited(2000);
+        r.on_sent(ms(50), 2001, 1000);
+        let s1 = r.on_ack(ms(100), 1001, &sb, false, true, 1000, false);
+        assert!(!s1.is_app_limited, "sent before the data ran out");
+        let s2 = r.on_ack(ms(101), 2001, &sb, false, true, 1000, false);
+        assert!(!s2.is_app_limited);
+        // 2000 B delivered is not more than the mark: still limited; the
+        // segment sent at 50 ms carries the flag.
+        let s3 = r.on_ack(ms(150), 3001, &sb, false, true, 1000, false);
+        assert!(s3.is_app_limited);
+        // Delivered (3000) passed the mark: new segments are not limited.
+        r.on_sent(ms(150), 3001, 1000);
+        let s4 = r.on_ack(ms(250), 4001, &sb, false, true, 1000, false);
+        assert!(!s4.is_app_limited);
+    }
+}
