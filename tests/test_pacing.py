@@ -183,3 +183,25 @@ def test_the_paced_aimd_example_keeps_the_queue_low_and_the_path_full() -> None:
     _, rate = mine.trace("cc:rate", flow=0)
     cuts = sum(1 for x, y in zip(rate[:-1], rate[1:], strict=True) if y < 0.8 * x)
     assert cuts >= 5
+
+
+def test_a_rate_set_in_ssthresh_takes_effect() -> None:
+    # ssthresh's tcb is a view the core cannot write back at once: the rate
+    # it sets is applied before the next hook, not lost.
+    class CutOnLoss(ConstantRate):
+        recovery = "sack"
+
+        def __init__(self):
+            super().__init__(rate=1e6)  # 8 Mb/s on a 10 Mb/s path
+
+        def ssthresh(self, tcb, cause):
+            tcb.pacing_rate = 125_000.0  # 1 Mb/s from the first loss on
+            return 1 << 30
+
+    net = tl.Network()
+    a, b = net.host("a"), net.host("b")
+    net.link(a, b, rate="10Mbps", delay="20ms", loss=tl.Uniform(0.001))
+    net.tcp(a, b, cc=CutOnLoss(), sack=True)
+    res = net.run(duration="30s", seed=1)
+    assert res.flows.fast_retransmits[0] >= 1
+    assert 1e6 < res.flows.goodput_bps[0] < 2e6

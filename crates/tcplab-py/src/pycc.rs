@@ -214,6 +214,9 @@ pub struct PyCc {
     has_cwnd_event: bool,
     has_undo: bool,
     has_rate_sample: bool,
+    /// A pacing rate set in `ssthresh`, whose view is read-only: applied
+    /// before the next hook that may write the state (or after the ACK).
+    pending_rate: std::cell::Cell<Option<f64>>,
     /// The quantities it reports about itself (its `probes` attribute).
     probes: Vec<Probe>,
 }
@@ -267,6 +270,7 @@ impl PyCc {
             has_cwnd_event: o.hasattr("on_cwnd_event")?,
             has_undo: o.hasattr("undo_cwnd")?,
             has_rate_sample: o.hasattr("on_rate_sample")?,
+            pending_rate: std::cell::Cell::new(None),
             probes,
             obj,
             error,
@@ -294,6 +298,13 @@ impl PyCc {
         Ok(rate)
     }
 
+    /// A rate `ssthresh` set, into the state.
+    fn apply_pending(&self, tcb: &mut Tcb) {
+        if let Some(r) = self.pending_rate.take() {
+            tcb.pacing_rate = r;
+        }
+    }
+
     fn failed(&self) -> bool {
         self.error.lock().map(|e| e.is_some()).unwrap_or(true)
     }
@@ -309,6 +320,7 @@ impl PyCc {
         if self.failed() {
             return;
         }
+        self.apply_pending(tcb);
         let r = Python::attach(|py| -> PyResult<()> {
             let v = Py::new(py, view(tcb))?;
             let o = self.obj.bind(py);
@@ -406,7 +418,15 @@ impl CongestionControl for PyCc {
         };
         let r = Python::attach(|py| -> PyResult<u64> {
             let v = Py::new(py, view(tcb))?;
-            let out = self.obj.bind(py).call_method1("ssthresh", (v, cause))?;
+            let out = self
+                .obj
+                .bind(py)
+                .call_method1("ssthresh", (v.clone_ref(py), cause))?;
+            let rate = v.borrow(py).pacing_rate;
+            if rate != tcb.pacing_rate {
+                let r = self.pacing_rate(rate, tcb.paced, "ssthresh")?;
+                self.pending_rate.set(Some(r));
+            }
             ssthresh_bytes(&out, &self.class)
         });
         match r {
@@ -416,6 +436,10 @@ impl CongestionControl for PyCc {
                 fallback
             }
         }
+    }
+
+    fn after_ack(&mut self, tcb: &mut Tcb) {
+        self.apply_pending(tcb);
     }
 
     fn on_state(&mut self, tcb: &mut Tcb, to: CaState) {
