@@ -205,3 +205,44 @@ def test_a_rate_set_in_ssthresh_takes_effect() -> None:
     res = net.run(duration="30s", seed=1)
     assert res.flows.fast_retransmits[0] >= 1
     assert 1e6 < res.flows.goodput_bps[0] < 2e6
+
+
+@pytest.mark.parametrize("sack", [False, True])
+def test_ns3s_fast_retransmission_passes_a_running_pacing_timer(sack: bool) -> None:
+    # ns-3's EnterRecovery sends it with SendDataPacket, whatever the pacing
+    # timer; under PRR (the ns3 profile's) as under the others.
+    net = tl.Network()
+    a, r, b = net.host("a"), net.router("r"), net.host("b")
+    net.link(a, r, rate="100Mbps", delay="20ms")
+    net.link(r, b, rate="10Mbps", delay="1ms", queue=50, loss=tl.Uniform(0.005))
+    net.tcp(a, b, cc="newreno", profile="ns3", sack=sack, pacing="ns3",
+            max_pacing_rate="200kbps")
+    ev = net.run(duration="30s", seed=1, trace=["events"]).events
+    fast = ev[ev.event == "fast_retransmit"]
+    resent = ev[ev.event == "retransmit"].set_index("seq").time_s
+    assert len(fast) >= 2
+    for t, seq in zip(fast.time_s, fast.seq, strict=True):
+        assert t in set(resent.loc[[seq]]), (t, seq)
+
+
+def test_a_rate_set_in_on_ack_sample_is_kept_and_checked() -> None:
+    class SetsInSample(ConstantRate):
+        def __init__(self, rate: float):
+            super().__init__(rate=1e6)
+            self.later = rate
+
+        def on_ack_sample(self, tcb, ack):
+            tcb.pacing_rate = self.later
+
+    # 1 Mb/s from the first ACK on (the first round trip at 8 Mb/s).
+    res = dumbbell(cc=SetsInSample(125_000.0)).run(duration="20s", seed=1)
+    assert 0.99 * 1e6 < res.flows.goodput_bps[0] < 1.02e6
+    with pytest.raises(ValueError, match=r"on_ack_sample\(\) of the Python controller"):
+        dumbbell(cc=SetsInSample(float("nan"))).run(duration="2s", seed=1)
+
+
+def test_ns3_3_18_has_no_pacing_of_its_own() -> None:
+    f = effective(profile="ns3", ns3_release="3.18", cc="bbr")
+    assert (f["pacing"], f["pace_initial_window"], f.get("max_pacing_rate")) == (
+        "segment", True, None)
+    assert effective(profile="ns3", ns3_release="3.18", pacing=True)["pacing"] == "segment"

@@ -214,8 +214,9 @@ pub struct PyCc {
     has_cwnd_event: bool,
     has_undo: bool,
     has_rate_sample: bool,
-    /// A pacing rate set in `ssthresh`, whose view is read-only: applied
-    /// before the next hook that may write the state (or after the ACK).
+    /// A pacing rate set in a hook whose view is read-only (`ssthresh`,
+    /// `on_ack_sample`, `undo_cwnd`): applied before the next hook that may
+    /// write the state, or after a duplicate ACK or one in recovery.
     pending_rate: std::cell::Cell<Option<f64>>,
     /// The quantities it reports about itself (its `probes` attribute).
     probes: Vec<Probe>,
@@ -292,13 +293,25 @@ impl PyCc {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
                 "{method}() of the Python controller {class} set tcb.pacing_rate, but its flow \
                  is not paced: give the class the attribute pacing = True, or pass \
-                 pacing=True to net.tcp"
+                 pacing=True to net.tcp (a class named by import path, cc = {{ name = \
+                 \"python\", class = ... }}, does not bring its attributes: set pacing on \
+                 the flow)"
             )));
         }
         Ok(rate)
     }
 
-    /// A rate `ssthresh` set, into the state.
+    /// A rate set in a read-only hook's view (`method`), checked and kept
+    /// for [`Self::apply_pending`].
+    fn keep_rate(&self, rate: f64, tcb: &Tcb, method: &str) -> PyResult<()> {
+        if rate != tcb.pacing_rate {
+            let r = self.pacing_rate(rate, tcb.paced, method)?;
+            self.pending_rate.set(Some(r));
+        }
+        Ok(())
+    }
+
+    /// A rate a read-only hook set, into the state.
     fn apply_pending(&self, tcb: &mut Tcb) {
         if let Some(r) = self.pending_rate.take() {
             tcb.pacing_rate = r;
@@ -394,8 +407,11 @@ impl CongestionControl for PyCc {
         let r = Python::attach(|py| -> PyResult<()> {
             let v = Py::new(py, view(tcb))?;
             let a = Py::new(py, ack_view(ack))?;
-            self.obj.bind(py).call_method1("on_ack_sample", (v, a))?;
-            Ok(())
+            self.obj
+                .bind(py)
+                .call_method1("on_ack_sample", (v.clone_ref(py), a))?;
+            let rate = v.borrow(py).pacing_rate;
+            self.keep_rate(rate, tcb, "on_ack_sample")
         });
         if let Err(e) = r {
             self.keep(e);
@@ -423,10 +439,7 @@ impl CongestionControl for PyCc {
                 .bind(py)
                 .call_method1("ssthresh", (v.clone_ref(py), cause))?;
             let rate = v.borrow(py).pacing_rate;
-            if rate != tcb.pacing_rate {
-                let r = self.pacing_rate(rate, tcb.paced, "ssthresh")?;
-                self.pending_rate.set(Some(r));
-            }
+            self.keep_rate(rate, tcb, "ssthresh")?;
             ssthresh_bytes(&out, &self.class)
         });
         match r {
@@ -470,7 +483,9 @@ impl CongestionControl for PyCc {
             let out = self
                 .obj
                 .bind(py)
-                .call_method1("undo_cwnd", (v, prior_cwnd))?;
+                .call_method1("undo_cwnd", (v.clone_ref(py), prior_cwnd))?;
+            let rate = v.borrow(py).pacing_rate;
+            self.keep_rate(rate, tcb, "undo_cwnd")?;
             out.extract::<u64>()
         });
         match r {

@@ -176,7 +176,8 @@ fn check_timers(f: &FlowSpec, p: &dyn Fn(&str) -> String) -> Result<()> {
 }
 
 /// The pacing fields: `true` becomes the profile's form (linux under the
-/// linux profile, ns3 under ns3, segment under the others), so that the
+/// linux profile, ns3 under ns3 3.44, segment under the others and ns-3.18,
+/// which has no pacing), so that the
 /// effective scenario names it; the ratios are 1 to 1000 percent (Linux's
 /// sysctls' range); bbr is refused unpaced.
 pub(super) fn check_pacing(
@@ -191,7 +192,7 @@ pub(super) fn check_pacing(
     if pacing == Pacing::On {
         f.pacing = Some(match col {
             Column::Linux => Pacing::Linux,
-            Column::Ns3 | Column::Ns3_18 => Pacing::Ns3,
+            Column::Ns3 => Pacing::Ns3,
             _ => Pacing::Segment,
         });
     }

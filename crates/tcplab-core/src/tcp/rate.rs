@@ -132,6 +132,9 @@ impl RateSampler {
             if is_dup {
                 self.delivered += mss;
                 self.dup_delivered += mss;
+                if ece {
+                    self.delivered_ce += mss;
+                }
                 self.delivered_time = now;
             } else {
                 let credit = self.dup_delivered.min(newly);

@@ -224,7 +224,8 @@ impl Prr {
         }
         let mss = c.mss();
         loop {
-            if c.tcb().cwnd < self.pipe(c) + mss || c.paced_out(now) {
+            let spared = self.head_due && c.pacing_spares_fast_retransmit();
+            if c.tcb().cwnd < self.pipe(c) + mss || (!spared && c.paced_out(now)) {
                 return;
             }
             if self.head_due {

@@ -100,7 +100,8 @@ impl NextSeg {
         let mss = c.mss();
         let dt = c.dupthresh();
         loop {
-            if c.tcb().cwnd < self.pipe(c) + mss || c.paced_out(now) {
+            let spared = self.head_due && c.pacing_spares_fast_retransmit();
+            if c.tcb().cwnd < self.pipe(c) + mss || (!spared && c.paced_out(now)) {
                 return;
             }
             if std::mem::take(&mut self.head_due) {

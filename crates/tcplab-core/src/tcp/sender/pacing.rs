@@ -322,6 +322,19 @@ impl Conn {
         }
     }
 
+    /// ns-3's fast retransmission leaves past a running pacing timer
+    /// (`EnterRecovery` sends it with `SendDataPacket`, which only arms an
+    /// idle timer): the recoveries' first retransmission skips the pacing
+    /// check in the ns3 form.
+    pub fn pacing_spares_fast_retransmit(&self) -> bool {
+        self.tcb.paced
+            && self
+                .cold
+                .pacer
+                .as_deref()
+                .is_some_and(|p| p.form == Pacing::Ns3)
+    }
+
     /// The next segment may leave now though the departure time is later:
     /// it belongs to the Linux skb that just left.
     pub(super) fn in_linux_burst(&self, now: SimTime) -> bool {

@@ -54,6 +54,9 @@ impl Conn {
             }
             self.tcb.snd_nxt = seq;
             if self.closing && seq == self.data_end {
+                if self.rate.is_some() {
+                    self.check_app_limited();
+                }
                 if self.tcb.snd_max <= self.data_end || seq < self.tcb.snd_max {
                     self.emit(now, seq, 0, true, out);
                     self.tcb.snd_nxt = seq + 1;
