@@ -38,7 +38,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::bictcp::{check_beta, w_max_after_loss, AckRatio, BETA_SCALE};
+use super::bictcp::{check_beta, w_max_after_loss, AckRatio, PendingReset, BETA_SCALE};
 use super::{cong_avoid_ai, linux_slow_start, Ack, CaState, CongestionControl, LossCause};
 use super::{Probe, Tcb};
 
@@ -112,9 +112,8 @@ pub struct Bic {
     last_time: u64,
     /// Segments per ACK in Open, in 16ths.
     delayed_ack: AckRatio,
-    /// A timeout's reset, applied after its ssthresh (Linux computes the
-    /// threshold before it enters Loss; tcplab tells the state first).
-    reset_pending: bool,
+    /// A timeout's reset, applied after its ssthresh.
+    reset_pending: PendingReset,
 }
 
 impl Bic {
@@ -127,7 +126,7 @@ impl Bic {
             last_cwnd: 0,
             last_time: 0,
             delayed_ack: AckRatio::START,
-            reset_pending: false,
+            reset_pending: PendingReset::default(),
         };
         bic.reset();
         bic
@@ -140,11 +139,11 @@ impl Bic {
         self.last_cwnd = 0;
         self.last_time = 0;
         self.delayed_ack = AckRatio::START;
-        self.reset_pending = false;
+        self.reset_pending = PendingReset::default();
     }
 
     fn apply_pending_reset(&mut self) {
-        if self.reset_pending {
+        if self.reset_pending.take() {
             self.reset();
         }
     }
@@ -232,9 +231,7 @@ impl CongestionControl for Bic {
     }
 
     fn on_state(&mut self, _tcb: &mut Tcb, to: CaState) {
-        if to == CaState::Loss {
-            self.reset_pending = true;
-        }
+        self.reset_pending.on_state(to);
     }
 
     fn probes(&self) -> Vec<Probe> {

@@ -55,3 +55,23 @@ pub fn w_max_after_loss(w: u64, last: u64, beta: u64, fast_convergence: bool) ->
         w
     }
 }
+
+/// A timeout's `bictcp_reset`, held until its ssthresh has been taken:
+/// Linux computes the threshold before it enters Loss, tcplab tells the
+/// controller the state first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PendingReset(bool);
+
+impl PendingReset {
+    /// The state is about to change to `to`: entering Loss asks for a reset.
+    pub fn on_state(&mut self, to: super::CaState) {
+        if to == super::CaState::Loss {
+            self.0 = true;
+        }
+    }
+
+    /// Whether a reset was asked for, which this clears.
+    pub fn take(&mut self) -> bool {
+        std::mem::take(&mut self.0)
+    }
+}

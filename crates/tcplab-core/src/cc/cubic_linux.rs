@@ -38,7 +38,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::bictcp::{check_beta, w_max_after_loss, AckRatio, BETA_SCALE};
+use super::bictcp::{check_beta, w_max_after_loss, AckRatio, PendingReset, BETA_SCALE};
 use super::cubic::CubicVersion;
 use super::{Ack, CaState, CongestionControl, LossCause, Probe, Tcb};
 
@@ -233,9 +233,8 @@ pub struct CubicLinux {
     pub tcp_cwnd: u64,
     /// Segments per ACK in Open, in 16ths.
     delayed_ack: AckRatio,
-    /// A timeout's reset, applied after its ssthresh (Linux computes the
-    /// threshold before it enters Loss; tcplab tells the state first).
-    reset_pending: bool,
+    /// A timeout's reset, applied after its ssthresh.
+    reset_pending: PendingReset,
     beta_scale: u64,
     cube_factor: u64,
 }
@@ -259,7 +258,7 @@ impl CubicLinux {
             ack_cnt: 0,
             tcp_cwnd: 0,
             delayed_ack: AckRatio::START,
-            reset_pending: false,
+            reset_pending: PendingReset::default(),
             beta_scale,
             cube_factor,
         };
@@ -281,11 +280,11 @@ impl CubicLinux {
         self.delayed_ack = AckRatio::START;
         self.ack_cnt = 0;
         self.tcp_cwnd = 0;
-        self.reset_pending = false;
+        self.reset_pending = PendingReset::default();
     }
 
     fn apply_pending_reset(&mut self) {
-        if self.reset_pending {
+        if self.reset_pending.take() {
             self.reset();
         }
     }
@@ -413,9 +412,7 @@ impl CongestionControl for CubicLinux {
     }
 
     fn on_state(&mut self, _tcb: &mut Tcb, to: CaState) {
-        if to == CaState::Loss {
-            self.reset_pending = true;
-        }
+        self.reset_pending.on_state(to);
     }
 
     fn probes(&self) -> Vec<Probe> {

@@ -34,7 +34,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::bictcp::{check_beta, w_max_after_loss, BETA_SCALE};
+use super::bictcp::{check_beta, w_max_after_loss, PendingReset, BETA_SCALE};
 use super::cubic::CubicVersion;
 use super::cubic_linux::{linux_probe, linux_probes, reno_friendly, Curve};
 use super::{
@@ -108,9 +108,8 @@ pub struct CubicLinux6 {
     ack_cnt: u64,
     /// The Reno-friendly estimate, segments.
     pub tcp_cwnd: u64,
-    /// A timeout's reset, applied after its ssthresh (Linux computes the
-    /// threshold before it enters Loss; tcplab tells the state first).
-    reset_pending: bool,
+    /// A timeout's reset, applied after its ssthresh.
+    reset_pending: PendingReset,
     beta_scale: u64,
     cube_factor: u64,
 }
@@ -132,7 +131,7 @@ impl CubicLinux6 {
             epoch_start: None,
             ack_cnt: 0,
             tcp_cwnd: 0,
-            reset_pending: false,
+            reset_pending: PendingReset::default(),
             beta_scale,
             cube_factor,
         };
@@ -152,11 +151,11 @@ impl CubicLinux6 {
         self.epoch_start = None;
         self.ack_cnt = 0;
         self.tcp_cwnd = 0;
-        self.reset_pending = false;
+        self.reset_pending = PendingReset::default();
     }
 
     fn apply_pending_reset(&mut self) {
-        if self.reset_pending {
+        if self.reset_pending.take() {
             self.reset();
         }
     }
@@ -271,9 +270,7 @@ impl CongestionControl for CubicLinux6 {
     }
 
     fn on_state(&mut self, _tcb: &mut Tcb, to: CaState) {
-        if to == CaState::Loss {
-            self.reset_pending = true;
-        }
+        self.reset_pending.on_state(to);
     }
 
     fn probes(&self) -> Vec<Probe> {
@@ -373,5 +370,21 @@ mod tests {
         let mut d = driver();
         d.advance(crate::time::SimDuration::from_millis(1003));
         assert_eq!(d.cc.jiffies(&d.tcb), 250);
+    }
+
+    #[test]
+    fn a_timeout_forgets_w_max_after_taking_its_threshold() {
+        // 100 segments below an earlier W_max of 200: ssthresh 100 x 717 /
+        // 1024 = 70 segments either way; a fast retransmit keeps W_max =
+        // 100 x (1024 + 717) / 2048 = 85 (fast convergence), a timeout's
+        // bictcp_reset then forgets it.
+        let mut d = CcDriver::new(CubicLinux6::new(CubicLinux6Config::linux()), MSS, 100);
+        d.cc.last_max_cwnd = 200;
+        d.loss(LossCause::DupAcks, 100 * MSS);
+        assert_eq!((d.tcb.ssthresh, d.cc.last_max_cwnd), (70 * MSS, 85));
+        let mut d = CcDriver::new(CubicLinux6::new(CubicLinux6Config::linux()), MSS, 100);
+        d.cc.last_max_cwnd = 200;
+        d.timeout(100 * MSS);
+        assert_eq!((d.tcb.ssthresh, d.cc.last_max_cwnd), (70 * MSS, 0));
     }
 }
