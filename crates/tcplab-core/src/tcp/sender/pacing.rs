@@ -180,10 +180,6 @@ impl Pacer {
         }
     }
 
-    pub fn form(&self) -> Pacing {
-        self.form
-    }
-
     pub fn max_rate(&self) -> f64 {
         self.max_rate
     }
@@ -296,13 +292,12 @@ impl Conn {
         let Some(pacer) = self.cold.pacer.as_deref_mut() else {
             return;
         };
-        let p = &mut pacer.linux;
-        if !p.in_burst(now) {
+        if !pacer.linux.in_burst(now) {
             let t = &self.tcb;
-            let formula = p.rate(mss, t.cwnd, t.ssthresh, in_flight, t.srtt);
-            let own = t.pacing_rate;
-            let r = if own > 0.0 { own } else { formula };
-            p.rate = r.min(pacer.max_rate);
+            let formula = pacer.linux.rate(mss, t.cwnd, t.ssthresh, in_flight, t.srtt);
+            let rate = pacer.capped(t.pacing_rate, formula);
+            let p = &mut pacer.linux;
+            p.rate = rate;
             let segs = p.tso_segs(p.rate, t.min_rtt, mss);
             let prior = self.next_send;
             let depart = prior.max(now);
@@ -312,6 +307,7 @@ impl Conn {
             p.burst_left = segs;
             p.paced = p.segs_out + u64::from(segs) >= p.unpaced_segs;
         }
+        let p = &mut pacer.linux;
         p.burst_left -= 1;
         p.segs_out += 1;
         if p.paced && p.rate.is_finite() && p.rate > 0.0 {
