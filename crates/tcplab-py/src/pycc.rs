@@ -466,6 +466,7 @@ impl CongestionControl for PyCc {
             let name = match ev {
                 CwndEvent::TxStart => "tx_start",
                 CwndEvent::Restart => "restart",
+                CwndEvent::TlpRecovery => "tlp_recovery",
             };
             self.call_mut(tcb, "on_cwnd_event", Extra::State(name));
         }

@@ -40,6 +40,9 @@ const CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BbrConfig {
+    /// `version = "v1"` named (the default when left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<BbrV1>,
     /// Rounds in the BtlBw max filter.
     pub bw_window_rounds: u32,
     /// The RTprop min filter's window.
@@ -51,9 +54,18 @@ pub struct BbrConfig {
     pub min_cwnd_segments: u64,
 }
 
+/// The `version` of this controller: only "v1" (BBRv2 and v3 are
+/// [`super::bbr3`]).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum BbrV1 {
+    V1,
+}
+
 impl BbrConfig {
     pub fn paper() -> Self {
         BbrConfig {
+            version: None,
             bw_window_rounds: 10,
             rtprop_window: SimDuration::from_secs(10),
             probe_rtt_time: SimDuration::from_millis(200),

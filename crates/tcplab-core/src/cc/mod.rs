@@ -17,6 +17,7 @@
 //! place, as Linux keeps it in tcp_cong.c.
 
 pub mod bbr;
+pub mod bbr3;
 pub mod bic;
 pub mod bictcp;
 pub mod cdg;
@@ -129,6 +130,10 @@ pub struct Tcb {
     /// taken before anything is marked lost). Saturates at u32::MAX, as
     /// ns-3 counts it in 32 bits.
     pub pipe: u32,
+    /// The sender is application-limited (Linux's `tp->app_limited` is
+    /// set): kept for a controller that takes rate samples, read when
+    /// transmission starts (`CwndEvent::TxStart`).
+    pub app_limited: bool,
 }
 
 impl Tcb {
@@ -154,6 +159,7 @@ impl Tcb {
             limited_sent: 0,
             slow_start_divisor: 1,
             pipe: 0,
+            app_limited: false,
         }
     }
 
@@ -220,6 +226,9 @@ pub struct RateSample {
     pub rtt: Option<SimDuration>,
     /// Bytes in flight after the ACK, and before it (FlightSize).
     pub bytes_in_flight: u64,
+    /// Bytes in flight neither SACKed nor marked lost (Linux's
+    /// `tcp_packets_in_flight`), after the ACK.
+    pub in_flight: u64,
     pub prior_in_flight: u64,
     /// Of `delivered`, the bytes delivered by ACKs that echoed congestion
     /// (ECE; Linux's `delivered_ce`).
@@ -229,6 +238,25 @@ pub struct RateSample {
     pub is_app_limited: bool,
     /// A loss was detected on this ACK.
     pub losses: bool,
+    /// Bytes marked lost in all before the sample's segment was sent
+    /// (Linux's `tx.lost`), and since then (`rs->lost`).
+    pub prior_lost: u64,
+    pub lost: u64,
+    /// Bytes marked lost while this ACK was processed (`rs->losses`): only
+    /// for a controller that runs after loss detection
+    /// ([`CongestionControl::runs_after_loss_detection`]), else 0.
+    pub newly_lost: u64,
+    /// Bytes in flight, neither SACKed nor marked lost, when the sample's
+    /// segment was sent, itself included (`tx.in_flight`).
+    pub tx_in_flight: u64,
+    /// The sender was cwnd-limited when it last stopped sending
+    /// (`tp->is_cwnd_limited`).
+    pub is_cwnd_limited: bool,
+    /// The ACK echoed congestion (`rs->is_ece`).
+    pub ece: bool,
+    /// How long until the next segment may depart by the pacing (0 when
+    /// it may leave now): `tcp_wstamp_ns` less now.
+    pub departure_wait: SimDuration,
 }
 
 impl RateSample {
@@ -237,6 +265,18 @@ impl RateSample {
         (!self.interval.is_zero() && self.delivered > 0)
             .then(|| self.delivered as f64 / self.interval.as_secs_f64())
     }
+}
+
+/// A segment just marked lost, as a controller's `skb_marked_lost` hook
+/// sees it: bytes, in flight when it was sent, lost since it was sent
+/// (itself included), application-limited then, and the total delivered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LostSegment {
+    pub len: u64,
+    pub tx_in_flight: u64,
+    pub lost: u64,
+    pub is_app_limited: bool,
+    pub delivered: u64,
 }
 
 /// Something that happened to the window outside ACK processing, as
@@ -249,6 +289,9 @@ pub enum CwndEvent {
     /// The window restarts from the initial window after an idle period
     /// longer than the RTO (RFC 5681 4.1): Linux's CA_EVENT_CWND_RESTART.
     Restart,
+    /// A retransmitted loss probe repaired a loss (Linux's
+    /// CA_EVENT_TLP_RECOVERY, BBRv3's).
+    TlpRecovery,
 }
 
 /// Why the window is being reduced.
@@ -341,6 +384,24 @@ pub trait CongestionControl: Debug + Send {
     /// sample; otherwise read it, and set `tcb.pacing_rate` if the
     /// controller paces itself.
     fn control(&mut self, tcb: &mut Tcb, rs: &RateSample) {}
+    /// Whether [`Self::control`] runs after this ACK's loss detection
+    /// (RACK's marks, a recovery begun), as Linux's `tcp_ack` calls
+    /// `cong_control` after `tcp_fastretrans_alert`, with the sample's
+    /// `newly_lost` filled in: BBRv2 and v3. Otherwise it runs before
+    /// RACK's detection on the ACK (BBR v1, Python controllers).
+    fn runs_after_loss_detection(&self) -> bool {
+        false
+    }
+    /// After [`Self::control`]: the sender is to count itself
+    /// application-limited now, so that the rate samples of what it sends
+    /// until the data in flight is delivered are flagged (Linux's
+    /// `tp->app_limited` set by BBR in ProbeRTT).
+    fn marks_app_limited(&self) -> bool {
+        false
+    }
+    /// A segment was just marked lost (Linux's `skb_marked_lost`), with
+    /// what a rate sample would say of its flight.
+    fn on_marked_lost(&mut self, tcb: &mut Tcb, seg: &LostSegment) {}
 }
 
 /// A quantity a controller reports about itself.

@@ -22,7 +22,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::bbr::{Bbr, BbrConfig};
+use super::bbr::{Bbr, BbrConfig, BbrV1};
+use super::bbr3::{Bbr3, Bbr3Config, BbrVersion};
 use super::bic::{Bic, BicConfig};
 use super::cdg::{Cdg, CdgConfig};
 use super::cubic::{Cubic, CubicConfig};
@@ -298,8 +299,16 @@ variants! {
         recovery: Usual::SACK,
         ecn: Ecn::Rfc3168,
         defaults: |_| BbrConfig::paper(),
-        build: |x| Ok(Box::new(Bbr::new(x.checked(BbrConfig::validate)?))),
-        summary: "BBR v1 (Cardwell et al. 2016): BtlBw and RTprop model, pacing, gain cycling",
+        form: "version" = "v1" => BbrConfig { version: Some(BbrV1::V1), ..BbrConfig::paper() },
+        form: "version" = "v2" => Bbr3Config::linux(BbrVersion::V2),
+        form: "version" = "v3" => Bbr3Config::linux(BbrVersion::V3),
+        build: |x| {
+            if matches!(x.form, Some("v2" | "v3")) {
+                return Ok(Box::new(Bbr3::new(x.checked(Bbr3Config::validate)?)));
+            }
+            Ok(Box::new(Bbr::new(x.checked(BbrConfig::validate)?)))
+        },
+        summary: "BBR v1 (Cardwell et al. 2016): BtlBw and RTprop model, pacing, gain cycling; version = \"v2\" | \"v3\": Linux's BBRv2 (google/bbr v2alpha) and BBRv3 (google/bbr v3) in their integers: bw and inflight bounds, loss and ECN thresholds, ProbeBW's DOWN/CRUISE/REFILL/UP",
     }
     "dctcp" {
         recovery: Usual::SACK,

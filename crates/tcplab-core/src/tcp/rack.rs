@@ -325,6 +325,14 @@ impl Rack {
         self.tlp_end
     }
 
+    /// The segments marked lost and not retransmitted nor SACKed since.
+    pub fn lost_ranges(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.segs
+            .iter()
+            .filter(|s| s.lost && !s.retrans && !s.sacked)
+            .map(|s| (s.start, s.end))
+    }
+
     /// Some segment is marked lost and not retransmitted since.
     pub fn has_lost(&self) -> bool {
         self.segs.iter().any(|s| s.lost && !s.retrans && !s.sacked)

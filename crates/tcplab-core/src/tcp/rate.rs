@@ -16,11 +16,19 @@
 //! remembered; segments sent until that much is delivered mark their
 //! samples `is_app_limited` (their rates say what the application offered,
 //! not what the path carries).
+//!
+//! Losses, as Linux's `tp->lost` and the skb's `tx.lost` and `tx.in_flight`
+//! (kept since BBRv2): segments are marked lost by the sender's loss
+//! detection ([`RateSampler::mark_lost`]: RACK's marks, a timeout's, or,
+//! where nothing marked it before, the retransmission itself); each
+//! segment remembers the total lost and the data in flight (itself
+//! included) when it was sent, so a sample tells what was lost since its
+//! segment left and out of how much.
 
 use std::collections::VecDeque;
 
 use super::scoreboard::Scoreboard;
-use crate::cc::RateSample;
+use crate::cc::{LostSegment, RateSample};
 use crate::time::SimTime;
 
 /// What the sampler remembers of one transmitted segment.
@@ -35,6 +43,12 @@ struct SegRecord {
     first_sent: SimTime,
     app_limited: bool,
     done: bool,
+    /// Marked lost and not sent again since.
+    lost: bool,
+    /// The sampler's `lost` and the bytes in flight (this segment
+    /// included) when it was sent: Linux's `tx.lost` and `tx.in_flight`.
+    lost_at: u64,
+    in_flight: u64,
 }
 
 #[derive(Debug, Default)]
@@ -56,11 +70,42 @@ pub struct RateSampler {
     /// Application-limited until this much is delivered (0: not; Linux's
     /// `tp->app_limited`).
     app_limited: u64,
+    /// Bytes marked lost so far (Linux's `tp->lost`), and of them those not
+    /// sent again nor delivered since (`lost_out` less `retrans_out`).
+    lost: u64,
+    lost_out: u64,
+    /// `lost` when the ACK being processed arrived (its sample's
+    /// `newly_lost` is the difference).
+    lost_at_ack: u64,
+    /// The sample of the ACK being processed, held for a controller that
+    /// runs after loss detection.
+    pub pending: Option<RateSample>,
+    /// The next retransmission is a loss probe, not a repair.
+    pub probing: bool,
 }
 
 impl RateSampler {
-    /// A data segment [seq, seq + len) was transmitted at `now`.
-    pub fn on_sent(&mut self, now: SimTime, seq: u64, len: u64) {
+    /// A data segment [seq, seq + len) was transmitted at `now`;
+    /// `outstanding`: the bytes sent and neither acknowledged nor SACKed,
+    /// this segment included (less those marked lost, its `tx_in_flight`).
+    /// A retransmission of a segment nothing marked lost marks it lost
+    /// first (`f` hears of it), unless it is a loss probe (`probing`).
+    pub fn on_sent(
+        &mut self,
+        now: SimTime,
+        seq: u64,
+        len: u64,
+        outstanding: u64,
+        mut f: impl FnMut(LostSegment),
+    ) {
+        if let Ok(i) = self.segs.binary_search_by_key(&seq, |r| r.seq) {
+            if !std::mem::take(&mut self.probing) {
+                self.mark_one(i, &mut f);
+            }
+            if self.segs[i].lost {
+                self.lost_out -= self.segs[i].end - self.segs[i].seq;
+            }
+        }
         if self.segs.iter().all(|r| r.done) {
             // Nothing in flight: the sampling interval starts now.
             self.first_sent_time = now;
@@ -76,11 +121,63 @@ impl RateSampler {
             first_sent: self.first_sent_time,
             app_limited: self.app_limited != 0,
             done: false,
+            lost: false,
+            lost_at: self.lost,
+            in_flight: outstanding.saturating_sub(self.lost_out),
         };
         match self.segs.binary_search_by_key(&seq, |r| r.seq) {
             Ok(i) => self.segs[i] = rec,
             Err(i) => self.segs.insert(i, rec),
         }
+    }
+
+    /// Marks lost the outstanding segments that start in [from, to) and
+    /// are not marked yet; `f` hears of each.
+    pub fn mark_lost(&mut self, from: u64, to: u64, mut f: impl FnMut(LostSegment)) {
+        let first = self.segs.partition_point(|r| r.seq < from);
+        let last = self.segs.partition_point(|r| r.seq < to);
+        for i in first..last {
+            self.mark_one(i, &mut f);
+        }
+    }
+
+    fn mark_one(&mut self, i: usize, f: &mut impl FnMut(LostSegment)) {
+        let r = &mut self.segs[i];
+        if r.done || r.lost {
+            return;
+        }
+        let len = r.end - r.seq;
+        r.lost = true;
+        self.lost += len;
+        self.lost_out += len;
+        f(LostSegment {
+            len,
+            tx_in_flight: r.in_flight,
+            lost: self.lost - r.lost_at,
+            is_app_limited: r.app_limited,
+            delivered: self.delivered,
+        });
+    }
+
+    /// Bytes marked lost and neither sent again nor delivered since.
+    pub fn lost_out(&self) -> u64 {
+        self.lost_out
+    }
+
+    /// Application-limited now (`tp->app_limited` set).
+    pub fn is_app_limited(&self) -> bool {
+        self.app_limited != 0
+    }
+
+    /// An ACK arrives: what loss detection marks from here on is this
+    /// ACK's.
+    pub fn ack_starts(&mut self) {
+        self.lost_at_ack = self.lost;
+    }
+
+    /// Bytes marked lost so far, and since the ACK being processed arrived.
+    pub fn lost(&self) -> (u64, u64) {
+        (self.lost, self.lost - self.lost_at_ack)
     }
 
     /// The sender has nothing more to send, with `in_flight` bytes out:
@@ -113,6 +210,9 @@ impl RateSampler {
             let sacked = !acked && sb.sacked_until(rec.seq).is_some_and(|e| e >= rec.end);
             if acked || sacked {
                 rec.done = true;
+                if rec.lost {
+                    self.lost_out -= rec.end - rec.seq;
+                }
                 newly += rec.end - rec.seq;
                 if latest.is_none_or(|p| rec.sent >= p.sent) {
                     latest = Some(*rec);
@@ -164,6 +264,9 @@ impl RateSampler {
         rs.delivered = self.delivered - p.delivered;
         rs.delivered_ce = self.delivered_ce - p.delivered_ce;
         rs.is_app_limited = p.app_limited;
+        rs.prior_lost = p.lost_at;
+        rs.tx_in_flight = p.in_flight;
+        rs.lost = self.lost - p.lost_at;
         rs.interval = (p.sent - p.first_sent).max(now - p.delivered_time);
         rs
     }
@@ -184,7 +287,7 @@ mod tests {
         // Four 1000-B segments at 0, 1, 2, 3 ms; ACKs 100 ms later, the
         // second and third echoing congestion.
         for k in 0..4 {
-            r.on_sent(ms(k), 1 + k * 1000, 1000);
+            r.on_sent(ms(k), 1 + k * 1000, 1000, 0, |_| {});
         }
         let mut last = RateSample::default();
         for k in 0..4u64 {
@@ -209,12 +312,12 @@ mod tests {
     #[test]
     fn segments_sent_after_the_data_ran_out_give_app_limited_samples_until_it_is_delivered() {
         let (mut r, sb) = (RateSampler::default(), Scoreboard::default());
-        r.on_sent(ms(0), 1, 1000);
-        r.on_sent(ms(1), 1001, 1000);
+        r.on_sent(ms(0), 1, 1000, 0, |_| {});
+        r.on_sent(ms(1), 1001, 1000, 0, |_| {});
         // Nothing more to send, 2000 B in flight: app-limited until 2000 B
         // more than now (0) are delivered.
         r.app_limited(2000);
-        r.on_sent(ms(50), 2001, 1000);
+        r.on_sent(ms(50), 2001, 1000, 0, |_| {});
         let s1 = r.on_ack(ms(100), 1001, &sb, false, true, 1000, false);
         assert!(!s1.is_app_limited, "sent before the data ran out");
         let s2 = r.on_ack(ms(101), 2001, &sb, false, true, 1000, false);
@@ -224,8 +327,65 @@ mod tests {
         let s3 = r.on_ack(ms(150), 3001, &sb, false, true, 1000, false);
         assert!(s3.is_app_limited);
         // Delivered (3000) passed the mark: new segments are not limited.
-        r.on_sent(ms(150), 3001, 1000);
+        r.on_sent(ms(150), 3001, 1000, 0, |_| {});
         let s4 = r.on_ack(ms(250), 4001, &sb, false, true, 1000, false);
         assert!(!s4.is_app_limited);
+    }
+
+    #[test]
+    fn a_sample_counts_what_was_marked_lost_since_its_segment_left_and_out_of_how_much() {
+        let (mut r, sb) = (RateSampler::default(), Scoreboard::default());
+        // Segments k = 0..4 sent with k + 1 segments outstanding (itself
+        // included).
+        for k in 0..4 {
+            r.on_sent(ms(k), 1 + k * 1000, 1000, (k + 1) * 1000, |_| {});
+        }
+        // RACK marks the first two lost: the hook hears of each.
+        let mut heard = Vec::new();
+        r.ack_starts();
+        r.mark_lost(1, 2001, |s| heard.push(s));
+        assert_eq!(heard.len(), 2);
+        assert_eq!((heard[1].tx_in_flight, heard[1].lost), (2000, 2000));
+        assert_eq!((r.lost(), r.lost_out()), ((2000, 2000), 2000));
+        // Marking again changes nothing.
+        r.mark_lost(1, 2001, |_| panic!("marked twice"));
+        // The fourth, sent before the marks, is SACKed: 2000 lost since it
+        // left, out of 4000 in flight then.
+        let sb = {
+            let mut b = sb;
+            b.add(3001, 4001);
+            b
+        };
+        let s = r.on_ack(ms(100), 1, &sb, true, true, 1000, false);
+        assert_eq!((s.lost, s.prior_lost, s.tx_in_flight), (2000, 0, 4000));
+        // The first is sent again: no longer lost out, in flight with the
+        // flight less the one still lost (4000 outstanding - 1000 SACKed
+        // - 1000 lost).
+        r.on_sent(ms(101), 1, 1000, 3000, |_| panic!("already marked"));
+        assert_eq!(r.lost_out(), 1000);
+        let s = r.on_ack(ms(200), 1001, &sb, false, true, 1000, false);
+        assert_eq!((s.lost, s.prior_lost, s.tx_in_flight), (0, 2000, 2000));
+    }
+
+    #[test]
+    fn a_retransmission_marks_its_segment_lost_unless_it_is_a_loss_probe() {
+        let mut r = RateSampler::default();
+        r.on_sent(ms(0), 1, 1000, 1000, |_| {});
+        r.on_sent(ms(1), 1001, 1000, 2000, |_| {});
+        // Nothing marked the first: its retransmission does.
+        let mut heard = Vec::new();
+        r.on_sent(ms(50), 1, 1000, 2000, |s| heard.push(s));
+        assert_eq!(heard.len(), 1);
+        assert_eq!(
+            (heard[0].len, heard[0].lost, heard[0].tx_in_flight),
+            (1000, 1000, 1000)
+        );
+        // A loss probe resends the last segment: not a repair.
+        r.probing = true;
+        r.on_sent(ms(60), 1001, 1000, 2000, |_| {
+            panic!("a probe is not a loss")
+        });
+        assert!(!r.probing);
+        assert_eq!(r.lost(), (1000, 1000));
     }
 }

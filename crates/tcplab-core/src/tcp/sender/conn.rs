@@ -461,6 +461,9 @@ impl Conn {
         if self.tcb.snd_una == self.tcb.snd_max && len > 0 {
             // Nothing was in flight: transmission starts (Linux's
             // CA_EVENT_TX_START).
+            if let Some(r) = &self.rate {
+                self.tcb.app_limited = r.is_app_limited();
+            }
             self.cc.cwnd_event(&mut self.tcb, CwndEvent::TxStart);
         }
         self.tcb.snd_max = self.tcb.snd_max.max(end);
@@ -470,7 +473,9 @@ impl Conn {
                 n.on_sent(now, seq, end, retx);
             }
             if let Some(r) = &mut self.rate {
-                r.on_sent(now, seq, len);
+                let out = self.tcb.snd_max - self.tcb.snd_una - self.sb.sacked_bytes();
+                let (cc, tcb) = (&mut self.cc, &mut self.tcb);
+                r.on_sent(now, seq, len, out, |seg| cc.on_marked_lost(tcb, &seg));
             }
             if let Some(r) = &mut self.rack {
                 r.on_sent(now, seq, seq + len, retx);

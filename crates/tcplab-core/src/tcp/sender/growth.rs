@@ -24,7 +24,7 @@ use crate::tcp::CwndGrowth;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CwndUse {
     /// The last send stopped at cwnd (`is_cwnd_limited`).
-    limited: bool,
+    pub(super) limited: bool,
     /// The most bytes in flight in the current window (`max_packets_out`).
     max_out: u64,
     /// Where the current window ends (`cwnd_usage_seq`).

@@ -355,6 +355,9 @@ impl Sender {
             self.c.rto_deadline = None;
         }
         self.c.ecn.echo = self.c.ecn.ok && h.has(ECE);
+        if let Some(r) = &mut self.c.rate {
+            r.ack_starts();
+        }
         let was_recovering = matches!(self.c.tcb.ca_state, CaState::Recovery | CaState::Loss);
         self.c.ack_rtt = None;
         self.c.delivered = 0;
@@ -425,6 +428,9 @@ impl Sender {
         if self.c.ecn.echo {
             let advanced = self.c.tcb.snd_una > una_before;
             self.ecn_echo(now, advanced);
+        }
+        if self.c.rate.as_ref().is_some_and(|r| r.pending.is_some()) {
+            self.c.late_control();
         }
         if is_dup || self.c.tcb.ca_state == CaState::Recovery {
             self.c.cc.after_ack(&mut self.c.tcb);

@@ -6,7 +6,7 @@
 
 use super::conn::{Conn, SndState};
 use super::{Sender, TcpEventKind};
-use crate::cc::{CaState, LossCause};
+use crate::cc::{CaState, CwndEvent, LossCause};
 use crate::tcp::rack::Fired;
 use crate::tcp::recovery::RecoveryStrategy;
 use crate::tcp::TcpHeader;
@@ -44,6 +44,7 @@ impl Sender {
         c.recovery_cwnd(ssthresh);
         c.cc.on_state(&mut c.tcb, state);
         c.tcb.ca_state = state;
+        c.cc.cwnd_event(&mut c.tcb, CwndEvent::TlpRecovery);
     }
 
     /// After a timeout (the Loss state), RACK can find a retransmission
@@ -112,13 +113,13 @@ impl Sender {
                     // The FIN went out alone, after all the data: it is the
                     // last segment (Linux's FIN-only skb at the tail of the
                     // write queue), and the probe sends it again.
-                    c.retransmit(now, c.data_end, out);
+                    c.probe_retransmit(now, c.data_end, out);
                     (c.data_end, true)
                 } else {
                     let Some(s) = c.rack.as_ref().and_then(|r| r.last_unsacked()) else {
                         return;
                     };
-                    c.retransmit(now, s, out);
+                    c.probe_retransmit(now, s, out);
                     (s, true)
                 };
                 let end = c.tcb.snd_max;
@@ -148,6 +149,33 @@ impl Conn {
             };
             let (min_rtt, srtt) = (self.tcb.min_rtt, self.tcb.srtt);
             r.detect_loss(now, in_recovery, dupthresh, min_rtt, srtt, reo);
+            if let Some(rate) = self.rate.as_mut().filter(|_| r.newly_lost) {
+                let (cc, tcb) = (&mut self.cc, &mut self.tcb);
+                for (a, b) in r.lost_ranges() {
+                    rate.mark_lost(a, b, |seg| cc.on_marked_lost(tcb, &seg));
+                }
+            }
+        }
+    }
+
+    /// The rate sampler marks [from, to) lost (a timeout's marks); the
+    /// controller hears of each segment.
+    pub(super) fn mark_lost(&mut self, from: u64, to: u64) {
+        if let Some(r) = &mut self.rate {
+            let (cc, tcb) = (&mut self.cc, &mut self.tcb);
+            r.mark_lost(from, to, |seg| cc.on_marked_lost(tcb, &seg));
+        }
+    }
+
+    /// A loss probe's retransmission: the rate sampler does not take it
+    /// for a repair of a loss.
+    fn probe_retransmit(&mut self, now: SimTime, seq: u64, out: &mut Vec<TcpHeader>) {
+        if let Some(r) = &mut self.rate {
+            r.probing = true;
+        }
+        self.retransmit(now, seq, out);
+        if let Some(r) = &mut self.rate {
+            r.probing = false;
         }
     }
 }

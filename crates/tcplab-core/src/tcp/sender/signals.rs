@@ -8,6 +8,7 @@
 //! (with `recovery_exit_growth`, the one that ends it also grows the
 //! window).
 
+use super::conn::Conn;
 use super::Sender;
 use crate::cc::{Ack, CaState, LossCause};
 use crate::tcp::recovery::RecoveryStrategy;
@@ -89,7 +90,14 @@ impl Sender {
         // would change BBR's pacing-gain cycle and every BBR trace).
         rs.losses = false;
         rs.bytes_in_flight = c.tcb.bytes_in_flight();
+        rs.in_flight = c.linux_in_flight();
         rs.rtt = c.ack_rtt;
+        rs.ece = c.ecn.echo;
+        rs.departure_wait = if c.next_send > now {
+            c.next_send - now
+        } else {
+            SimDuration::ZERO
+        };
         if !c.cfg.sack && was_recovering {
             // Without SACK, duplicate ACKs deliver nothing countable and the
             // ACK ending recovery delivers a whole window at once: no rate
@@ -97,6 +105,57 @@ impl Sender {
             rs.delivered = 0;
             rs.interval = SimDuration::ZERO;
         }
+        rs.is_cwnd_limited = c.was_cwnd_limited(rs.prior_in_flight);
+        if c.cc.runs_after_loss_detection() {
+            c.rate.as_mut().expect("sampling").pending = Some(rs);
+            return;
+        }
         c.cc.control(&mut c.tcb, &rs);
+        c.after_control();
+    }
+}
+
+impl Conn {
+    /// The held sample, once this ACK's losses are marked: what it lost
+    /// since its segment left and during this ACK (Linux's `tcp_rate_gen`
+    /// after `tcp_fastretrans_alert`), then the controller.
+    pub(super) fn late_control(&mut self) {
+        let r = self.rate.as_mut().expect("a held sample");
+        let Some(mut rs) = r.pending.take() else {
+            return;
+        };
+        let (total, newly) = r.lost();
+        rs.lost = total - rs.prior_lost;
+        rs.newly_lost = newly;
+        rs.losses = newly > 0;
+        rs.in_flight = self.linux_in_flight();
+        self.cc.control(&mut self.tcb, &rs);
+        self.after_control();
+    }
+
+    /// What the controller asked of the sender: marking it
+    /// application-limited (BBR's ProbeRTT).
+    fn after_control(&mut self) {
+        if self.cc.marks_app_limited() {
+            let in_flight = self.tcb.bytes_in_flight();
+            if let Some(r) = &mut self.rate {
+                r.app_limited(in_flight);
+            }
+        }
+    }
+
+    /// Bytes in flight neither SACKed nor marked lost.
+    fn linux_in_flight(&self) -> u64 {
+        let lost = self.rate.as_ref().map_or(0, |r| r.lost_out());
+        (self.tcb.bytes_in_flight() - self.sb.sacked_bytes()).saturating_sub(lost)
+    }
+
+    /// `tp->is_cwnd_limited`: Linux's growth keeps it; otherwise, whether
+    /// the flight before the ACK filled the window.
+    fn was_cwnd_limited(&self, prior_in_flight: u64) -> bool {
+        match self.cwnd_use.as_deref() {
+            Some(u) => u.limited,
+            None => prior_in_flight + self.mss() > self.tcb.cwnd,
+        }
     }
 }

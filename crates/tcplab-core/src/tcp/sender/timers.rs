@@ -77,6 +77,10 @@ impl Sender {
         if let Some(r) = &mut c.rack {
             r.on_timeout();
         }
+        if c.rate.is_some() {
+            // Linux's tcp_timeout_mark_lost: all not SACKed is lost.
+            c.mark_lost(c.tcb.snd_una, c.tcb.snd_max);
+        }
         c.rtt.back_off();
         c.log(now, TcpEventKind::Timeout, c.tcb.snd_una);
         self.recovery.on_timeout(&mut self.c);
