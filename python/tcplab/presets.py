@@ -417,6 +417,43 @@ def cellular(*, cc: Any = "cubic", trace: str = "Verizon-LTE-short", queue: str 
     return net.scenario(duration=duration, seed=seed, delay_percentiles=True)
 
 
+def bbr_versions(*, version: str = "v3", buffer: float = 1.0, per: float = 0.0,
+                 competitor: Any = "cubic", profile: str = "linux", duration: str = "120s",
+                 seed: int = 1) -> Scenario:
+    """BBR (``version`` v1, v2 or v3) against one CUBIC flow on one bottleneck.
+
+    s0, s1 -(100 Mb/s, 1 ms)- r0 -(10 Mb/s, 48 ms, drop-tail of ``buffer``
+    BDPs, uniform loss ``per``)- r1 -(100 Mb/s, 1 ms)- d0, d1: a 100-ms RTT
+    and a BDP of 125,000 B (83 packets of 1500 B; the buffer is rounded to
+    whole packets, at least 1). Flow ``bbr`` starts at 0, ``competitor``
+    (``"cubic"``: Linux's; None: BBR alone) at a random time in [0.5 s,
+    1.5 s) (each seed its own), both with Linux's defaults (``profile``). The
+    experiment of the BBRv2/v3 papers and IETF reports (Cardwell et al.,
+    IETF 104-117): buffers from 0.1 to 10 BDPs, random loss 0-5%. Not
+    stated by them (each varies it): the path's rate and RTT, here the
+    validation dumbbell's.
+    """
+    if version not in ("v1", "v2", "v3"):
+        raise ScenarioError(f"bbr-versions: version {version!r} is not v1, v2 or v3", "version",
+                            f"{version!r} is not a version of 'bbr'", "v1, v2, v3")
+    if not 0 < buffer <= 100:
+        raise ScenarioError(f"bbr-versions: buffer {buffer!r} must be in (0, 100] BDPs",
+                            "buffer", f"{buffer!r} is not a buffer in BDPs", "(0, 100]")
+    limit = max(1, round(buffer * 10e6 * 0.1 / 8 / 1500))
+    net = Network(f"bbr-{version}-vs-cubic")
+    r0, r1 = net.router("r0"), net.router("r1")
+    net.link(r0, r1, rate="10Mbps", delay="48ms", queue=f"{limit}p", name="bottleneck",
+             loss=Uniform(per) if per > 0 else None)
+    flows = [("bbr", {"name": "bbr", "version": version}), ("competitor", competitor)]
+    for i, (name, cc) in enumerate(f for f in flows if f[1] is not None):
+        s, d = net.host(f"s{i}"), net.host(f"d{i}")
+        net.link(s, r0, rate="100Mbps", delay="1ms")
+        net.link(r1, d, rate="100Mbps", delay="1ms")
+        start = UniformStart("0.5s", "1.5s") if i else "0s"
+        net.tcp(s, d, cc=cc, name=name, profile=profile, app=Bulk(start=start))
+    return net.scenario(duration=duration, seed=seed)
+
+
 PRESETS = {
     "channel": channel,
     "westwood": westwood,
@@ -427,4 +464,5 @@ PRESETS = {
     "parking-lot": parking_lot,
     "wireless-last-hop": wireless_last_hop,
     "cellular": cellular,
+    "bbr-versions": bbr_versions,
 }

@@ -50,7 +50,8 @@ class Panel:
     flow: str | None = None
     metric: str = "goodput_bps"
     #: "mean" (with 90% CI), "minavgmax", "sum" or "jain" (across flows whose
-    #: names start with `flow`), "intervals" (per-interval goodput of `flow`),
+    #: names start with `flow`), "share" (`flow`'s share of the run's total
+    #: `metric`), "intervals" (per-interval goodput of `flow`),
     #: "on_intervals" (`flow`'s goodput averaged over the intervals that
     #: start at the times in `on`, per run), or "tradeoff" (`metric` and
     #: `metric2` of `flow`, drawn against each other).
@@ -87,6 +88,16 @@ V3 = ["newreno", "vegas", "westwoodplus"]
 PETRA = ["newreno", "westwood", "petra"]
 D5 = ["tahoe", "reno", "newreno", "vegas", "sack"]
 CELLULAR = ["newreno", "cubic", "bbr", "vegas", "westwoodplus", "petra"]
+BBRS = ["v1", "v2", "v3"]
+BUFFERS = [0.1, 0.25, 0.5, 1, 2, 5, 10]
+BUFFER_LABEL = "bottleneck buffer (BDPs of 125 kB)"
+
+
+def _bbr_panel(name: str, **kw: Any) -> Panel:
+    """A panel of the bbr-versions study: BBR's flow against buffers, by version."""
+    return Panel(name, "bbr-versions", kw.pop("x", "buffer"), kw.pop("values", BUFFERS), BBRS,
+                 hue="version", flow="bbr", quick_values=kw.pop("quick_values", [0.1, 1, 10]),
+                 xlabel=kw.pop("xlabel", BUFFER_LABEL), **kw)
 
 
 def _cwnd_over_time(name: str, variants: list[str], **kw: Any):  # noqa: ANN202
@@ -239,6 +250,20 @@ STUDIES: dict[str, Study] = {s.name: s for s in [
               xlabel="trace")
         for queue in ("droptail", "codel")
     ], quick_fixed={"duration": "20s"}),
+    Study("bbr-versions", "BBRv1, v2 and v3 against CUBIC: share, retransmissions, queue", [
+        _bbr_panel("share_vs_buffer", stat="share", ylabel="BBR's share of goodput",
+                   scale=1.0),
+        _bbr_panel("share_vs_buffer_1pct_loss", stat="share", fixed={"per": 0.01},
+                   ylabel="BBR's share of goodput", scale=1.0),
+        _bbr_panel("retransmissions_vs_buffer", metric="retransmission_ratio",
+                   ylabel="BBR's retransmission ratio", scale=1.0),
+        _bbr_panel("queue_delay_vs_buffer", metric="queue_delay_s",
+                   ylabel="BBR's mean queueing delay (ms)", scale=1e-3),
+        _bbr_panel("share_vs_loss", x="per", values=[0.0, 0.001, 0.005, 0.01, 0.02, 0.05],
+                   quick_values=[0.0, 0.01, 0.05], stat="share", fixed={"buffer": 1},
+                   xlabel="random loss rate on the bottleneck (1-BDP buffer)",
+                   ylabel="BBR's share of goodput", scale=1.0),
+    ], seeds=10, quick_fixed={"duration": "60s"}),
 ]}
 
 
@@ -312,6 +337,13 @@ def _panel_table(panel: Panel, flows: pd.DataFrame, intervals: pd.DataFrame) -> 
     if panel.stat == "tradeoff":
         rows = rows[rows["flow"] == panel.flow] if panel.flow else rows.groupby("key").head(1)
         return summarize(rows, by, [panel.metric, panel.metric2], ci=STUDY_CI)
+    if panel.metric == "queue_delay_s" and "queue_delay_s" not in rows.columns:
+        # The queueing a flow saw: its mean RTT less its smallest.
+        rows = rows.assign(queue_delay_s=rows["rtt_mean_s"] - rows["rtt_min_s"])
+    if panel.stat == "share":
+        rows = rows.assign(share=rows[panel.metric]
+                           / rows.groupby("key")[panel.metric].transform("sum"))
+        return summarize(rows[rows["flow"] == panel.flow], by, ["share"], ci=STUDY_CI)
     if panel.stat in ("sum", "jain"):
         sel = rows[rows["flow"].str.startswith(panel.flow)]
         agg = jain_index if panel.stat == "jain" else np.sum
@@ -327,6 +359,8 @@ def _column(panel: Panel) -> str:
     """The summary table's metric: Jain's index is "jain" (a ratio, its intervals within [0, 1])."""
     if panel.stat == "intervals":
         return "goodput_bps"
+    if panel.stat == "share":
+        return "share"
     return "jain" if panel.stat == "jain" else panel.metric
 
 

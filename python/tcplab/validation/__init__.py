@@ -68,11 +68,13 @@ def section_names() -> list[str]:
     """The sections `only=` may name, besides the groups of :data:`SECTIONS`.
 
     A variant's name (against TCP-Linux, and ns-3 where ns-3 has it), a
-    recovery's (ns-2's own agents), or nv or cdg (theory's behaviour checks).
+    recovery's (ns-2's own agents), nv or cdg (theory's behaviour checks), or
+    "bbr versions" (BBRv3's published behaviours).
     """
     from tcplab.validation import ns3, suites, theory
 
-    return sorted({*suites.TCP_LINUX, *suites.NATIVE, *ns3.PAIRS, *theory.UNREFERENCED})
+    return sorted({*suites.TCP_LINUX, *suites.NATIVE, *ns3.PAIRS, *theory.UNREFERENCED,
+                   *theory.NAMED})
 
 
 def _wanted(only: str | Iterable[str] | None) -> set[str] | None:
@@ -200,7 +202,7 @@ def run(*, quick: bool = False, seeds: int | None = None,
             progress(f"packetdrill: {folder}")
             rep.found["packetdrill"] = f"Linux's packetdrill scripts ({folder})"
             rep.sections += packetdrill.sections(folder)
-    if group("theory", theory.UNREFERENCED):
+    if group("theory", {*theory.UNREFERENCED, *theory.NAMED}):
         rep.sections += theory.all_checks(
             quick, seeds, progress, None if wanted is None or "theory" in wanted else wanted)
     suites.annotate(rep.sections)

@@ -26,6 +26,11 @@
   sends no faster than the cap whatever its window or its own rate: CUBIC
   in each pacing form, and BBR (whose own rate is capped too), deliver the
   cap's payload rate less at most 3% for the start.
+- **BBRv3's published behaviours**, against tcplab's BBR v1 on the
+  bbr-versions preset (one CUBIC flow, 10 Mb/s, 100 ms): v3's share of
+  the goodput nearer half than v1's at buffers of 1, 2, 5 and 10 BDPs; at
+  0.1 BDP at most 5% retransmitted and less than v1; alone at 10 BDPs a
+  mean queue of at most 1.5 BDP.
 """
 
 from __future__ import annotations
@@ -134,6 +139,8 @@ def codel_target(quick: bool) -> Section:
 #: The variants with no runnable reference, checked for their design alone,
 #: with the Linux source each follows.
 UNREFERENCED = {"nv": "tcp_nv.c", "cdg": "tcp_cdg.c"}
+#: Theory's sections that `only=` may name by themselves.
+NAMED = ("bbr versions",)
 
 
 def unreferenced(quick: bool, names: Iterable[str] = tuple(UNREFERENCED)) -> list[Section]:
@@ -201,6 +208,56 @@ def pacing_cap(quick: bool) -> Section:
         rows=rows)
 
 
+def bbr_versions(quick: bool, seeds: int) -> Section:
+    """BBRv3's published behaviours against v1's, on the bbr-versions preset's path."""
+    from tcplab import presets
+
+    dur = "120s"
+    n = max(2, min(seeds, 3)) if quick else max(seeds, 5)
+
+    def runs(version: str, **kw: Any) -> list[Any]:
+        return [presets.bbr_versions(version=version, duration=dur, seed=k, **kw).run()
+                for k in range(1, n + 1)]
+
+    def share(res: Any) -> float:
+        f = res.flows.set_index("flow")["goodput_bps"]
+        return float(f["bbr"] / f.sum())
+
+    def mean(xs: Iterable[float]) -> float:
+        xs = list(xs)
+        return sum(xs) / len(xs)
+
+    rows = []
+    for buffer in (1, 2, 5, 10):
+        s1 = mean(share(r) for r in runs("v1", buffer=buffer))
+        s3 = mean(share(r) for r in runs("v3", buffer=buffer))
+        rows.append(Row(point=f"with CUBIC, {buffer} BDP",
+                        metric=f"share's distance from half (v1 {s1:.3f}, v3 {s3:.3f})",
+                        tcplab=abs(s3 - 0.5), reference=abs(s1 - 0.5),
+                        bounds=(0.0, abs(s1 - 0.5))))
+    rtx = {v: mean(float(r.flows.set_index("flow").loc["bbr", "retransmission_ratio"])
+                   for r in runs(v, buffer=0.1)) for v in ("v1", "v3")}
+    rows.append(Row(point="with CUBIC, 0.1 BDP", metric="retransmission ratio",
+                    tcplab=rtx["v3"], reference=rtx["v1"],
+                    bounds=(0.0, min(0.05, rtx["v1"]))))
+    alone = presets.bbr_versions(version="v3", buffer=10, duration=dur, competitor=None)
+    link = _bottleneck(alone.run())
+    rows.append(Row(point="v3 alone, 10 BDP", metric="mean queue",
+                    tcplab=float(link["queue_mean_packets"]) / (10e6 * 0.1 / 8 / 1500),
+                    reference=1.5, bounds=(0.0, 1.5), unit="BDP"))
+    return Section(
+        kind="published", name="bbr versions",
+        scenario=f"tcplab.presets.bbr_versions: BBR (linux profile) and one CUBIC flow on a "
+                 f"10 Mb/s, 100-ms bottleneck (BDP 83 packets), {dur}, {n} seeds (CUBIC "
+                 "starting at a random time in [0.5, 1.5) s).",
+        references=["BBRv3's published behaviour (google/bbr's v3 release notes; Cardwell et "
+                    "al., BBRv3, IETF 117 CCWG), as issue 55 states its checks: v3's share "
+                    "with CUBIC nearer half than v1's; at 0.1 BDP at most 5% retransmitted "
+                    "and less than v1; alone at 10 BDPs a mean queue of at most 1.5 BDP. v1 "
+                    "is tcplab's BBR v1 (the paper's model)"],
+        rows=rows)
+
+
 def all_checks(quick: bool, seeds: int, progress: Callable[[str], None] | None = None,
                only: Iterable[str] | None = None) -> list[Section]:
     """Every theory check (or, with `only`, those of the variants it names).
@@ -218,6 +275,8 @@ def all_checks(quick: bool, seeds: int, progress: Callable[[str], None] | None =
          lambda: codel_target(quick)),
         ("theory pacing cap", "a paced flow sends no faster than max_pacing_rate",
          lambda: pacing_cap(quick)),
+        ("published bbr versions", "BBRv3 against v1: CUBIC coexistence, loss, queue",
+         lambda: bbr_versions(quick, seeds)),
         *((f"variant {n}", "behaviour checks (no runnable reference)",
            lambda n=n: unreferenced(quick, [n])[0]) for n in UNREFERENCED)]
     wanted = set(only) if only is not None else None

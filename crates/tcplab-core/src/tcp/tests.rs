@@ -710,6 +710,7 @@ mod cc_rtt_tests;
 mod cwr_tests;
 mod frto_tests;
 mod growth_tests;
+mod loss_signal_tests;
 mod pacing_tests;
 mod persist_tests;
 mod tail_tests;

@@ -104,12 +104,10 @@ impl Bbr3Config {
                 Err((name, format!("{v} must be in {range}")))
             }
         };
-        frac("loss_thresh", self.loss_thresh, true)?;
-        if self.loss_thresh * 256.0 < 1.0 {
-            return Err((
-                "loss_thresh",
-                format!("{} must be at least 1/256", self.loss_thresh),
-            ));
+        // In BBR's fixed point (1/256ths) a threshold below 1/256 is 0.
+        let lt = self.loss_thresh;
+        if !(lt.is_finite() && (1.0 / 256.0..1.0).contains(&lt)) {
+            return Err(("loss_thresh", format!("{lt} must be in [1/256, 1)")));
         }
         frac("beta", self.beta, true)?;
         frac("ecn_thresh", self.ecn_thresh, false)?;
