@@ -112,6 +112,9 @@ def merge_docs(rep: tv.Report) -> None:
         if title in found:
             continue
         kind = [i for i, part in enumerate(parts) if part.startswith(f"### {sec.kind}: ")]
+        if not kind and sec.kind == "published":
+            # The first of a new kind of theory's: after theory's sections.
+            kind = [i for i, part in enumerate(parts) if part.startswith("### theory: ")]
         if not kind:
             sys.exit(f"{DOCS}: no {sec.kind} section to put {title} beside; run in full")
         parts.insert(kind[-1] + 1, text(sec))

@@ -60,7 +60,8 @@ def test_naming_v1_runs_the_default_bbr() -> None:
 
 
 @pytest.mark.parametrize(("cc", "path", "message"), [
-    (bbr("v4"), "flows[0].cc.version", "'v4' is not a version of 'bbr' (allowed: 'v1', 'v2', 'v3')"),
+    (bbr("v4"), "flows[0].cc.version",
+     "'v4' is not a version of 'bbr' (allowed: 'v1', 'v2', 'v3')"),
     (bbr("v3", loss_thresh=0), "flows[0].cc.loss_thresh", "0 must be in [1/256, 1)"),
     (bbr("v3", beta=1.0), "flows[0].cc.beta", "must be in [0, 1)"),
     (bbr("v2", ecn_thresh=2), "flows[0].cc.ecn_thresh", "must be in [0, 1]"),

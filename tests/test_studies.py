@@ -54,7 +54,8 @@ def test_every_quick_study_writes_tables_and_figures(quick):
             csv = out / f"{name}_{panel.name}.csv"
             t = pd.read_csv(csv)
             assert not t.empty, csv
-            metric = {"intervals": "goodput_bps", "jain": "jain"}.get(panel.stat, panel.metric)
+            metric = {"intervals": "goodput_bps", "jain": "jain",
+                      "share": "share"}.get(panel.stat, panel.metric)
             for col in ("mean", "std", "min", "max", "count", "ci90_low", "ci90_high",
                         "ci90_method"):
                 assert f"{metric}_{col}" in t.columns, (csv, col)
@@ -63,6 +64,19 @@ def test_every_quick_study_writes_tables_and_figures(quick):
                 fig = out / f"{name}_{panel.name}.{ext}"
                 assert fig.stat().st_size > 5_000, fig
     assert (out / "cwnd_over_time.png").exists()
+
+
+def test_bbr_versions_shares_lie_between_0_and_1_and_queue_delays_follow_the_buffer(quick):
+    out, _ = quick
+    share = pd.read_csv(out / "bbr-versions_share_vs_buffer.csv")
+    assert set(share["version"]) == {"v1", "v2", "v3"}
+    assert share["share_mean"].between(0, 1).all()
+    delay = pd.read_csv(out / "bbr-versions_queue_delay_vs_buffer.csv")
+    # BBR's queueing is the buffer CUBIC keeps full: at 10 BDPs (1 s of
+    # queue) several hundred ms, at 0.1 BDP under the buffer's 10 ms.
+    by = delay.set_index(["version", "buffer"])["queue_delay_s_mean"]
+    for v in ("v1", "v2", "v3"):
+        assert by[(v, 0.1)] < 0.012 and by[(v, 10.0)] > 0.3
 
 
 def test_goodput_never_exceeds_the_bottleneck_rate(quick):
@@ -78,7 +92,7 @@ def test_goodput_never_exceeds_the_bottleneck_rate(quick):
         return bottleneck[name]
 
     for name, r in results.items():
-        if name == "cellular":  # a capacity trace: below
+        if name in ("cellular", "bbr-versions"):  # a capacity trace: below; shares
             continue
         for panel, t in r["tables"].items():
             if panel.startswith("jain") or "ratio" in panel:

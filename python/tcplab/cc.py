@@ -234,24 +234,37 @@ class Cubic(Variant):
 
 
 class Bbr(Variant):
-    """BBR v1 (Cardwell et al. 2016).
+    """BBR: v1 (Cardwell et al. 2016, the default), or Linux's BBRv2 and BBRv3.
 
     Args:
-        bw_window_rounds: rounds in the BtlBw max filter (10).
-        rtprop_window: the RTprop min filter's window ("10s").
-        probe_rtt_time: how long ProbeRTT holds the small window ("200ms").
-        cwnd_gain: cwnd gain in ProbeBW (2); ``min_cwnd_segments``: 4.
+        version: ``"v1"`` (the default: the paper's model), ``"v2"`` (google/bbr's
+            ``v2alpha`` ``tcp_bbr2.c``) or ``"v3"`` (google/bbr's ``v3``
+            ``tcp_bbr.c``), the last two in Linux's integers; see docs/variants.md.
+        bw_window_rounds: v1: rounds in the BtlBw max filter (10).
+        rtprop_window: v1: the RTprop min filter's window ("10s").
+        probe_rtt_time: v1: how long ProbeRTT holds the small window ("200ms").
+        cwnd_gain: v1: cwnd gain in ProbeBW (2); ``min_cwnd_segments``: 4.
+        loss_thresh: v2/v3: the fraction of a flight lost above which a probe went
+            too far (0.02); ``ecn_thresh``: likewise CE-marked (0.5).
+        beta: v2/v3: the cut of the lower bounds per lossy round (0.3).
+        inflight_headroom: v2/v3: the headroom left below inflight_hi (0.15).
+        ecn: v2/v3: the path marks CE at a shallow threshold (Linux's route
+            feature ``ecn_low``), so ECN is a signal (False).
     """
 
     name = "bbr"
 
-    def __init__(self, *, bw_window_rounds: int | None = None,
+    def __init__(self, *, version: str | None = None, bw_window_rounds: int | None = None,
                  rtprop_window: str | float | None = None,
                  probe_rtt_time: str | float | None = None, cwnd_gain: float | None = None,
-                 min_cwnd_segments: int | None = None) -> None:
-        super().__init__(bw_window_rounds=bw_window_rounds, rtprop_window=rtprop_window,
-                         probe_rtt_time=probe_rtt_time, cwnd_gain=cwnd_gain,
-                         min_cwnd_segments=min_cwnd_segments)
+                 min_cwnd_segments: int | None = None, loss_thresh: float | None = None,
+                 beta: float | None = None, ecn_thresh: float | None = None,
+                 inflight_headroom: float | None = None, ecn: bool | None = None) -> None:
+        super().__init__(version=version, bw_window_rounds=bw_window_rounds,
+                         rtprop_window=rtprop_window, probe_rtt_time=probe_rtt_time,
+                         cwnd_gain=cwnd_gain, min_cwnd_segments=min_cwnd_segments,
+                         loss_thresh=loss_thresh, beta=beta, ecn_thresh=ecn_thresh,
+                         inflight_headroom=inflight_headroom, ecn=ecn)
 
 
 class Dctcp(Variant):

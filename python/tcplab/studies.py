@@ -89,14 +89,14 @@ PETRA = ["newreno", "westwood", "petra"]
 D5 = ["tahoe", "reno", "newreno", "vegas", "sack"]
 CELLULAR = ["newreno", "cubic", "bbr", "vegas", "westwoodplus", "petra"]
 BBRS = ["v1", "v2", "v3"]
-BUFFERS = [0.1, 0.25, 0.5, 1, 2, 5, 10]
+BUFFERS = [0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0]
 BUFFER_LABEL = "bottleneck buffer (BDPs of 125 kB)"
 
 
 def _bbr_panel(name: str, **kw: Any) -> Panel:
     """A panel of the bbr-versions study: BBR's flow against buffers, by version."""
     return Panel(name, "bbr-versions", kw.pop("x", "buffer"), kw.pop("values", BUFFERS), BBRS,
-                 hue="version", flow="bbr", quick_values=kw.pop("quick_values", [0.1, 1, 10]),
+                 hue="version", flow="bbr", quick_values=kw.pop("quick_values", [0.1, 1.0, 10.0]),
                  xlabel=kw.pop("xlabel", BUFFER_LABEL), **kw)
 
 
@@ -260,7 +260,7 @@ STUDIES: dict[str, Study] = {s.name: s for s in [
         _bbr_panel("queue_delay_vs_buffer", metric="queue_delay_s",
                    ylabel="BBR's mean queueing delay (ms)", scale=1e-3),
         _bbr_panel("share_vs_loss", x="per", values=[0.0, 0.001, 0.005, 0.01, 0.02, 0.05],
-                   quick_values=[0.0, 0.01, 0.05], stat="share", fixed={"buffer": 1},
+                   quick_values=[0.0, 0.01, 0.05], stat="share", fixed={"buffer": 1.0},
                    xlabel="random loss rate on the bottleneck (1-BDP buffer)",
                    ylabel="BBR's share of goodput", scale=1.0),
     ], seeds=10, quick_fixed={"duration": "60s"}),

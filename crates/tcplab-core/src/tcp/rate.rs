@@ -74,7 +74,7 @@ pub struct RateSampler {
     /// sent again nor delivered since (`lost_out` less `retrans_out`).
     lost: u64,
     lost_out: u64,
-    /// `lost` when the ACK being processed arrived (its sample's
+    /// `lost` when the last ACK's losses were told (the next sample's
     /// `newly_lost` is the difference).
     lost_at_ack: u64,
     /// The sample of the ACK being processed, held for a controller that
@@ -169,13 +169,15 @@ impl RateSampler {
         self.app_limited != 0
     }
 
-    /// An ACK arrives: what loss detection marks from here on is this
-    /// ACK's.
-    pub fn ack_starts(&mut self) {
+    /// What was marked lost so far belongs to no ACK to come: called once
+    /// an ACK's controller has heard of its losses, and after marks made
+    /// outside ACK processing (a timeout's, the reordering timer's).
+    pub fn settle(&mut self) {
         self.lost_at_ack = self.lost;
     }
 
-    /// Bytes marked lost so far, and since the ACK being processed arrived.
+    /// Bytes marked lost so far, and since the last [`Self::settle`] (the
+    /// ACK being processed's).
     pub fn lost(&self) -> (u64, u64) {
         (self.lost, self.lost - self.lost_at_ack)
     }
@@ -342,7 +344,7 @@ mod tests {
         }
         // RACK marks the first two lost: the hook hears of each.
         let mut heard = Vec::new();
-        r.ack_starts();
+        r.settle();
         r.mark_lost(1, 2001, |s| heard.push(s));
         assert_eq!(heard.len(), 2);
         assert_eq!((heard[1].tx_in_flight, heard[1].lost), (2000, 2000));

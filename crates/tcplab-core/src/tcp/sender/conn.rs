@@ -472,10 +472,8 @@ impl Conn {
             if let Some(n) = &mut self.newest {
                 n.on_sent(now, seq, end, retx);
             }
-            if let Some(r) = &mut self.rate {
-                let out = self.tcb.snd_max - self.tcb.snd_una - self.sb.sacked_bytes();
-                let (cc, tcb) = (&mut self.cc, &mut self.tcb);
-                r.on_sent(now, seq, len, out, |seg| cc.on_marked_lost(tcb, &seg));
+            if self.rate.is_some() {
+                self.rate_sent(now, seq, len);
             }
             if let Some(r) = &mut self.rack {
                 r.on_sent(now, seq, seq + len, retx);
@@ -510,6 +508,18 @@ impl Conn {
             end = end.min(a);
         }
         end
+    }
+
+    /// The rate sampler records a segment sent (out of line: only
+    /// controllers that take rate samples have one).
+    #[cold]
+    #[inline(never)]
+    fn rate_sent(&mut self, now: SimTime, seq: u64, len: u64) {
+        let out = self.tcb.snd_max - self.tcb.snd_una - self.sb.sacked_bytes();
+        let (cc, tcb) = (&mut self.cc, &mut self.tcb);
+        if let Some(r) = &mut self.rate {
+            r.on_sent(now, seq, len, out, |seg| cc.on_marked_lost(tcb, &seg));
+        }
     }
 
     /// Retransmits the segment starting at `seq` (a FIN if `seq` is the end

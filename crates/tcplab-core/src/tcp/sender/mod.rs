@@ -355,9 +355,6 @@ impl Sender {
             self.c.rto_deadline = None;
         }
         self.c.ecn.echo = self.c.ecn.ok && h.has(ECE);
-        if let Some(r) = &mut self.c.rate {
-            r.ack_starts();
-        }
         let was_recovering = matches!(self.c.tcb.ca_state, CaState::Recovery | CaState::Loss);
         self.c.ack_rtt = None;
         self.c.delivered = 0;
@@ -419,9 +416,8 @@ impl Sender {
                 self.dup_ack(now, h, newest.flatten(), out);
             }
         }
-        if self.c.rate.is_some() {
-            self.rate_sample(now, is_dup, was_recovering, una_before);
-        }
+        let late =
+            self.c.rate.is_some() && self.rate_sample(now, is_dup, was_recovering, una_before);
         if self.c.rack.is_some() {
             self.rack_recovery(now, out);
         }
@@ -429,7 +425,7 @@ impl Sender {
             let advanced = self.c.tcb.snd_una > una_before;
             self.ecn_echo(now, advanced);
         }
-        if self.c.rate.as_ref().is_some_and(|r| r.pending.is_some()) {
+        if late {
             self.c.late_control();
         }
         if is_dup || self.c.tcb.ca_state == CaState::Recovery {

@@ -91,6 +91,9 @@ impl Sender {
         match fired {
             Fired::Reorder => {
                 c.rack_detect_loss(now);
+                if let Some(r) = &mut c.rate {
+                    r.settle(); // the timer's marks are no ACK's
+                }
                 c.delivered = 0;
                 self.rack_recovery(now, out);
                 self.try_send(now, out);

@@ -64,16 +64,17 @@ impl Sender {
     }
 
     /// The controller that sets its window from delivery rates (BBR) gets
-    /// this ACK's rate sample.
+    /// this ACK's rate sample; true if it is held for after loss detection
+    /// ([`Conn::late_control`]).
     pub(super) fn rate_sample(
         &mut self,
         now: SimTime,
         is_dup: bool,
         was_recovering: bool,
         una_before: u64,
-    ) {
+    ) -> bool {
         let c = &mut self.c;
-        let Some(r) = &mut c.rate else { return };
+        let Some(r) = &mut c.rate else { return false };
         let mut rs = r.on_ack(
             now,
             c.tcb.snd_una,
@@ -108,10 +109,11 @@ impl Sender {
         rs.is_cwnd_limited = c.was_cwnd_limited(rs.prior_in_flight);
         if c.cc.runs_after_loss_detection() {
             c.rate.as_mut().expect("sampling").pending = Some(rs);
-            return;
+            return true;
         }
         c.cc.control(&mut c.tcb, &rs);
         c.after_control();
+        false
     }
 }
 
@@ -125,6 +127,7 @@ impl Conn {
             return;
         };
         let (total, newly) = r.lost();
+        r.settle();
         rs.lost = total - rs.prior_lost;
         rs.newly_lost = newly;
         rs.losses = newly > 0;

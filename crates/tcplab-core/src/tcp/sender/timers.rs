@@ -78,8 +78,10 @@ impl Sender {
             r.on_timeout();
         }
         if c.rate.is_some() {
-            // Linux's tcp_timeout_mark_lost: all not SACKed is lost.
+            // Linux's tcp_timeout_mark_lost: all not SACKed is lost (no
+            // ACK's loss).
             c.mark_lost(c.tcb.snd_una, c.tcb.snd_max);
+            c.rate.as_mut().expect("sampling").settle();
         }
         c.rtt.back_off();
         c.log(now, TcpEventKind::Timeout, c.tcb.snd_una);
