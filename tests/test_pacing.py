@@ -148,6 +148,27 @@ def test_rate_samples_after_an_idle_period_are_app_limited() -> None:
     assert limited and all(4 < t < 4.2 for t in limited)
 
 
+def test_rate_samples_count_the_losses_since_their_segment_left() -> None:
+    class Seen(ConstantRate):
+        def on_rate_sample(self, tcb, rs):
+            self.samples.append((rs.lost, rs.tx_in_flight, rs.delivered))
+
+    # 2 MB/s into a 10 Mb/s link with a 20-packet queue: the queue drops;
+    # RACK marks them lost, and segments sent before that and SACKed after
+    # it give samples with losses (a retransmission's own sample has none
+    # since it left).
+    cc = Seen(rate=2e6)
+    dumbbell(queue=20, cc=cc, profile="linux").run(duration="5s", seed=1)
+    sampled = [(lost, tx) for lost, tx, d in cc.samples if d > 0]
+    assert any(lost > 0 for lost, _ in sampled)
+    # A sample's segment was in flight when it was sent: at least itself.
+    assert all(tx >= 1000 for _, tx in sampled)
+    # Without loss (a rate below the link's), nothing is ever lost.
+    calm = Seen(rate=250_000.0)
+    dumbbell(cc=calm, profile="linux").run(duration="5s", seed=1)
+    assert all(lost == 0 for lost, _, _ in calm.samples)
+
+
 @pytest.mark.parametrize(("bad", "says"), [
     (float("nan"), "set tcb.pacing_rate = NaN"), (-1.0, "set tcb.pacing_rate = -1"),
     (float("inf"), "set tcb.pacing_rate = inf"),

@@ -93,5 +93,7 @@ class RateSample:
     prior_in_flight: int
     bytes_in_flight: int
     is_app_limited: bool
+    lost: int
+    tx_in_flight: int
     rtt: float | None
     now: float

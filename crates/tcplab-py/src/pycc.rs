@@ -158,6 +158,13 @@ pub struct RateSampleView {
     /// application-limited.
     #[pyo3(get)]
     pub is_app_limited: bool,
+    /// Bytes marked lost since the sample's segment was sent (Linux's
+    /// `rs->lost`), and the bytes in flight, neither SACKed nor marked
+    /// lost, when it was sent, itself included (`tx_in_flight`).
+    #[pyo3(get)]
+    pub lost: u64,
+    #[pyo3(get)]
+    pub tx_in_flight: u64,
     /// The ACK's RTT sample, seconds, or None.
     #[pyo3(get)]
     pub rtt: Option<f64>,
@@ -186,6 +193,8 @@ fn rate_view(tcb: &Tcb, rs: &RateSample) -> RateSampleView {
         prior_in_flight: rs.prior_in_flight,
         bytes_in_flight: rs.bytes_in_flight,
         is_app_limited: rs.is_app_limited,
+        lost: rs.lost,
+        tx_in_flight: rs.tx_in_flight,
         rtt: rs.rtt.map(|d| d.as_secs_f64()),
         now: tcb.now.as_secs_f64(),
     }
