@@ -32,171 +32,21 @@
 //! the sample's prior in flight is the FlightSize; no PLB; ECN counts are
 //! the classic echo's (AccECN's come with the L4S work).
 
+mod config;
 mod cycle;
 mod model;
+mod ops;
 #[cfg(test)]
 mod tests;
 
-use serde::{Deserialize, Serialize};
-
+pub use super::bbr::Mode;
 use super::{
     Ack, CaState, CongestionControl, CwndEvent, LossCause, LostSegment, Probe, RateSample, Tcb,
 };
 use crate::rng::Rng;
 use crate::time::{SimDuration, SimTime};
-
-/// Bandwidth: packets per microsecond << 24; gains: << 8.
-const BW_SCALE: u32 = 24;
-const BW_UNIT: u64 = 1 << BW_SCALE;
-const BBR_SCALE: u32 = 8;
-const UNIT: u64 = 1 << BBR_SCALE;
-/// Linux's ~0U: a bound not set.
-const UNSET: u64 = u32::MAX as u64;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BbrVersion {
-    V2,
-    V3,
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Bbr3Config {
-    pub version: BbrVersion,
-    /// The fraction of a flight lost above which a bandwidth probe went
-    /// too far (`bbr_loss_thresh`, 2%).
-    pub loss_thresh: f64,
-    /// The cut of the lower bounds per round with loss (`bbr_beta`, 30%).
-    pub beta: f64,
-    /// The fraction of delivered data CE-marked above which a probe went
-    /// too far (`bbr_ecn_thresh`, 50%).
-    pub ecn_thresh: f64,
-    /// The headroom left below inflight_hi after a probe found it
-    /// (`bbr_inflight_headroom`, 15%).
-    pub inflight_headroom: f64,
-    /// The path marks CE at a shallow threshold (Linux's per-route
-    /// `ecn_low`; v2's `bbr_ecn_enable`): BBR then takes ECN as a signal,
-    /// with a min RTT of at most 5 ms. Off: ECN echoes are ignored, as
-    /// Linux does by default.
-    pub ecn: bool,
-}
-
-impl Bbr3Config {
-    pub fn linux(version: BbrVersion) -> Self {
-        Bbr3Config {
-            version,
-            loss_thresh: 0.02,
-            beta: 0.3,
-            ecn_thresh: 0.5,
-            inflight_headroom: 0.15,
-            ecn: false,
-        }
-    }
-
-    pub fn validate(&self) -> Result<(), (&'static str, String)> {
-        let frac = |name: &'static str, v: f64, hi_open: bool| {
-            let ok = v.is_finite() && v >= 0.0 && if hi_open { v < 1.0 } else { v <= 1.0 };
-            if ok {
-                Ok(())
-            } else {
-                let range = if hi_open { "[0, 1)" } else { "[0, 1]" };
-                Err((name, format!("{v} must be in {range}")))
-            }
-        };
-        // In BBR's fixed point (1/256ths) a threshold below 1/256 is 0.
-        let lt = self.loss_thresh;
-        if !(lt.is_finite() && (1.0 / 256.0..1.0).contains(&lt)) {
-            return Err(("loss_thresh", format!("{lt} must be in [1/256, 1)")));
-        }
-        frac("beta", self.beta, true)?;
-        frac("ecn_thresh", self.ecn_thresh, false)?;
-        frac("inflight_headroom", self.inflight_headroom, true)
-    }
-}
-
-/// A fraction in BBR's fixed point (truncated, as Linux's `BBR_UNIT * n /
-/// 100`).
-fn fixed(x: f64) -> u64 {
-    (x * UNIT as f64) as u64
-}
-
-/// The version's constants, in BBR_UNIT.
-#[derive(Clone, Debug)]
-struct Params {
-    v3: bool,
-    startup_pacing_gain: u64,
-    startup_cwnd_gain: u64,
-    pacing_gain: [u64; 4],
-    /// PROBE_UP's cwnd gain increment, in BBR_UNIT / 4.
-    bw_probe_cwnd_gain: u64,
-    full_loss_cnt: u32,
-    ecn_reprobe_gain: u64,
-    loss_thresh: u64,
-    beta: u64,
-    ecn_thresh: u64,
-    inflight_headroom: u64,
-    ecn: bool,
-}
-
-const DRAIN_GAIN: u64 = UNIT * 1000 / 2885;
-const CWND_GAIN: u64 = UNIT * 2;
-const CWND_MIN_TARGET: u64 = 4;
-const FULL_BW_THRESH: u64 = UNIT * 5 / 4;
-const FULL_BW_CNT: u32 = 3;
-const FULL_ECN_CNT: u32 = 2;
-const ECN_ALPHA_GAIN: u64 = UNIT / 16;
-const ECN_FACTOR: u64 = UNIT / 3;
-const ECN_MAX_RTT_US: u64 = 5000;
-const PROBE_RTT_CWND_GAIN: u64 = UNIT / 2;
-const PROBE_RTT_MODE: SimDuration = SimDuration::from_millis(200);
-const PROBE_RTT_WIN: SimDuration = SimDuration::from_millis(5000);
-const MIN_RTT_WIN: SimDuration = SimDuration::from_secs(10);
-const BW_PROBE_MAX_ROUNDS: u64 = 63;
-const BW_PROBE_RAND_ROUNDS: u64 = 2;
-const BW_PROBE_BASE_US: u64 = 2_000_000;
-const BW_PROBE_RAND_US: u64 = 1_000_000;
-const EXTRA_ACKED_WIN_RTTS: u32 = 5;
-const EXTRA_ACKED_MAX_US: u64 = 100_000;
-const ACK_EPOCH_ACKED_RESET: u64 = 1 << 20;
-const PACING_MARGIN_PERCENT: u64 = 1;
-
-impl Params {
-    fn of(c: &Bbr3Config) -> Params {
-        let v3 = c.version == BbrVersion::V3;
-        Params {
-            v3,
-            startup_pacing_gain: if v3 {
-                UNIT * 277 / 100 + 1
-            } else {
-                UNIT * 2885 / 1000 + 1
-            },
-            startup_cwnd_gain: if v3 { UNIT * 2 } else { UNIT * 2885 / 1000 + 1 },
-            pacing_gain: [
-                UNIT * 5 / 4,
-                if v3 { UNIT * 91 / 100 } else { UNIT * 3 / 4 },
-                UNIT,
-                UNIT,
-            ],
-            bw_probe_cwnd_gain: if v3 { 1 } else { 0 },
-            full_loss_cnt: if v3 { 6 } else { 8 },
-            ecn_reprobe_gain: if v3 { UNIT / 2 } else { 0 },
-            loss_thresh: fixed(c.loss_thresh),
-            beta: fixed(c.beta),
-            ecn_thresh: fixed(c.ecn_thresh),
-            inflight_headroom: fixed(c.inflight_headroom),
-            ecn: c.ecn,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    Startup,
-    Drain,
-    ProbeBw,
-    ProbeRtt,
-}
+use config::*;
+pub use config::{Bbr3Config, BbrVersion};
 
 /// The ProbeBW phases, in Linux's `cycle_idx` order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -310,6 +160,9 @@ pub struct Bbr3 {
     loss_events_in_round: u32,
     alpha_last_delivered: u64,
     alpha_last_delivered_ce: u64,
+    /// inflight_lo before a timeout's Loss state set it, for the undo
+    /// snapshot `ssthresh` takes next (see `on_state`).
+    loss_entry_lo: Option<u64>,
 }
 
 impl Bbr3 {
@@ -382,6 +235,7 @@ impl Bbr3 {
             loss_events_in_round: 0,
             alpha_last_delivered: 0,
             alpha_last_delivered_ce: 0,
+            loss_entry_lo: None,
         }
     }
 
@@ -439,6 +293,7 @@ impl Bbr3 {
     /// `bbr_main`: one ACK.
     fn main(&mut self, tcb: &mut Tcb, rs: &RateSample) {
         let now = tcb.now;
+        self.loss_entry_lo = None;
         if rs.newly_delivered > 0 {
             self.delivered_mstamp = now;
         }
@@ -549,180 +404,5 @@ impl Bbr3 {
         }
         self.loss_in_round = true;
         self.loss_in_cycle = true;
-    }
-}
-
-impl CongestionControl for Bbr3 {
-    fn fresh(&self) -> Option<Box<dyn CongestionControl>> {
-        Some(Box::new(Bbr3::new(self.cfg.clone())))
-    }
-    fn name(&self) -> &'static str {
-        "bbr"
-    }
-    fn seed(&mut self, rng: Rng) {
-        self.rng = Some(rng);
-    }
-
-    /// `bbr_init`.
-    fn init(&mut self, tcb: &mut Tcb) {
-        self.mss = tcb.mss.max(1);
-        self.init_cwnd = self.cwnd(tcb).min(0x7F);
-        self.prior_cwnd = 0;
-        tcb.ssthresh = u64::MAX;
-        self.next_rtt_delivered = if self.p.v3 { self.delivered } else { 0 };
-        self.prev_ca_state = CaState::Open;
-        let min_rtt = tcb.min_rtt.map_or(UNSET, |d| d.as_nanos() / 1000);
-        self.probe_rtt_min_us = min_rtt;
-        self.probe_rtt_min_stamp = tcb.now;
-        self.min_rtt_us = min_rtt;
-        self.min_rtt_stamp = tcb.now;
-        self.has_seen_rtt = false;
-        self.init_pacing_rate_from_rtt(tcb);
-        self.mode = Mode::Startup;
-        self.ack_epoch_mstamp = tcb.now;
-        // Loss rounds start after the first full flight is ACKed.
-        self.loss_round_delivered = self.delivered + 1;
-    }
-
-    fn increase_window(&mut self, _tcb: &mut Tcb, _ack: &Ack) {
-        // cwnd is set in `control`.
-    }
-
-    /// `bbr_ssthresh`: saves the model for an undo; ssthresh stays.
-    fn ssthresh(&mut self, tcb: &Tcb, _cause: LossCause) -> u64 {
-        self.save_cwnd(tcb);
-        self.undo_bw_lo = self.bw_lo;
-        self.undo_inflight_lo = self.inflight_lo;
-        self.undo_inflight_hi = self.inflight_hi;
-        tcb.ssthresh
-    }
-
-    /// `bbr_undo_cwnd`.
-    fn undo_cwnd(&mut self, _tcb: &Tcb, _prior_cwnd: u64) -> u64 {
-        self.reset_full_bw();
-        self.loss_in_round = false;
-        self.bw_lo = self.bw_lo.max(self.undo_bw_lo);
-        self.inflight_lo = self.inflight_lo.max(self.undo_inflight_lo);
-        self.inflight_hi = self.inflight_hi.max(self.undo_inflight_hi);
-        if self.p.v3 {
-            self.try_fast_path = false;
-        }
-        self.prior_cwnd * self.mss
-    }
-
-    /// `bbr_set_state`.
-    fn on_state(&mut self, tcb: &mut Tcb, to: CaState) {
-        if to == CaState::Loss {
-            // Linux's tcp_enter_loss asks ssthresh (bbr_save_cwnd) before
-            // the state changes; the sender here tells of the state first.
-            self.save_cwnd(tcb);
-            self.prev_ca_state = CaState::Loss;
-            if self.p.v3 {
-                self.reset_full_bw();
-            } else {
-                self.full_bw = 0;
-            }
-            if !self.is_probing_bandwidth() && self.inflight_lo == UNSET {
-                self.inflight_lo = self.cwnd(tcb).max(self.prior_cwnd);
-            }
-        } else if self.prev_ca_state == CaState::Loss {
-            let cwnd = self.cwnd(tcb).max(self.prior_cwnd);
-            self.set_cwnd_pkts(tcb, cwnd);
-            self.try_fast_path = false;
-        }
-    }
-
-    fn cwnd_event(&mut self, tcb: &mut Tcb, ev: CwndEvent) {
-        match ev {
-            // Only after an application-limited pause (the sender marks it
-            // so when its data ran out with room in the window).
-            CwndEvent::TxStart => {
-                if !tcb.app_limited {
-                    return;
-                }
-                self.idle_restart = true;
-                self.ack_epoch_mstamp = tcb.now;
-                self.ack_epoch_acked = 0;
-                if self.mode == Mode::ProbeBw {
-                    self.set_pacing_rate(tcb, self.bw(), UNIT);
-                } else if self.mode == Mode::ProbeRtt {
-                    self.check_probe_rtt_done(tcb);
-                }
-            }
-            CwndEvent::TlpRecovery if self.p.v3 => self.run_loss_probe_recovery(tcb),
-            _ => {}
-        }
-    }
-
-    /// `bbr_skb_marked_lost`.
-    fn on_marked_lost(&mut self, tcb: &mut Tcb, seg: &LostSegment) {
-        self.delivered = seg.delivered;
-        self.note_loss(seg.delivered);
-        if !self.bw_probe_samples {
-            return;
-        }
-        let pcount = self.pkts(seg.len);
-        let mut s = Sample {
-            tx_in_flight: self.pkts(seg.tx_in_flight),
-            lost: self.pkts(seg.lost),
-            is_app_limited: seg.is_app_limited,
-            ..Sample::default()
-        };
-        if self.is_inflight_too_high(&s) {
-            s.tx_in_flight = self.inflight_hi_from_lost_skb(&s, pcount);
-            self.handle_inflight_too_high(tcb, &s);
-        }
-    }
-
-    fn controls_fully(&self) -> bool {
-        true
-    }
-    fn runs_after_loss_detection(&self) -> bool {
-        true
-    }
-
-    fn control(&mut self, tcb: &mut Tcb, rs: &RateSample) {
-        self.main(tcb, rs);
-    }
-    fn marks_app_limited(&self) -> bool {
-        self.mode == Mode::ProbeRtt
-    }
-
-    fn probes(&self) -> Vec<Probe> {
-        vec![
-            Probe::new("bwe", "bit/s", "the bandwidth estimate: min(max bw, bw_lo)"),
-            Probe::new(
-                "mode",
-                "code",
-                "the state: 0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT",
-            ),
-            Probe::new(
-                "phase",
-                "code",
-                "ProbeBW's phase: 0 UP, 1 DOWN, 2 CRUISE, 3 REFILL",
-            ),
-            Probe::new(
-                "inflight_hi",
-                "segments",
-                "the long-term upper bound on data in flight",
-            ),
-            Probe::new(
-                "inflight_lo",
-                "segments",
-                "the short-term lower bound on data in flight",
-            ),
-        ]
-    }
-
-    fn probe(&self, name: &str) -> Option<f64> {
-        let bound = |v: u64| (v != UNSET).then_some(v as f64);
-        match name {
-            "bwe" => Some(self.bw_bytes_per_sec(self.bw()) as f64 * 8.0),
-            "mode" => Some(self.mode as u8 as f64),
-            "phase" => Some(self.cycle_idx as u8 as f64),
-            "inflight_hi" => bound(self.inflight_hi),
-            "inflight_lo" => bound(self.inflight_lo),
-            _ => None,
-        }
     }
 }

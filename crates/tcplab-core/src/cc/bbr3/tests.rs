@@ -405,6 +405,9 @@ fn a_timeout_forgets_the_plateau_and_restores_the_window_on_leaving_loss() {
     d.b.ssthresh(&d.t, LossCause::Timeout);
     assert_eq!((d.b.full_bw, d.b.full_bw_now), (0, false));
     assert_eq!((d.b.inflight_lo, d.b.prior_cwnd), (61, 61));
+    // Linux's snapshot for an undo is taken before bbr_set_state sets
+    // inflight_lo: an undone timeout leaves it unset.
+    assert_eq!(d.b.undo_inflight_lo, UNSET);
     d.t.cwnd = MSS;
     d.b.on_state(&mut d.t, CaState::Open);
     assert_eq!(d.cwnd(), 61);

@@ -128,7 +128,11 @@ impl Conn {
         };
         let (total, newly) = r.lost();
         r.settle();
-        rs.lost = total - rs.prior_lost;
+        if rs.tx_in_flight > 0 {
+            // Only a sample of a delivered segment counts losses
+            // (tcp_rate_gen returns before, without one).
+            rs.lost = total - rs.prior_lost;
+        }
         rs.newly_lost = newly;
         rs.losses = newly > 0;
         rs.in_flight = self.linux_in_flight();

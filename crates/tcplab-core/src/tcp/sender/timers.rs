@@ -59,6 +59,13 @@ impl Sender {
         // RFC 5681 (4): a timeout's FlightSize is all that is in flight.
         c.tcb.limited_sent = 0;
         c.timeout_flight();
+        if c.rate.is_some() {
+            // Linux's tcp_enter_loss marks everything not SACKed lost
+            // (tcp_timeout_mark_lost) before it asks ssthresh and changes
+            // the state; these marks are no ACK's.
+            c.mark_lost(c.tcb.snd_una, c.tcb.snd_max);
+            c.rate.as_mut().expect("sampling").settle();
+        }
         c.cc.on_state(&mut c.tcb, CaState::Loss);
         if c.timeout_sets_ssthresh(first) {
             c.tcb.ssthresh = c.cc.ssthresh(&c.tcb, LossCause::Timeout);
@@ -76,12 +83,6 @@ impl Sender {
         c.timing.on_timeout();
         if let Some(r) = &mut c.rack {
             r.on_timeout();
-        }
-        if c.rate.is_some() {
-            // Linux's tcp_timeout_mark_lost: all not SACKed is lost (no
-            // ACK's loss).
-            c.mark_lost(c.tcb.snd_una, c.tcb.snd_max);
-            c.rate.as_mut().expect("sampling").settle();
         }
         c.rtt.back_off();
         c.log(now, TcpEventKind::Timeout, c.tcb.snd_una);

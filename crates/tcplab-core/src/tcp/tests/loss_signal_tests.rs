@@ -105,3 +105,16 @@ fn a_timeout_marks_everything_outstanding_lost_once() {
     f.take();
     assert_eq!(seen.lock().unwrap().marked.len(), 10);
 }
+
+#[test]
+fn an_ack_that_delivers_nothing_reports_no_loss() {
+    let (mut f, seen) = recorded(true);
+    for k in 2..5 {
+        f.sack(&[(1, k)]);
+    }
+    // Segment 0 was marked lost; a duplicate ACK with nothing new SACKed
+    // forms no sample (Linux's tcp_rate_gen returns before counting).
+    f.sack(&[(1, 4)]);
+    let s = seen.lock().unwrap();
+    assert_eq!(s.controls.last(), Some(&(CaState::Recovery, 0, 0, 0)));
+}
