@@ -137,3 +137,23 @@ def test_the_bbr_versions_preset_pits_each_version_against_cubic() -> None:
     assert 0.2 < share < 0.8
     with pytest.raises(tl.ScenarioError, match="'v9' is not v1, v2 or v3"):
         presets.bbr_versions(version="v9")
+
+
+def test_with_shallow_ecn_v3_keeps_the_queue_near_the_marking_threshold() -> None:
+    # A 2-ms path through CoDel marking at a 1-ms sojourn (DCTCP-style):
+    # with `ecn` (the route's ecn_low) v3's ECN bounds hold the queue near
+    # the threshold (about 1 ms); without, marks are no signal and its
+    # probes queue twice that.
+    def queueing(ecn: bool) -> tuple[float, float]:
+        net = tl.Network()
+        a, r, b = net.host("a"), net.router("r"), net.host("b")
+        net.link(a, r, rate="1Gbps", delay="0.5ms")
+        net.link(r, b, rate="100Mbps", delay="0.5ms",
+                 queue={"kind": "codel", "ecn": True, "ce_threshold": "1ms", "limit": "1000p"})
+        net.tcp(a, b, cc=bbr("v3", ecn=ecn), ecn=True, profile="linux")
+        f = net.run(duration="10s", seed=1).flows.iloc[0]
+        return float(f["rtt_mean_s"] - f["rtt_min_s"]), float(f["goodput_bps"])
+
+    (on, g_on), (off, g_off) = queueing(True), queueing(False)
+    assert on < 1.5e-3 < 1.8e-3 < off
+    assert min(g_on, g_off) > 0.9 * 100e6 * 1448 / 1500
