@@ -105,7 +105,7 @@ LOSSY = frozenset({"PER 0.005", "PER 0.01", "PER 0.02", "PER 0.05"})
 #: or (reason, the points it covers).
 KNOWN: dict[tuple[str, str], str | tuple[str, frozenset[str]]] = {
     ("published", "bbr versions"): (
-        "At 2 BDPs both versions are within 0.07 of half (v1 0.52-0.53, v3 0.53-0.56 over "
+        "At 2 BDPs both versions are within 0.07 of half (v1 0.52-0.53, v3 0.53-0.57 over "
         "seeds): v1 (the paper's model) is cwnd-limited at 2 x its bandwidth x its min RTT, "
         "which a 2-BDP buffer's standing queue from CUBIC balances near half by "
         "construction; v3's inflight_hi, set where CUBIC's overflow losses pass 2%, lands a "

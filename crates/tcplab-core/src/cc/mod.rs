@@ -224,7 +224,9 @@ pub struct RateSample {
     /// Bytes newly delivered by this ACK.
     pub newly_delivered: u64,
     pub rtt: Option<SimDuration>,
-    /// Bytes in flight after the ACK, and before it (FlightSize).
+    /// Bytes in flight after the ACK, and before it (FlightSize; for a
+    /// controller that runs after loss detection, `prior_in_flight` is
+    /// Linux's: neither SACKed nor marked lost).
     pub bytes_in_flight: u64,
     /// Bytes in flight neither SACKed nor marked lost (Linux's
     /// `tcp_packets_in_flight`), after the ACK.

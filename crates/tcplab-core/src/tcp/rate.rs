@@ -82,6 +82,9 @@ pub struct RateSampler {
     pub pending: Option<RateSample>,
     /// The next retransmission is a loss probe, not a repair.
     pub probing: bool,
+    /// Bytes in flight, neither SACKed nor marked lost, when the ACK being
+    /// processed arrived (Linux's `prior_in_flight`).
+    pub prior_pipe: u64,
 }
 
 impl RateSampler {

@@ -29,8 +29,8 @@
 //! marked lost (`skb_marked_lost`). Deviations, also in docs/variants.md:
 //! jiffies are exact times; delayed-ACK and TLP-retransmit flags of the
 //! sample are never set (`is_ack_delayed`, `is_acking_tlp_retrans_seq`);
-//! the sample's prior in flight is the FlightSize; no PLB; ECN counts are
-//! the classic echo's (AccECN's come with the L4S work).
+//! no PLB; ECN counts are the classic echo's (AccECN's come with the L4S
+//! work).
 
 mod config;
 mod cycle;

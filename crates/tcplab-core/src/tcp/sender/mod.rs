@@ -355,6 +355,9 @@ impl Sender {
             self.c.rto_deadline = None;
         }
         self.c.ecn.echo = self.c.ecn.ok && h.has(ECE);
+        if self.c.rate.is_some() {
+            self.c.note_prior_pipe();
+        }
         let was_recovering = matches!(self.c.tcb.ca_state, CaState::Recovery | CaState::Loss);
         self.c.ack_rtt = None;
         self.c.delivered = 0;

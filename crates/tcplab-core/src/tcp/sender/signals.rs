@@ -135,6 +135,7 @@ impl Conn {
         }
         rs.newly_lost = newly;
         rs.losses = newly > 0;
+        rs.prior_in_flight = r.prior_pipe;
         rs.in_flight = self.linux_in_flight();
         self.cc.control(&mut self.tcb, &rs);
         self.after_control();
@@ -148,6 +149,17 @@ impl Conn {
             if let Some(r) = &mut self.rate {
                 r.app_limited(in_flight);
             }
+        }
+    }
+
+    /// The flight before this ACK, as Linux's `tcp_packets_in_flight`
+    /// counts it, for a controller that runs after loss detection.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn note_prior_pipe(&mut self) {
+        let pipe = self.linux_in_flight();
+        if let Some(r) = &mut self.rate {
+            r.prior_pipe = pipe;
         }
     }
 

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 #[derive(Debug, Default)]
 struct Seen {
     controls: Vec<(CaState, u64, u64, u64)>,
+    priors: Vec<u64>,
     marked: Vec<LostSegment>,
 }
 
@@ -35,7 +36,9 @@ impl CongestionControl for Recorder {
     }
     fn control(&mut self, tcb: &mut Tcb, rs: &RateSample) {
         let seen = (tcb.ca_state, rs.newly_lost, rs.lost, rs.tx_in_flight);
-        self.0.lock().unwrap().controls.push(seen);
+        let mut s = self.0.lock().unwrap();
+        s.controls.push(seen);
+        s.priors.push(rs.prior_in_flight);
     }
     fn on_marked_lost(&mut self, _: &mut Tcb, seg: &LostSegment) {
         self.0.lock().unwrap().marked.push(*seg);
@@ -117,4 +120,8 @@ fn an_ack_that_delivers_nothing_reports_no_loss() {
     f.sack(&[(1, 4)]);
     let s = seen.lock().unwrap();
     assert_eq!(s.controls.last(), Some(&(CaState::Recovery, 0, 0, 0)));
+    // The flight before each ACK as Linux counts it: 10 out, less what was
+    // SACKed before it (0, 1, 2, 3), less segment 0 once marked and until
+    // resent (it went out at once, on the third ACK).
+    assert_eq!(s.priors, [10 * MSS, 9 * MSS, 8 * MSS, 7 * MSS]);
 }
