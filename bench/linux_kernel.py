@@ -52,6 +52,7 @@ import subprocess
 import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -331,23 +332,34 @@ def main() -> None:
             save(run, Path(a.json))
         report(run, a.docs)
         return
+    run = sweep("cc", a.cc.split(","), a, kernel_run, tcplab_side)
+    save(run, Path(a.json))
+    report(run, a.docs)
+
+
+def sweep(key: str, values: list[str], a: argparse.Namespace,
+          kernel: Callable[[str, float, int, float], dict],
+          ours: Callable[[dict, int, float], None]) -> dict:
+    """Each of `values` (the rows' `key`) at each PER of `a.per`: the
+    kernel's runs, then tcplab's side (`ours`); the run's record.
+
+    Shared by bench/linux_pacing.py. Needs root and a TUN device.
+    """
     if os.geteuid() != 0 or not Path("/dev/net/tun").exists():
         sys.exit("needs root and /dev/net/tun (network namespaces and a TUN device)")
     rows = []
-    for cc in a.cc.split(","):
+    for value in values:
         for per in (float(x) for x in a.per.split(",")):
             # Without random loss one kernel run (nothing else draws).
-            runs = [kernel_run(cc, per, s, a.duration)
+            runs = [kernel(value, per, s, a.duration)
                     for s in range(1, (a.kernel_runs if per > 0 else 1) + 1)]
-            row = {"cc": cc, "per": per, "kernel_runs": len(runs),
-                   **{f"kernel_{key}": statistics.fmean(r[key] for r in runs) for key in runs[0]}}
-            tcplab_side(row, a.seeds, a.duration)
+            row = {key: value, "per": per, "kernel_runs": len(runs),
+                   **{f"kernel_{k}": statistics.fmean(r[k] for r in runs) for k in runs[0]}}
+            ours(row, a.seeds, a.duration)
             rows.append(row)
             print(json.dumps(row), flush=True)
-    run = {"date": time.strftime("%Y-%m-%d"), "kernel": os.uname().release,
-           "duration": a.duration, "seeds": a.seeds, "kernel_runs": a.kernel_runs, "rows": rows}
-    save(run, Path(a.json))
-    report(run, a.docs)
+    return {"date": time.strftime("%Y-%m-%d"), "kernel": os.uname().release,
+            "duration": a.duration, "seeds": a.seeds, "kernel_runs": a.kernel_runs, "rows": rows}
 
 
 def save(run: dict, path: Path) -> None:

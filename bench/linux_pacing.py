@@ -179,22 +179,11 @@ def main() -> None:
             lk.save(run, Path(a.json))
         lk.report(run, a.docs, markdown, (BEGIN, END))
         return
-    if os.geteuid() != 0 or not Path("/dev/net/tun").exists():
-        sys.exit("needs root and /dev/net/tun (network namespaces and a TUN device)")
-    rows = []
-    for case in a.cases.split(","):
-        if case not in CASES:
-            sys.exit(f"--cases: unknown case {case!r} (allowed: {', '.join(CASES)})")
-        for per in (float(x) for x in a.per.split(",")):
-            runs = [kernel_run(case, per, s, a.duration)
-                    for s in range(1, (a.kernel_runs if per > 0 else 1) + 1)]
-            row = {"case": case, "per": per, "kernel_runs": len(runs),
-                   **{f"kernel_{k}": statistics.fmean(r[k] for r in runs) for k in runs[0]}}
-            tcplab_side(row, a.seeds, a.duration)
-            rows.append(row)
-            print(json.dumps(row), flush=True)
-    run = {"date": time.strftime("%Y-%m-%d"), "kernel": os.uname().release,
-           "duration": a.duration, "seeds": a.seeds, "kernel_runs": a.kernel_runs, "rows": rows}
+    cases = a.cases.split(",")
+    unknown = [c for c in cases if c not in CASES]
+    if unknown:
+        sys.exit(f"--cases: unknown case {unknown[0]!r} (allowed: {', '.join(CASES)})")
+    run = lk.sweep("case", cases, a, kernel_run, tcplab_side)
     lk.save(run, Path(a.json))
     lk.report(run, a.docs, markdown, (BEGIN, END))
 

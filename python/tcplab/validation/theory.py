@@ -36,6 +36,7 @@
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -223,19 +224,15 @@ def bbr_versions(quick: bool, seeds: int) -> Section:
         f = res.flows.set_index("flow")["goodput_bps"]
         return float(f["bbr"] / f.sum())
 
-    def mean(xs: Iterable[float]) -> float:
-        xs = list(xs)
-        return sum(xs) / len(xs)
-
     rows = []
     for buffer in (1, 2, 5, 10):
-        s1 = mean(share(r) for r in runs("v1", buffer=buffer))
-        s3 = mean(share(r) for r in runs("v3", buffer=buffer))
+        s1 = statistics.fmean(share(r) for r in runs("v1", buffer=buffer))
+        s3 = statistics.fmean(share(r) for r in runs("v3", buffer=buffer))
         rows.append(Row(point=f"with CUBIC, {buffer} BDP",
                         metric=f"share's distance from half (v1 {s1:.3f}, v3 {s3:.3f})",
                         tcplab=abs(s3 - 0.5), reference=abs(s1 - 0.5),
                         bounds=(0.0, abs(s1 - 0.5))))
-    rtx = {v: mean(float(r.flows.set_index("flow").loc["bbr", "retransmission_ratio"])
+    rtx = {v: statistics.fmean(float(r.flows.set_index("flow").loc["bbr", "retransmission_ratio"])
                    for r in runs(v, buffer=0.1)) for v in ("v1", "v3")}
     rows.append(Row(point="with CUBIC, 0.1 BDP", metric="retransmission ratio",
                     tcplab=rtx["v3"], reference=rtx["v1"],
