@@ -77,17 +77,29 @@ pub struct RateSampler {
     /// `lost` when the last ACK's losses were told (the next sample's
     /// `newly_lost` is the difference).
     lost_at_ack: u64,
-    /// The sample of the ACK being processed, held for a controller that
-    /// runs after loss detection.
+    /// The controller runs after loss detection
+    /// (`CongestionControl::runs_after_loss_detection`, fixed per
+    /// controller): each ACK's sample is held for it (`pending`), with the
+    /// flight before the ACK (`prior_pipe`).
+    pub late: bool,
     pub pending: Option<RateSample>,
     /// The next retransmission is a loss probe, not a repair.
     pub probing: bool,
     /// Bytes in flight, neither SACKed nor marked lost, when the ACK being
-    /// processed arrived (Linux's `prior_in_flight`).
+    /// processed arrived (Linux's `prior_in_flight`), for a late controller.
     pub prior_pipe: u64,
 }
 
 impl RateSampler {
+    /// A sampler for a controller that runs after loss detection (`late`)
+    /// or before it.
+    pub fn new(late: bool) -> Self {
+        RateSampler {
+            late,
+            ..RateSampler::default()
+        }
+    }
+
     /// A data segment [seq, seq + len) was transmitted at `now`;
     /// `outstanding`: the bytes sent and neither acknowledged nor SACKed,
     /// this segment included (less those marked lost, its `tx_in_flight`).

@@ -157,6 +157,7 @@ impl Conn {
         });
         let full = cc.controls_fully();
         let samples = cc.wants_rate_samples();
+        let late = cc.runs_after_loss_detection();
         let slow_start = SlowStart::new(cfg.slow_start);
         let rack = (cfg.rack != RackMode::Off).then(|| {
             let mut r = Rack::new(cfg.rack == RackMode::WithTlp);
@@ -209,7 +210,7 @@ impl Conn {
             events: None,
             fine,
             cc_owns_cwnd: full,
-            rate: samples.then(Box::default),
+            rate: samples.then(|| Box::new(RateSampler::new(late))),
             next_send: SimTime::ZERO,
             ack_rtt: None,
             delivered: 0,

@@ -91,7 +91,6 @@ impl Sender {
         // would change BBR's pacing-gain cycle and every BBR trace).
         rs.losses = false;
         rs.bytes_in_flight = c.tcb.bytes_in_flight();
-        rs.in_flight = c.linux_in_flight();
         rs.rtt = c.ack_rtt;
         rs.ece = c.ecn.echo;
         rs.departure_wait = if c.next_send > now {
@@ -106,11 +105,13 @@ impl Sender {
             rs.delivered = 0;
             rs.interval = SimDuration::ZERO;
         }
+        let late = r.late;
         rs.is_cwnd_limited = c.was_cwnd_limited(rs.prior_in_flight);
-        if c.cc.runs_after_loss_detection() {
+        if late {
             c.rate.as_mut().expect("sampling").pending = Some(rs);
             return true;
         }
+        rs.in_flight = c.linux_in_flight();
         c.cc.control(&mut c.tcb, &rs);
         c.after_control();
         false
@@ -157,9 +158,9 @@ impl Conn {
     #[cold]
     #[inline(never)]
     pub(super) fn note_prior_pipe(&mut self) {
-        let pipe = self.linux_in_flight();
-        if let Some(r) = &mut self.rate {
-            r.prior_pipe = pipe;
+        if self.rate.as_ref().is_some_and(|r| r.late) {
+            let pipe = self.linux_in_flight();
+            self.rate.as_mut().expect("checked").prior_pipe = pipe;
         }
     }
 
